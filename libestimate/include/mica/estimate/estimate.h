@@ -1,0 +1,75 @@
+// mica estimate — what running a model on a target costs, per operator and in total.
+//
+// One Estimate per (model, target profile). Ethos-U estimates fill the NPU fields and per-area
+// access cycles; Cortex-M estimates fill cpu cycles. Operators an NPU cannot run are placed on
+// the profile's host CPU with the reasons why.
+//
+//   MICA_ASSIGN_OR_RETURN(mica::estimate::Estimate e,
+//                         mica::estimate::EstimateModel(graph, profile));
+//   std::cout << e.total_cycles << " cycles, " << e.seconds() * 1e3 << " ms\n";
+#ifndef MICA_ESTIMATE_ESTIMATE_H_
+#define MICA_ESTIMATE_ESTIMATE_H_
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "mica/estimate/target.h"
+#include "mica/model/graph.h"
+
+namespace mica {
+namespace estimate {
+
+enum class Placement : uint8_t { kNpu, kCpu };
+
+// What limits an operator: the MAC/elementwise engine or one memory's bandwidth.
+enum class Bottleneck : uint8_t { kCompute, kSram, kDram, kOnChipFlash, kOffChipFlash };
+const char* BottleneckName(Bottleneck b);
+
+using PerArea = std::array<double, kNumMemoryAreas>;  // indexed by MemoryArea
+
+struct OpEstimate {
+  int32_t op_index = 0;          // index in the main subgraph's ops
+  std::string op_name;           // "CONV_2D"
+  std::string output_name;       // name of the first output tensor
+  Placement placement = Placement::kNpu;
+  std::vector<std::string> reasons;  // why on the CPU (empty for NPU ops)
+  int64_t macs = 0;
+  double compute_cycles = 0;     // NPU engine cycles (Ethos-U) or CPU cycles (Cortex-M)
+  PerArea access_cycles{};       // memory-access cycles per area
+  PerArea bytes{};               // bytes read + written per area
+  double total_cycles = 0;       // the op's cost as it adds to the total
+  Bottleneck bottleneck = Bottleneck::kCompute;
+  std::string kernel;            // Cortex-M: the kernel variant that would run ("conv_s8/mve")
+};
+
+struct Estimate {
+  std::string target;            // profile name
+  std::string backend = "mica";  // who produced the figures
+  double clock_hz = 0;
+  std::vector<OpEstimate> ops;   // in execution order
+  double total_cycles = 0;
+  double npu_cycles = 0;         // sum of compute cycles of NPU ops
+  double cpu_cycles = 0;         // sum of cycles of CPU-placed ops (Cortex-M estimate)
+  PerArea access_cycles{};       // per-area sums (do not add up to the total)
+  PerArea memory_used_bytes{};   // peak allocation per area
+  int64_t macs = 0;
+  int64_t weights_original_bytes = 0;
+  int64_t weights_encoded_bytes = 0;  // Ethos-U compressed weight stream estimate
+  int64_t arena_bytes = 0;            // activation arena peak (planner)
+  int64_t scratch_bytes = 0;          // largest kernel scratch (Cortex-M)
+  int64_t code_bytes = 0;             // Cortex-M: kernel code size estimate
+  int32_t npu_ops = 0, cpu_ops = 0;
+
+  double seconds() const { return clock_hz > 0 ? total_cycles / clock_hz : 0; }
+};
+
+// Estimates `graph` on `profile` with mica's own models (Ethos-U or Cortex-M by profile kind).
+absl::StatusOr<Estimate> EstimateModel(const Graph& graph, const TargetProfile& profile);
+
+}  // namespace estimate
+}  // namespace mica
+
+#endif  // MICA_ESTIMATE_ESTIMATE_H_

@@ -1,0 +1,53 @@
+// Fixed-point arithmetic shared by every kernel variant: TFLite's reference int8 rounding.
+//
+// TFLite's default ("double rounding") requantization multiplies by a Q31 multiplier with a
+// rounding doubling high multiply, then divides by a power of two rounding half away from zero.
+// Every variant must produce exactly these values; SIMD bodies may reorganise the work but not
+// the rounding.
+#ifndef MICA_KERNELS_INTERNAL_REQUANTIZE_H_
+#define MICA_KERNELS_INTERNAL_REQUANTIZE_H_
+
+#include <cstdint>
+#include <limits>
+
+namespace mica {
+namespace kernels {
+namespace internal {
+
+// Returns the high 32 bits of 2*a*b, rounded to nearest; saturates the one overflow case
+// (a == b == INT32_MIN).
+inline int32_t SaturatingRoundingDoublingHighMul(int32_t a, int32_t b) {
+  if (a == b && a == std::numeric_limits<int32_t>::min()) {
+    return std::numeric_limits<int32_t>::max();
+  }
+  const int64_t product = static_cast<int64_t>(a) * static_cast<int64_t>(b);
+  const int64_t nudge = product >= 0 ? (int64_t{1} << 30) : (1 - (int64_t{1} << 30));
+  // Division (not a shift) truncates toward zero, which the nudge above relies on.
+  return static_cast<int32_t>((product + nudge) / (int64_t{1} << 31));
+}
+
+// Returns x / 2^exponent rounded to nearest, ties away from zero. exponent in [0, 31].
+inline int32_t RoundingDivideByPOT(int32_t x, int exponent) {
+  const int32_t mask = static_cast<int32_t>((int64_t{1} << exponent) - 1);
+  const int32_t remainder = x & mask;
+  const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+  return (x >> exponent) + (remainder > threshold ? 1 : 0);
+}
+
+// Returns round(x * multiplier * 2^(shift - 31)) the way TFLite's reference kernels do.
+// shift > 0 is a left shift applied before the multiply.
+inline int32_t MultiplyByQuantizedMultiplier(int32_t x, int32_t multiplier, int32_t shift) {
+  const int left_shift = shift > 0 ? shift : 0;
+  const int right_shift = shift > 0 ? 0 : -shift;
+  const int32_t shifted = static_cast<int32_t>(static_cast<uint32_t>(x) << left_shift);
+  return RoundingDivideByPOT(SaturatingRoundingDoublingHighMul(shifted, multiplier), right_shift);
+}
+
+// Clamps to [lo, hi].
+inline int32_t Clamp(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
+
+}  // namespace internal
+}  // namespace kernels
+}  // namespace mica
+
+#endif  // MICA_KERNELS_INTERNAL_REQUANTIZE_H_
