@@ -53,6 +53,19 @@ struct Dims {
   constexpr int32_t elements() const { return n * h * w * c; }
 };
 
+// Shape of a tensor of rank <= kMaxRank, outermost dimension first (TFLite order). Used by
+// the elementwise, data-movement and reduction kernels, which broadcast / permute over ranks.
+constexpr int kMaxRank = 6;
+struct Shape {
+  int32_t rank = 0;
+  int32_t dims[kMaxRank] = {1, 1, 1, 1, 1, 1};
+  constexpr int64_t elements() const {
+    int64_t n = 1;
+    for (int i = 0; i < rank; ++i) n *= dims[i];
+    return n;
+  }
+};
+
 // Fixed-point requantization of one channel: real multiplier ~= multiplier * 2^(shift - 31).
 struct Requant {
   int32_t multiplier = 0;
