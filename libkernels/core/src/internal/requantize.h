@@ -43,6 +43,17 @@ inline int32_t MultiplyByQuantizedMultiplier(int32_t x, int32_t multiplier, int3
   return RoundingDivideByPOT(SaturatingRoundingDoublingHighMul(shifted, multiplier), right_shift);
 }
 
+// The int64 overload TFLite's 16x8 kernels (conv, depthwise, fully connected) use: the Q31
+// multiplier is reduced to Q15 (rounded, saturated to 0x7FFF), then one rounding right shift
+// by 15 - shift (half rounds up). Valid for multiplier >= 0, shift in [-31, 14].
+inline int32_t MultiplyByQuantizedMultiplier64(int64_t x, int32_t multiplier, int32_t shift) {
+  const int32_t reduced = multiplier < 0x7FFF0000 ? ((multiplier + (1 << 15)) >> 16) : 0x7FFF;
+  const int total_shift = 15 - shift;
+  const int64_t round = int64_t{1} << (total_shift - 1);
+  // Arithmetic right shift of a negative value (GCC/Clang, and C++20): floor division.
+  return static_cast<int32_t>((x * reduced + round) >> total_shift);
+}
+
 // Clamps to [lo, hi].
 inline int32_t Clamp(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
 

@@ -1,0 +1,94 @@
+// Conv / Conv16x8: argument checks, scratch sizes, variant tables and the public entries.
+#include "mica/kernels/conv.h"
+
+#include "conv_internal.h"
+#include "internal/im2col.h"
+#include "variants_internal.h"
+
+namespace mica {
+namespace kernels {
+namespace internal {
+
+KernelStatus CheckConv(const ConvParams& p, const PerChannelRequant& quant, const void* input,
+                       const void* filter, void* output, const Scratch& scratch,
+                       size_t scratch_needed, bool wide) {
+  if (input == nullptr || filter == nullptr || output == nullptr) return KernelStatus::kArgError;
+  if (!DimsOk(p.input) || !DimsOk(p.filter) || !DimsOk(p.output)) return KernelStatus::kArgError;
+  if (p.output.n != p.input.n || p.output.c != p.filter.n) return KernelStatus::kArgError;
+  if (p.input.c % p.filter.c != 0) return KernelStatus::kArgError;
+  const int32_t groups = p.input.c / p.filter.c;
+  if (p.output.c % groups != 0) return KernelStatus::kArgError;
+  if (p.stride.h < 1 || p.stride.w < 1 || p.dilation.h < 1 || p.dilation.w < 1 ||
+      p.padding.h < 0 || p.padding.w < 0) {
+    return KernelStatus::kArgError;
+  }
+  // Window origins and extents stay well inside int32.
+  if (int64_t{p.output.h} * p.stride.h + int64_t{p.filter.h} * p.dilation.h > INT32_MAX / 2 ||
+      int64_t{p.output.w} * p.stride.w + int64_t{p.filter.w} * p.dilation.w > INT32_MAX / 2 ||
+      p.padding.h > INT32_MAX / 4 || p.padding.w > INT32_MAX / 4) {
+    return KernelStatus::kArgError;
+  }
+  if (wide) {
+    if (p.input_offset != 0 || p.output_offset != 0) return KernelStatus::kArgError;
+    if (!ActivationOk(p.activation, INT16_MIN, INT16_MAX)) return KernelStatus::kArgError;
+    if (!RequantOk(quant, p.output.c, kMaxShift16)) return KernelStatus::kArgError;
+  } else {
+    if (p.input_offset < -255 || p.input_offset > 255) return KernelStatus::kArgError;
+    if (p.output_offset < -255 || p.output_offset > 255) return KernelStatus::kArgError;
+    if (!ActivationOk(p.activation, INT8_MIN, INT8_MAX)) return KernelStatus::kArgError;
+    if (!RequantOk(quant, p.output.c, kMaxShift8)) return KernelStatus::kArgError;
+  }
+  if (!ScratchOk(scratch, scratch_needed)) return KernelStatus::kArgError;
+  return KernelStatus::kOk;
+}
+
+}  // namespace internal
+
+size_t ConvScratchBytes(const ConvParams& p, Isa isa) {
+  if (p.filter.n < 1 || p.filter.h < 1 || p.filter.w < 1 || p.filter.c < 1) return 0;
+  switch (isa) {
+    case Isa::kScalar: return 0;
+    case Isa::kDsp:
+      // Two int16 im2col columns, except where the body reads the input in place.
+      if (internal::ConvDspIsDirect(p)) return 0;
+      return internal::Im2ColBytesS16(p.filter.h, p.filter.w, p.filter.c, 2);
+    case Isa::kMve: return 0;
+  }
+  return 0;
+}
+
+size_t Conv16x8ScratchBytes(const ConvParams& p, Isa isa) {
+  (void)p;
+  (void)isa;
+  return 0;
+}
+
+KernelStatus Conv(const ConvParams& params, const PerChannelRequant& quant, const int8_t* input,
+                  const int8_t* filter, const int32_t* bias, int8_t* output, Scratch scratch) {
+  return internal::MICA_KERNELS_BEST(Conv)(params, quant, input, filter, bias, output, scratch);
+}
+
+KernelStatus Conv16x8(const ConvParams& params, const PerChannelRequant& quant,
+                      const int16_t* input, const int8_t* filter, const int64_t* bias,
+                      int16_t* output, Scratch scratch) {
+  return internal::MICA_KERNELS_BEST_DSP(Conv16x8)(params, quant, input, filter, bias, output,
+                                                   scratch);
+}
+
+VariantList<ConvFn> ConvVariants() {
+  static constexpr Variant<ConvFn> kVariants[] = {
+      MICA_KERNELS_VARIANT_SCALAR(internal::ConvScalar)
+      MICA_KERNELS_VARIANT_DSP(internal::ConvDsp)
+      MICA_KERNELS_VARIANT_MVE(internal::ConvMve)};
+  return MICA_KERNELS_VARIANT_LIST(kVariants);
+}
+
+VariantList<Conv16x8Fn> Conv16x8Variants() {
+  static constexpr Variant<Conv16x8Fn> kVariants[] = {
+      MICA_KERNELS_VARIANT_SCALAR(internal::Conv16x8Scalar)
+      MICA_KERNELS_VARIANT_DSP(internal::Conv16x8Dsp)};
+  return MICA_KERNELS_VARIANT_LIST(kVariants);
+}
+
+}  // namespace kernels
+}  // namespace mica

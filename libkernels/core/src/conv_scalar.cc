@@ -1,0 +1,123 @@
+// Conv / Conv16x8, scalar bodies: plain C++ for any Cortex-M and the host.
+#include "conv_internal.h"
+#include "internal/requantize.h"
+
+namespace mica {
+namespace kernels {
+namespace internal {
+namespace {
+
+// int8: int32 accumulator, offsets, double-rounding requantization.
+struct Int8Path {
+  using In = int8_t;
+  using Out = int8_t;
+  using Acc = int32_t;
+  using Bias = int32_t;
+  static Out Finish(Acc acc, int32_t mult, int32_t shift, const ConvParams& p) {
+    int32_t v = MultiplyByQuantizedMultiplier(acc, mult, shift) + p.output_offset;
+    return static_cast<Out>(Clamp(v, p.activation.min, p.activation.max));
+  }
+};
+
+// 16x8: int64 accumulator, no offsets, TFLite's int64 requantization.
+struct Int16Path {
+  using In = int16_t;
+  using Out = int16_t;
+  using Acc = int64_t;
+  using Bias = int64_t;
+  static Out Finish(Acc acc, int32_t mult, int32_t shift, const ConvParams& p) {
+    int32_t v = MultiplyByQuantizedMultiplier64(acc, mult, shift);
+    return static_cast<Out>(Clamp(v, p.activation.min, p.activation.max));
+  }
+};
+
+template <typename Path>
+void ConvLoops(const ConvParams& p, const PerChannelRequant& quant, const typename Path::In* input,
+               const int8_t* filter, const typename Path::Bias* bias, typename Path::Out* output) {
+  using Acc = typename Path::Acc;
+  const int32_t in_h = p.input.h, in_w = p.input.w, in_c = p.input.c;
+  const int32_t k_h = p.filter.h, k_w = p.filter.w, k_c = p.filter.c;
+  const int32_t out_h = p.output.h, out_w = p.output.w, out_c = p.output.c;
+  const int32_t per_group = out_c / (in_c / k_c);
+  const Acc in_off = p.input_offset;
+  typename Path::Out* out = output;
+  for (int32_t b = 0; b < p.input.n; ++b) {
+    const typename Path::In* image = input + static_cast<ptrdiff_t>(b) * in_h * in_w * in_c;
+    for (int32_t oy = 0; oy < out_h; ++oy) {
+      const int32_t y0 = oy * p.stride.h - p.padding.h;
+      int32_t ky_lo, ky_hi;
+      TapRange(y0, k_h, p.dilation.h, in_h, &ky_lo, &ky_hi);
+      for (int32_t ox = 0; ox < out_w; ++ox) {
+        const int32_t x0 = ox * p.stride.w - p.padding.w;
+        int32_t kx_lo, kx_hi;
+        TapRange(x0, k_w, p.dilation.w, in_w, &kx_lo, &kx_hi);
+        for (int32_t oc = 0; oc < out_c; ++oc) {
+          const int32_t ch0 = (oc / per_group) * k_c;
+          const int8_t* f_oc = filter + static_cast<ptrdiff_t>(oc) * k_h * k_w * k_c;
+          Acc acc = 0;
+          for (int32_t ky = ky_lo; ky < ky_hi; ++ky) {
+            const int32_t iy = y0 + ky * p.dilation.h;
+            for (int32_t kx = kx_lo; kx < kx_hi; ++kx) {
+              const int32_t ix = x0 + kx * p.dilation.w;
+              const typename Path::In* in_px =
+                  image + (static_cast<ptrdiff_t>(iy) * in_w + ix) * in_c + ch0;
+              const int8_t* f_px = f_oc + (ky * k_w + kx) * k_c;
+              for (int32_t c = 0; c < k_c; ++c) {
+                acc += static_cast<Acc>(f_px[c]) * (static_cast<Acc>(in_px[c]) + in_off);
+              }
+            }
+          }
+          if (bias != nullptr) acc += bias[oc];
+          *out++ = Path::Finish(acc, quant.multiplier[oc], quant.shift[oc], p);
+        }
+      }
+    }
+  }
+}
+
+// 1x1, stride 1, no padding, one group: each pixel is a dot product with each filter row.
+void Conv1x1Int8(const ConvParams& p, const PerChannelRequant& quant, const int8_t* input,
+                 const int8_t* filter, const int32_t* bias, int8_t* output) {
+  const int32_t pixels = p.input.n * p.input.h * p.input.w;
+  const int32_t in_c = p.input.c, out_c = p.output.c;
+  for (int32_t px = 0; px < pixels; ++px) {
+    const int8_t* in_px = input + static_cast<ptrdiff_t>(px) * in_c;
+    for (int32_t oc = 0; oc < out_c; ++oc) {
+      const int8_t* f = filter + static_cast<ptrdiff_t>(oc) * in_c;
+      int32_t acc = 0;
+      for (int32_t c = 0; c < in_c; ++c) acc += f[c] * (in_px[c] + p.input_offset);
+      if (bias != nullptr) acc += bias[oc];
+      *output++ = Int8Path::Finish(acc, quant.multiplier[oc], quant.shift[oc], p);
+    }
+  }
+}
+
+}  // namespace
+
+KernelStatus ConvScalar(const ConvParams& params, const PerChannelRequant& quant,
+                        const int8_t* input, const int8_t* filter, const int32_t* bias,
+                        int8_t* output, Scratch scratch) {
+  const KernelStatus st = CheckConv(params, quant, input, filter, output, scratch,
+                                    ConvScratchBytes(params, Isa::kScalar), false);
+  if (st != KernelStatus::kOk) return st;
+  if (ConvIs1x1(params)) {
+    Conv1x1Int8(params, quant, input, filter, bias, output);
+  } else {
+    ConvLoops<Int8Path>(params, quant, input, filter, bias, output);
+  }
+  return KernelStatus::kOk;
+}
+
+KernelStatus Conv16x8Scalar(const ConvParams& params, const PerChannelRequant& quant,
+                            const int16_t* input, const int8_t* filter, const int64_t* bias,
+                            int16_t* output, Scratch scratch) {
+  const KernelStatus st = CheckConv(params, quant, input, filter, output, scratch,
+                                    Conv16x8ScratchBytes(params, Isa::kScalar), true);
+  if (st != KernelStatus::kOk) return st;
+  ConvLoops<Int16Path>(params, quant, input, filter, bias, output);
+  return KernelStatus::kOk;
+}
+
+}  // namespace internal
+}  // namespace kernels
+}  // namespace mica
