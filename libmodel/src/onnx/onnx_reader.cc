@@ -1,11 +1,49 @@
-// Placeholder until the ONNX reader lands (issue 3); owned by the ONNX work.
+// LoadOnnx: parses an ONNX ModelProto from memory (size- and depth-capped) and converts it.
+#include <climits>
+#include <utility>
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <onnx/onnx_pb.h>
+
+#include "absl/strings/str_cat.h"
 #include "mica/model/load.h"
+#include "onnx/onnx_importer.h"
 
 namespace mica {
 
-absl::StatusOr<Graph> LoadOnnx(std::shared_ptr<const std::vector<uint8_t>>,
+absl::StatusOr<Graph> LoadOnnx(std::shared_ptr<const std::vector<uint8_t>> bytes,
                                const std::string& origin) {
-  return absl::UnimplementedError(origin + ": not a TFLite file, and the ONNX reader is not built yet");
+  if (bytes == nullptr || bytes->empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(origin, ": empty ONNX model"));
+  }
+  // Protobuf's stream API counts in int; the file cap is the smaller of the two.
+  constexpr size_t kLimit = kMaxModelBytes < static_cast<size_t>(INT_MAX)
+                                ? kMaxModelBytes
+                                : static_cast<size_t>(INT_MAX);
+  if (bytes->size() > kLimit) {
+    return absl::InvalidArgumentError(absl::StrCat(origin, ": ONNX model is ", bytes->size(),
+                                                   " bytes, above the limit of ", kLimit));
+  }
+  onnx::ModelProto model;
+  {
+    google::protobuf::io::ArrayInputStream raw(bytes->data(), static_cast<int>(bytes->size()));
+    google::protobuf::io::CodedInputStream in(&raw);
+    in.SetTotalBytesLimit(static_cast<int>(kLimit));
+    // ONNX nests graphs only in control-flow attributes, which mica rejects anyway; a shallow
+    // limit stops deeply nested hostile messages from exhausting the stack.
+    in.SetRecursionLimit(32);
+    if (!model.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          origin, ": not a valid ONNX model (protobuf ModelProto failed to parse; the file is "
+                  "truncated, corrupt, or not ONNX)"));
+    }
+  }
+  if (!model.has_graph()) {
+    return absl::InvalidArgumentError(absl::StrCat(origin, ": ONNX model has no graph"));
+  }
+  onnx_import::OnnxImporter importer(model, origin);
+  return importer.Import();
 }
 
 }  // namespace mica

@@ -1,0 +1,224 @@
+// mica — ONNX → mica IR conversion (private to libmodel).
+//
+// OnnxImporter walks a parsed ModelProto's graph in node order and emits mica operators in
+// TFLite conventions: activations channels-last, conv filters OHWI, depthwise filters 1HW(C*M),
+// fully-connected weights [out, in].
+//
+// Layout tracking. Every ONNX value is described by a `Value`: its logical (ONNX) shape and,
+// once materialised, the mica tensor holding it. A rank-4 value may be held "nhwc": the mica
+// tensor holds the logical NCHW value permuted to NHWC. Convolutions, pools and batch norm
+// produce nhwc values; ops whose semantics depend on element order (Reshape, Flatten, Squeeze,
+// Unsqueeze, MatMul, opset<13 Softmax) first restore ONNX order with a TRANSPOSE, or use the
+// nhwc tensor directly when the permutation does not move any element (e.g. H = W = 1, as
+// after a global pool). Axis-carrying ops (Concat, Transpose, Pad, Softmax) remap their axes.
+//
+// Folding. BatchNormalization directly after a Conv/ConvTranspose/Gemm/MatMul whose output has
+// no other consumer is folded into that op's weights and bias; a Relu/Clip(0,6)/Clip(-1,1)
+// directly after Conv/Gemm/Add/Sub/Mul under the same condition becomes the op's fused
+// activation. Shape arithmetic on constants (Shape, Gather, Concat, Unsqueeze, Cast, ...)
+// is evaluated at import time.
+//
+// Unknown operators are rejected (Unimplemented) naming the node and op type: importing ONNX
+// is a conversion, and the shape of an unknown op's output cannot be tracked.
+#ifndef MICA_MODEL_ONNX_ONNX_IMPORTER_H_
+#define MICA_MODEL_ONNX_ONNX_IMPORTER_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "mica/model/graph.h"
+
+namespace mica {
+namespace onnx_import {
+
+// Largest element count of any tensor the importer creates (activations or constants).
+inline constexpr int64_t kMaxElements = int64_t{1} << 31;
+
+// One ONNX value (graph input, initializer or node output).
+struct Value {
+  std::vector<int64_t> shape;  // logical ONNX dims
+  int32_t tensor = kNoTensor;  // mica tensor once materialised
+  bool nhwc = false;           // tensor holds the rank-4 NCHW value in NHWC order
+  // Constants (initializers, Constant nodes, folded shape arithmetic), in logical order.
+  bool is_const = false;
+  bool is_int = false;  // integer constant: `ints`; float constant: `floats`
+  std::vector<float> floats;
+  std::vector<int64_t> ints;
+
+  int64_t num_elements() const;
+  size_t rank() const { return shape.size(); }
+};
+
+// Context of the node being converted, for attributes and error messages.
+class NodeCtx {
+ public:
+  NodeCtx(const onnx::NodeProto& node, int index, const std::string& origin);
+
+  const onnx::NodeProto& node() const { return node_; }
+  const std::string& op_type() const { return node_.op_type(); }
+  // Returns "node 'name' (OpType #index)".
+  const std::string& label() const { return label_; }
+
+  // Returns an error of `code` whose message names the file and this node.
+  absl::Status Error(absl::StatusCode code, const std::string& msg) const;
+  absl::Status Invalid(const std::string& msg) const {
+    return Error(absl::StatusCode::kInvalidArgument, msg);
+  }
+  absl::Status Unsupported(const std::string& msg) const {
+    return Error(absl::StatusCode::kUnimplemented, msg);
+  }
+
+  bool Has(const std::string& name) const { return Find(name) != nullptr; }
+  absl::StatusOr<int64_t> Int(const std::string& name, int64_t fallback) const;
+  absl::StatusOr<float> Float(const std::string& name, float fallback) const;
+  absl::StatusOr<std::string> String(const std::string& name, const std::string& fallback) const;
+  // Returns the INTS attribute, or `fallback` when absent.
+  absl::StatusOr<std::vector<int64_t>> Ints(const std::string& name,
+                                            std::vector<int64_t> fallback) const;
+  absl::StatusOr<std::vector<float>> Floats(const std::string& name) const;
+  const onnx::AttributeProto* Find(const std::string& name) const;
+
+  // Returns the number of inputs, ignoring trailing empty names (omitted optionals).
+  int num_inputs() const;
+  // Returns true when input `i` is given (present and non-empty).
+  bool HasInput(int i) const { return i < node_.input_size() && !node_.input(i).empty(); }
+
+ private:
+  const onnx::NodeProto& node_;
+  std::string origin_;
+  std::string label_;
+};
+
+// Builds a mica Graph from an ONNX ModelProto.
+class OnnxImporter {
+ public:
+  OnnxImporter(const onnx::ModelProto& model, std::string origin);
+
+  absl::StatusOr<Graph> Import();
+
+ private:
+  // --- setup ---
+  absl::Status ReadOpset();
+  absl::Status ReadInitializers();
+  absl::Status ReadInputs();
+  absl::Status ReadOutputs();
+  absl::Status ConvertNode(const NodeCtx& n);
+
+  // --- values ---
+  // Returns the value named by input `i` of the node; errors name the node when it is absent
+  // or not produced by any earlier node, initializer or graph input.
+  absl::StatusOr<Value*> In(const NodeCtx& n, int i);
+  // Like In() but the value must be a float (or integer when `allow_int`) constant.
+  absl::StatusOr<Value*> ConstIn(const NodeCtx& n, int i, const std::string& what);
+  // Returns constant integer input `i` (or an error naming `what`).
+  absl::StatusOr<std::vector<int64_t>> ConstInts(const NodeCtx& n, int i, const std::string& what);
+  // Defines output `i` of the node.
+  absl::Status SetOut(const NodeCtx& n, int i, Value v);
+  // Number of consumers of a value (node inputs plus graph outputs).
+  int Uses(const std::string& name) const;
+
+  // --- tensors ---
+  // Adds a float32 activation tensor with the given physical shape.
+  absl::StatusOr<int32_t> AddTensor(const NodeCtx* n, const std::string& name,
+                                    const std::vector<int64_t>& shape,
+                                    DType dtype = DType::kFloat32);
+  // Adds a float constant whose bytes are written when the graph is finished (so folding can
+  // still edit them); returns the tensor index.
+  absl::StatusOr<int32_t> AddFloatConst(const NodeCtx* n, const std::string& name,
+                                        const std::vector<int64_t>& shape,
+                                        std::vector<float> data);
+  int32_t AddInt32Const(const std::string& name, const std::vector<int64_t>& shape,
+                        const std::vector<int32_t>& data);
+  int32_t AddOp(OpKind kind, std::vector<int32_t> inputs, std::vector<int32_t> outputs,
+                OpAttrs attrs = {});
+  std::string UniqueName(const std::string& base);
+
+  // --- layout ---
+  // Returns a tensor holding `v` in NHWC order (rank 4 only); inserts a TRANSPOSE for plain
+  // activations and permutes constant data.
+  absl::StatusOr<int32_t> AsNhwc(const NodeCtx& n, const std::string& name, Value& v);
+  // Returns a tensor holding `v` in logical ONNX order and shape.
+  absl::StatusOr<int32_t> AsPlain(const NodeCtx& n, const std::string& name, Value& v);
+  // Returns a tensor whose memory order is `v`'s logical order (its shape may be the NHWC
+  // one): for reshape-like consumers that only see the flat element sequence.
+  absl::StatusOr<int32_t> AsMemoryOrder(const NodeCtx& n, const std::string& name, Value& v);
+  // Physical (mica) shape of a value.
+  static std::vector<int64_t> PhysShape(const Value& v);
+
+  // --- helpers used by several converters ---
+  absl::StatusOr<int32_t> InsertPad(const NodeCtx& n, int32_t src,
+                                    const std::vector<int64_t>& phys_shape,
+                                    const std::vector<std::pair<int64_t, int64_t>>& pads,
+                                    float value, std::vector<int64_t>* out_shape);
+  absl::StatusOr<int32_t> InsertReshape(const NodeCtx& n, int32_t src,
+                                        const std::vector<int64_t>& shape,
+                                        const std::string& name);
+  // Emits a unary op (same shape and layout as the input).
+  absl::Status Unary(const NodeCtx& n, OpKind kind, OpAttrs attrs = {});
+  // Tries to fuse `act` into the op producing input 0; returns true on success.
+  absl::StatusOr<bool> TryFuseActivation(const NodeCtx& n, Activation act);
+
+  // --- converters (onnx_ops.cc) ---
+  absl::Status ConvertConv(const NodeCtx& n);
+  absl::Status ConvertConvTranspose(const NodeCtx& n);
+  absl::Status ConvertGemm(const NodeCtx& n);
+  absl::Status ConvertMatMul(const NodeCtx& n);
+  absl::Status ConvertBinary(const NodeCtx& n, OpKind kind);
+  absl::Status ConvertClip(const NodeCtx& n);
+  absl::Status ConvertRelu(const NodeCtx& n);
+  absl::Status ConvertPool(const NodeCtx& n, bool is_max);
+  absl::Status ConvertGlobalPool(const NodeCtx& n, bool is_max);
+  absl::Status ConvertBatchNorm(const NodeCtx& n);
+  absl::Status ConvertFlatten(const NodeCtx& n);
+  absl::Status ConvertReshape(const NodeCtx& n);
+  absl::Status ConvertTranspose(const NodeCtx& n);
+  absl::Status ConvertConcat(const NodeCtx& n);
+  absl::Status ConvertPad(const NodeCtx& n);
+  absl::Status ConvertSoftmax(const NodeCtx& n);
+  absl::Status ConvertSqueeze(const NodeCtx& n, bool unsqueeze);
+  absl::Status ConvertIdentity(const NodeCtx& n);
+  absl::Status ConvertConstant(const NodeCtx& n);
+  absl::Status ConvertShape(const NodeCtx& n);
+  absl::Status ConvertGather(const NodeCtx& n);
+  absl::Status ConvertCast(const NodeCtx& n);
+
+  // A Conv/ConvTranspose/Gemm/MatMul output that BatchNormalization (or a following bias Add)
+  // may fold into.
+  struct Foldable {
+    int32_t op = -1;
+    int32_t weights = kNoTensor;  // float constant tensor (pending data)
+    int32_t bias = kNoTensor;     // float constant tensor [channels] (pending data)
+    int64_t channels = 0;
+    bool channel_innermost = false;  // depthwise 1HW(C*M); else channel is the outer dim
+  };
+
+  const onnx::ModelProto& model_;
+  const onnx::GraphProto& graph_proto_;
+  std::string origin_;
+  int64_t opset_ = 0;
+  Graph graph_;
+  Subgraph* sg_ = nullptr;
+  std::unordered_map<std::string, Value> values_;
+  std::unordered_map<std::string, int> uses_;
+  std::unordered_map<int32_t, std::vector<float>> pending_floats_;  // tensor -> data
+  std::unordered_map<std::string, Foldable> foldable_;    // value name -> producer
+  std::unordered_map<std::string, int32_t> fusable_act_;  // value name -> op index
+  std::unordered_map<std::string, int32_t> nhwc_cache_, plain_cache_, memory_cache_;
+  std::unordered_map<std::string, int> name_counts_;
+};
+
+// Converts an ONNX TensorProto (initializer or Constant value) into a constant Value.
+// `what` names it in error messages.
+absl::StatusOr<Value> TensorToValue(const onnx::TensorProto& t, const std::string& what);
+
+}  // namespace onnx_import
+}  // namespace mica
+
+#endif  // MICA_MODEL_ONNX_ONNX_IMPORTER_H_
