@@ -18,14 +18,7 @@ KernelStatus CheckConv(const ConvParams& p, const PerChannelRequant& quant, cons
   if (p.input.c % p.filter.c != 0) return KernelStatus::kArgError;
   const int32_t groups = p.input.c / p.filter.c;
   if (p.output.c % groups != 0) return KernelStatus::kArgError;
-  if (p.stride.h < 1 || p.stride.w < 1 || p.dilation.h < 1 || p.dilation.w < 1 ||
-      p.padding.h < 0 || p.padding.w < 0) {
-    return KernelStatus::kArgError;
-  }
-  // Window origins and extents stay well inside int32.
-  if (int64_t{p.output.h} * p.stride.h + int64_t{p.filter.h} * p.dilation.h > INT32_MAX / 2 ||
-      int64_t{p.output.w} * p.stride.w + int64_t{p.filter.w} * p.dilation.w > INT32_MAX / 2 ||
-      p.padding.h > INT32_MAX / 4 || p.padding.w > INT32_MAX / 4) {
+  if (!WindowOk(p.stride, p.dilation, p.padding, p.output, p.filter.h, p.filter.w)) {
     return KernelStatus::kArgError;
   }
   if (wide) {

@@ -53,6 +53,15 @@ inline bool ScratchOk(const Scratch& s, size_t needed) {
   return needed == 0 || (s.buf != nullptr && s.bytes >= needed &&
                          (reinterpret_cast<uintptr_t>(s.buf) & 3u) == 0);
 }
+// Strides and dilations >= 1, padding >= 0, and window origins/extents far from overflow.
+inline bool WindowOk(const Stride2D& s, const Dilation2D& d, const Pad2D& pad, const Dims& out,
+                     int32_t k_h, int32_t k_w) {
+  if (s.h < 1 || s.w < 1 || d.h < 1 || d.w < 1 || pad.h < 0 || pad.w < 0) return false;
+  return int64_t{out.h} * s.h + int64_t{k_h} * d.h <= INT32_MAX / 2 &&
+         int64_t{out.w} * s.w + int64_t{k_w} * d.w <= INT32_MAX / 2 && pad.h <= INT32_MAX / 4 &&
+         pad.w <= INT32_MAX / 4;
+}
+
 // Largest left shift allowed by the int8 path (x << shift before the Q31 multiply) and by
 // the 16x8 path (total shift 15 - shift must stay >= 1).
 constexpr int32_t kMaxShift8 = 31;

@@ -9,6 +9,7 @@
 //   Sxtab16(a, x)    {a.h0 + sext(x.b0), a.h1 + sext(x.b2)}           (each lane mod 2^16)
 //   Smlad(x, y, acc) acc + x.h0*y.h0 + x.h1*y.h1                      (mod 2^32)
 //   Smlald(x, y, acc) acc + x.h0*y.h0 + x.h1*y.h1                     (64-bit)
+//   Smlabb(x, y, acc) acc + x.h0*y.h0;  Smlatt(x, y, acc) acc + x.h1*y.h1  (mod 2^32)
 //   Pkhbt(a, b)      {a.h0, b.h0};  Pkhtb(a, b)  {b.h1, a.h1}
 #ifndef MICA_KERNELS_INTERNAL_DSP_INTRINSICS_H_
 #define MICA_KERNELS_INTERNAL_DSP_INTRINSICS_H_
@@ -58,6 +59,12 @@ inline int32_t Smlad(uint32_t x, uint32_t y, int32_t acc) {
 inline int64_t Smlald(uint32_t x, uint32_t y, int64_t acc) {
   return __smlald(static_cast<int32_t>(x), static_cast<int32_t>(y), acc);
 }
+inline int32_t Smlabb(uint32_t x, uint32_t y, int32_t acc) {
+  return __smlabb(static_cast<int32_t>(x), static_cast<int32_t>(y), acc);
+}
+inline int32_t Smlatt(uint32_t x, uint32_t y, int32_t acc) {
+  return __smlatt(static_cast<int32_t>(x), static_cast<int32_t>(y), acc);
+}
 
 #else  // portable emulation
 
@@ -80,6 +87,12 @@ inline int32_t Smlad(uint32_t x, uint32_t y, int32_t acc) {
 }
 inline int64_t Smlald(uint32_t x, uint32_t y, int64_t acc) {
   return acc + static_cast<int64_t>(Lo16(x) * Lo16(y)) + static_cast<int64_t>(Hi16(x) * Hi16(y));
+}
+inline int32_t Smlabb(uint32_t x, uint32_t y, int32_t acc) {
+  return static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(Lo16(x) * Lo16(y)));
+}
+inline int32_t Smlatt(uint32_t x, uint32_t y, int32_t acc) {
+  return static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(Hi16(x) * Hi16(y)));
 }
 
 #endif

@@ -1,0 +1,97 @@
+// DepthwiseConv, DSP body. Depth multiplier 1 (the common case): four channels at a time,
+// input widened with SXTAB16 (offset folded in), filter with SXTB16, per-lane SMLABB/SMLATT.
+// Other depth multipliers use the scalar body.
+#include "depthwise_conv_internal.h"
+#include "internal/dsp_intrinsics.h"
+#include "internal/requantize.h"
+
+namespace mica {
+namespace kernels {
+namespace internal {
+namespace {
+
+inline int8_t Finish(int32_t acc, const int32_t* bias, int32_t c, const PerChannelRequant& q,
+                     const DepthwiseConvParams& p) {
+  if (bias != nullptr) acc += bias[c];
+  const int32_t v =
+      MultiplyByQuantizedMultiplier(acc, q.multiplier[c], q.shift[c]) + p.output_offset;
+  return static_cast<int8_t>(Clamp(v, p.activation.min, p.activation.max));
+}
+
+void DepthwiseMult1(const DepthwiseConvParams& p, const PerChannelRequant& q, const int8_t* input,
+                    const int8_t* filter, const int32_t* bias, int8_t* out) {
+  const int32_t in_h = p.input.h, in_w = p.input.w, c_count = p.input.c;
+  const int32_t k_w = p.filter.w;
+  const int32_t off = p.input_offset;
+  const uint32_t off2 = dsp::Pack16(off, off);
+  for (int32_t b = 0; b < p.input.n; ++b) {
+    const int8_t* image = input + static_cast<ptrdiff_t>(b) * in_h * in_w * c_count;
+    for (int32_t oy = 0; oy < p.output.h; ++oy) {
+      const int32_t y0 = oy * p.stride.h - p.padding.h;
+      int32_t ky_lo, ky_hi;
+      TapRange(y0, p.filter.h, p.dilation.h, in_h, &ky_lo, &ky_hi);
+      for (int32_t ox = 0; ox < p.output.w; ++ox) {
+        const int32_t x0 = ox * p.stride.w - p.padding.w;
+        int32_t kx_lo, kx_hi;
+        TapRange(x0, k_w, p.dilation.w, in_w, &kx_lo, &kx_hi);
+        int32_t c = 0;
+        for (; c + 4 <= c_count; c += 4) {
+          int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+          for (int32_t ky = ky_lo; ky < ky_hi; ++ky) {
+            const int8_t* row =
+                image + static_cast<ptrdiff_t>(y0 + ky * p.dilation.h) * in_w * c_count + c;
+            const int8_t* f_row = filter + static_cast<ptrdiff_t>(ky) * k_w * c_count + c;
+            for (int32_t kx = kx_lo; kx < kx_hi; ++kx) {
+              uint32_t xe, xo;
+              dsp::Widen4(dsp::Load32(row + static_cast<ptrdiff_t>(x0 + kx * p.dilation.w) *
+                                                c_count),
+                          off2, &xe, &xo);
+              const uint32_t w = dsp::Load32(f_row + kx * c_count);
+              const uint32_t we = dsp::Sxtb16(w), wo = dsp::Sxtb16Ror8(w);
+              a0 = dsp::Smlabb(xe, we, a0);
+              a2 = dsp::Smlatt(xe, we, a2);
+              a1 = dsp::Smlabb(xo, wo, a1);
+              a3 = dsp::Smlatt(xo, wo, a3);
+            }
+          }
+          *out++ = Finish(a0, bias, c, q, p);
+          *out++ = Finish(a1, bias, c + 1, q, p);
+          *out++ = Finish(a2, bias, c + 2, q, p);
+          *out++ = Finish(a3, bias, c + 3, q, p);
+        }
+        for (; c < c_count; ++c) {
+          int32_t acc = 0;
+          for (int32_t ky = ky_lo; ky < ky_hi; ++ky) {
+            const int8_t* row =
+                image + static_cast<ptrdiff_t>(y0 + ky * p.dilation.h) * in_w * c_count + c;
+            const int8_t* f_row = filter + static_cast<ptrdiff_t>(ky) * k_w * c_count + c;
+            for (int32_t kx = kx_lo; kx < kx_hi; ++kx) {
+              acc += f_row[kx * c_count] *
+                     (row[static_cast<ptrdiff_t>(x0 + kx * p.dilation.w) * c_count] + off);
+            }
+          }
+          *out++ = Finish(acc, bias, c, q, p);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+KernelStatus DepthwiseConvDsp(const DepthwiseConvParams& params, const PerChannelRequant& quant,
+                              const int8_t* input, const int8_t* filter, const int32_t* bias,
+                              int8_t* output, Scratch scratch) {
+  const KernelStatus st = CheckDepthwiseConv(params, quant, input, filter, output, scratch,
+                                             DepthwiseConvScratchBytes(params, Isa::kDsp), false);
+  if (st != KernelStatus::kOk) return st;
+  if (params.depth_multiplier != 1) {
+    return DepthwiseConvScalar(params, quant, input, filter, bias, output, scratch);
+  }
+  DepthwiseMult1(params, quant, input, filter, bias, output);
+  return KernelStatus::kOk;
+}
+
+}  // namespace internal
+}  // namespace kernels
+}  // namespace mica
