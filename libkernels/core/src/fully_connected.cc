@@ -1,0 +1,86 @@
+// FullyConnected / FullyConnected16x8: argument checks, scratch sizes, variant tables, entries.
+#include "mica/kernels/fully_connected.h"
+
+#include "conv_internal.h"
+#include "fully_connected_internal.h"
+#include "variants_internal.h"
+
+namespace mica {
+namespace kernels {
+namespace internal {
+
+KernelStatus CheckFullyConnected(const FullyConnectedParams& p, const PerChannelRequant& quant,
+                                 const void* input, const void* weights, void* output,
+                                 const Scratch& scratch, size_t scratch_needed, bool wide) {
+  if (input == nullptr || weights == nullptr || output == nullptr) {
+    return KernelStatus::kArgError;
+  }
+  if (p.batches < 1 || p.input_depth < 1 || p.output_depth < 1) return KernelStatus::kArgError;
+  if (int64_t{p.batches} * p.input_depth > INT32_MAX ||
+      int64_t{p.output_depth} * p.input_depth > INT32_MAX ||
+      int64_t{p.batches} * p.output_depth > INT32_MAX) {
+    return KernelStatus::kArgError;
+  }
+  if (p.filter_offset < -255 || p.filter_offset > 255) return KernelStatus::kArgError;
+  if (p.per_channel && p.filter_offset != 0) return KernelStatus::kArgError;
+  const int32_t channels = p.per_channel ? p.output_depth : 1;
+  if (wide) {
+    if (p.input_offset != 0 || p.output_offset != 0) return KernelStatus::kArgError;
+    if (!ActivationOk(p.activation, INT16_MIN, INT16_MAX)) return KernelStatus::kArgError;
+    if (!RequantOk(quant, channels, kMaxShift16)) return KernelStatus::kArgError;
+  } else {
+    if (p.input_offset < -255 || p.input_offset > 255) return KernelStatus::kArgError;
+    if (p.output_offset < -255 || p.output_offset > 255) return KernelStatus::kArgError;
+    if (!ActivationOk(p.activation, INT8_MIN, INT8_MAX)) return KernelStatus::kArgError;
+    if (!RequantOk(quant, channels, kMaxShift8)) return KernelStatus::kArgError;
+  }
+  if (!ScratchOk(scratch, scratch_needed)) return KernelStatus::kArgError;
+  return KernelStatus::kOk;
+}
+
+}  // namespace internal
+
+size_t FullyConnectedScratchBytes(const FullyConnectedParams& params, Isa isa) {
+  (void)params;
+  (void)isa;
+  return 0;
+}
+
+size_t FullyConnected16x8ScratchBytes(const FullyConnectedParams& params, Isa isa) {
+  (void)params;
+  (void)isa;
+  return 0;
+}
+
+KernelStatus FullyConnected(const FullyConnectedParams& params, const PerChannelRequant& quant,
+                            const int8_t* input, const int8_t* weights, const int32_t* bias,
+                            int8_t* output, Scratch scratch) {
+  return internal::MICA_KERNELS_BEST(FullyConnected)(params, quant, input, weights, bias, output,
+                                                     scratch);
+}
+
+KernelStatus FullyConnected16x8(const FullyConnectedParams& params,
+                                const PerChannelRequant& quant, const int16_t* input,
+                                const int8_t* weights, const int64_t* bias, int16_t* output,
+                                Scratch scratch) {
+  return internal::MICA_KERNELS_BEST_DSP(FullyConnected16x8)(params, quant, input, weights, bias,
+                                                             output, scratch);
+}
+
+VariantList<FullyConnectedFn> FullyConnectedVariants() {
+  static constexpr Variant<FullyConnectedFn> kVariants[] = {
+      MICA_KERNELS_VARIANT_SCALAR(internal::FullyConnectedScalar)
+      MICA_KERNELS_VARIANT_DSP(internal::FullyConnectedDsp)
+      MICA_KERNELS_VARIANT_MVE(internal::FullyConnectedMve)};
+  return MICA_KERNELS_VARIANT_LIST(kVariants);
+}
+
+VariantList<FullyConnected16x8Fn> FullyConnected16x8Variants() {
+  static constexpr Variant<FullyConnected16x8Fn> kVariants[] = {
+      MICA_KERNELS_VARIANT_SCALAR(internal::FullyConnected16x8Scalar)
+      MICA_KERNELS_VARIANT_DSP(internal::FullyConnected16x8Dsp)};
+  return MICA_KERNELS_VARIANT_LIST(kVariants);
+}
+
+}  // namespace kernels
+}  // namespace mica

@@ -1,0 +1,58 @@
+// FullyConnected / FullyConnected16x8, scalar bodies.
+#include "fully_connected_internal.h"
+#include "internal/requantize.h"
+
+namespace mica {
+namespace kernels {
+namespace internal {
+
+KernelStatus FullyConnectedScalar(const FullyConnectedParams& p, const PerChannelRequant& q,
+                                  const int8_t* input, const int8_t* weights, const int32_t* bias,
+                                  int8_t* output, Scratch scratch) {
+  const KernelStatus st = CheckFullyConnected(p, q, input, weights, output, scratch,
+                                              FullyConnectedScratchBytes(p, Isa::kScalar), false);
+  if (st != KernelStatus::kOk) return st;
+  const int32_t depth = p.input_depth;
+  for (int32_t b = 0; b < p.batches; ++b) {
+    const int8_t* x = input + static_cast<ptrdiff_t>(b) * depth;
+    for (int32_t o = 0; o < p.output_depth; ++o) {
+      const int8_t* w = weights + static_cast<ptrdiff_t>(o) * depth;
+      int32_t acc = 0;
+      for (int32_t d = 0; d < depth; ++d) {
+        acc += (w[d] + p.filter_offset) * (x[d] + p.input_offset);
+      }
+      if (bias != nullptr) acc += bias[o];
+      const int32_t c = p.per_channel ? o : 0;
+      const int32_t v =
+          MultiplyByQuantizedMultiplier(acc, q.multiplier[c], q.shift[c]) + p.output_offset;
+      *output++ = static_cast<int8_t>(Clamp(v, p.activation.min, p.activation.max));
+    }
+  }
+  return KernelStatus::kOk;
+}
+
+KernelStatus FullyConnected16x8Scalar(const FullyConnectedParams& p, const PerChannelRequant& q,
+                                      const int16_t* input, const int8_t* weights,
+                                      const int64_t* bias, int16_t* output, Scratch scratch) {
+  const KernelStatus st = CheckFullyConnected(
+      p, q, input, weights, output, scratch, FullyConnected16x8ScratchBytes(p, Isa::kScalar), true);
+  if (st != KernelStatus::kOk) return st;
+  const int32_t depth = p.input_depth;
+  for (int32_t b = 0; b < p.batches; ++b) {
+    const int16_t* x = input + static_cast<ptrdiff_t>(b) * depth;
+    for (int32_t o = 0; o < p.output_depth; ++o) {
+      const int8_t* w = weights + static_cast<ptrdiff_t>(o) * depth;
+      int64_t acc = 0;
+      for (int32_t d = 0; d < depth; ++d) acc += int64_t{w[d] + p.filter_offset} * x[d];
+      if (bias != nullptr) acc += bias[o];
+      const int32_t c = p.per_channel ? o : 0;
+      const int32_t v = MultiplyByQuantizedMultiplier64(acc, q.multiplier[c], q.shift[c]);
+      *output++ = static_cast<int16_t>(Clamp(v, p.activation.min, p.activation.max));
+    }
+  }
+  return KernelStatus::kOk;
+}
+
+}  // namespace internal
+}  // namespace kernels
+}  // namespace mica
