@@ -1,17 +1,669 @@
-// Placeholder until the TFLite reader lands (issue 3); owned by the TFLite work.
+// LoadTflite: a TFLite flatbuffer in memory becomes a mica Graph.
+//
+// The flatbuffer is verified first (every offset, vector and string inside the file), then
+// read into the IR: constants become views into the file bytes (which the Graph keeps alive),
+// builtins mica knows get typed attributes, everything else stays as a named opaque operator.
+// ValidateGraph then checks the semantics (indices, sizes, order, attributes).
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "flatbuffers/flatbuffers.h"
+#include "mica/base/status_macros.h"
 #include "mica/model/load.h"
+#include "tflite/tflite_ops.h"
+#include "tflite_schema_generated.h"
+#include "validate.h"
 
 namespace mica {
+namespace {
 
-absl::StatusOr<Graph> LoadTflite(std::shared_ptr<const std::vector<uint8_t>>,
+namespace fb = ::mica::tflite_fb;
+using internal::QuoteForMessage;
+
+// Metadata entries mica keeps as text (larger or binary entries are dropped).
+constexpr size_t kMaxMetadataBytes = 64 * 1024;
+// TFLite's schema version 3 is the only one with the "TFL3" identifier.
+constexpr uint32_t kSchemaVersion = 3;
+// A non-null pointer for zero-length constants (ConstData treats null as "not constant").
+const uint8_t kEmptyConstant = 0;
+
+absl::StatusOr<DType> DTypeFromTflite(int8_t t) {
+  switch (t) {
+    case fb::TensorType_FLOAT32: return DType::kFloat32;
+    case fb::TensorType_FLOAT16: return DType::kFloat16;
+    case fb::TensorType_INT32: return DType::kInt32;
+    case fb::TensorType_UINT8: return DType::kUInt8;
+    case fb::TensorType_INT64: return DType::kInt64;
+    case fb::TensorType_BOOL: return DType::kBool;
+    case fb::TensorType_INT16: return DType::kInt16;
+    case fb::TensorType_INT8: return DType::kInt8;
+    case fb::TensorType_INT4: return DType::kInt4;
+    default: break;
+  }
+  const std::string name = t >= fb::TensorType_MIN && t <= fb::TensorType_MAX
+                               ? fb::EnumNameTensorType(static_cast<fb::TensorType>(t))
+                               : absl::StrCat("code ", t);
+  return absl::UnimplementedError(
+      absl::StrCat("element type ", name, " is not supported by mica"));
+}
+
+template <typename T>
+std::vector<T> ToVector(const flatbuffers::Vector<T>* v) {
+  if (v == nullptr) return {};
+  return std::vector<T>(v->begin(), v->end());
+}
+
+std::string ToString(const flatbuffers::String* s) {
+  return s == nullptr ? std::string() : std::string(s->data(), s->size());
+}
+
+// Returns true when `bytes` is text worth keeping as metadata (after trailing NULs go).
+bool IsText(std::string_view bytes) {
+  for (unsigned char c : bytes) {
+    if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') return false;
+    if (c == 0x7f) return false;
+  }
+  return true;
+}
+
+class TfliteReader {
+ public:
+  TfliteReader(std::shared_ptr<const std::vector<uint8_t>> bytes, std::string origin)
+      : bytes_(std::move(bytes)), origin_(std::move(origin)) {}
+
+  absl::StatusOr<Graph> Read() {
+    if (bytes_ == nullptr) return Error("no data");
+    const size_t size = bytes_->size();
+    const uint8_t* data = bytes_->data();
+    if (size < 8) return Error(absl::StrCat("file is ", size, " bytes, too small for TFLite"));
+    if (size > kMaxModelBytes) {
+      return Error(absl::StrCat("file is ", size, " bytes, above mica's limit of ",
+                                kMaxModelBytes));
+    }
+    if (!fb::ModelBufferHasIdentifier(data)) {
+      return Error("not a TFLite model (no \"TFL3\" file identifier)");
+    }
+    // The flatbuffer proper is below 2 GiB; data past it (large-model buffers) is checked
+    // separately against the file size.
+    const size_t verify_len = std::min<size_t>(size, FLATBUFFERS_MAX_BUFFER_SIZE - 1);
+    flatbuffers::Verifier::Options options;
+    options.max_depth = 64;
+    options.max_tables = 10'000'000;
+    flatbuffers::Verifier verifier(data, verify_len, options);
+    if (!fb::VerifyModelBuffer(verifier)) {
+      return Error("corrupt or truncated TFLite flatbuffer (verification failed)");
+    }
+    const fb::Model& model = *fb::GetModel(data);
+    if (model.version() != kSchemaVersion) {
+      return Error(absl::StrCat("schema version ", model.version(), " is not supported (need ",
+                                kSchemaVersion, ")"));
+    }
+
+    Graph graph;
+    graph.source_format = ModelFormat::kTflite;
+    graph.source_path = origin_;
+    graph.storage.push_back(bytes_);
+    graph.description = ToString(model.description());
+
+    MICA_RETURN_IF_ERROR(ReadBuffers(model));
+    MICA_RETURN_IF_ERROR(ReadOpcodes(model));
+    MICA_RETURN_IF_ERROR(ReadMetadata(model, &graph));
+
+    const auto* subgraphs = model.subgraphs();
+    if (subgraphs == nullptr || subgraphs->size() == 0) return Error("model has no subgraphs");
+    graph.subgraphs.resize(subgraphs->size());
+    for (flatbuffers::uoffset_t s = 0; s < subgraphs->size(); ++s) {
+      MICA_RETURN_IF_ERROR(ReadSubgraph(s, *subgraphs->Get(s), &graph.subgraphs[s]));
+    }
+    MICA_RETURN_IF_ERROR(ValidateGraph(graph));
+    return graph;
+  }
+
+ private:
+  struct BufferView {
+    const uint8_t* ptr = nullptr;
+    size_t size = 0;
+    bool present = false;  // a data vector (possibly empty) or an external range was given
+  };
+  struct OpCode {
+    int32_t code = 0;
+    std::string custom_name;
+    int32_t version = 1;
+  };
+
+  absl::Status Error(const std::string& what) const {
+    return absl::InvalidArgumentError(absl::StrCat(origin_, ": ", what));
+  }
+  absl::Status Unsupported(const std::string& what) const {
+    return absl::UnimplementedError(absl::StrCat(origin_, ": ", what));
+  }
+
+  // Returns the bytes [offset, offset + length) of the file when they lie inside it.
+  bool ExternalRange(uint64_t offset, uint64_t length, BufferView* view) const {
+    const uint64_t size = bytes_->size();
+    if (offset > size || length > size - offset) return false;
+    view->ptr = bytes_->data() + offset;
+    view->size = static_cast<size_t>(length);
+    view->present = true;
+    return true;
+  }
+
+  absl::Status ReadBuffers(const fb::Model& model) {
+    const auto* buffers = model.buffers();
+    if (buffers == nullptr) return absl::OkStatus();
+    buffers_.resize(buffers->size());
+    for (flatbuffers::uoffset_t i = 0; i < buffers->size(); ++i) {
+      const fb::Buffer* b = buffers->Get(i);
+      BufferView& view = buffers_[i];
+      if (b == nullptr) continue;
+      if (b->data() != nullptr && b->data()->size() > 0) {
+        view = {b->data()->data(), b->data()->size(), true};
+      } else if (b->offset() > 1) {
+        // Large-model extension: the bytes live after the flatbuffer, at an absolute offset.
+        if (!ExternalRange(b->offset(), b->size(), &view)) {
+          return Error(absl::StrCat("buffer ", i, " points at bytes [", b->offset(), ", +",
+                                    b->size(), ") outside the ", bytes_->size(), "-byte file"));
+        }
+      } else if (b->data() != nullptr) {
+        view = {&kEmptyConstant, 0, true};
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status ReadOpcodes(const fb::Model& model) {
+    const auto* codes = model.operator_codes();
+    if (codes == nullptr) return absl::OkStatus();
+    opcodes_.resize(codes->size());
+    for (flatbuffers::uoffset_t i = 0; i < codes->size(); ++i) {
+      const fb::OperatorCode* c = codes->Get(i);
+      OpCode& oc = opcodes_[i];
+      // Files from before the int32 field carry only the int8 one; newer files put a
+      // placeholder in the int8 field. The larger of the two is the code, as TFLite does.
+      oc.code = std::max<int32_t>(c->builtin_code(), c->deprecated_builtin_code());
+      if (oc.code < 0) {
+        return Error(absl::StrCat("operator code ", i, " has invalid builtin code ", oc.code));
+      }
+      oc.custom_name = ToString(c->custom_code());
+      oc.version = c->version();
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status ReadMetadata(const fb::Model& model, Graph* graph) const {
+    const auto* entries = model.metadata();
+    if (entries == nullptr) return absl::OkStatus();
+    for (flatbuffers::uoffset_t i = 0; i < entries->size(); ++i) {
+      const fb::Metadata* m = entries->Get(i);
+      if (m->name() == nullptr) continue;
+      const std::string name = ToString(m->name());
+      if (m->buffer() >= buffers_.size()) {
+        return Error(absl::StrCat("metadata ", QuoteForMessage(name), " refers to buffer ",
+                                  m->buffer(), "; the model has ", buffers_.size()));
+      }
+      const BufferView& view = buffers_[m->buffer()];
+      if (view.size > kMaxMetadataBytes) continue;
+      std::string_view text(reinterpret_cast<const char*>(view.ptr), view.size);
+      while (!text.empty() && text.back() == '\0') text.remove_suffix(1);
+      if (!IsText(text)) continue;  // binary metadata (e.g. conversion records) is not kept
+      graph->metadata.emplace(name, std::string(text));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status ReadSubgraph(uint32_t s, const fb::SubGraph& fsg, Subgraph* sg) const {
+    sg->name = ToString(fsg.name());
+    sg->inputs = ToVector(fsg.inputs());
+    sg->outputs = ToVector(fsg.outputs());
+    if (const auto* tensors = fsg.tensors()) {
+      sg->tensors.resize(tensors->size());
+      for (flatbuffers::uoffset_t t = 0; t < tensors->size(); ++t) {
+        MICA_RETURN_IF_ERROR(ReadTensor(s, t, *tensors->Get(t), &sg->tensors[t]));
+      }
+    }
+    if (const auto* ops = fsg.operators()) {
+      sg->ops.resize(ops->size());
+      for (flatbuffers::uoffset_t o = 0; o < ops->size(); ++o) {
+        MICA_RETURN_IF_ERROR(ReadOperator(s, o, *ops->Get(o), &sg->ops[o]));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status ReadTensor(uint32_t s, uint32_t t, const fb::Tensor& ft, Tensor* tensor) const {
+    tensor->name = ToString(ft.name());
+    const std::string where =
+        absl::StrCat("subgraph ", s, ", tensor ", t, " (", QuoteForMessage(tensor->name), "): ");
+    absl::StatusOr<DType> dtype = DTypeFromTflite(ft.type());
+    if (!dtype.ok()) return Unsupported(where + std::string(dtype.status().message()));
+    tensor->dtype = *dtype;
+    if (ft.shape() != nullptr && ft.shape()->size() > internal::kMaxRank) {
+      return Error(absl::StrCat(where, "rank ", ft.shape()->size(), " exceeds mica's limit of ",
+                                internal::kMaxRank));
+    }
+    if (ft.shape_signature() != nullptr && ft.shape_signature()->size() > internal::kMaxRank) {
+      return Error(absl::StrCat(where, "shape signature rank ", ft.shape_signature()->size(),
+                                " exceeds mica's limit of ", internal::kMaxRank));
+    }
+    // Dynamic dimensions (-1) run as 1; the file's form is kept as the shape signature.
+    const std::vector<int32_t> file_shape = ToVector(ft.shape());
+    tensor->shape = file_shape;
+    bool dynamic = false;
+    for (int32_t& d : tensor->shape) {
+      if (d == -1) d = 1, dynamic = true;
+    }
+    if (ft.shape_signature() != nullptr) {
+      tensor->shape_signature = ToVector(ft.shape_signature());
+    } else if (dynamic) {
+      tensor->shape_signature = file_shape;
+    }
+    if (tensor->shape_signature == tensor->shape) tensor->shape_signature.clear();
+    tensor->is_variable = ft.is_variable();
+    if (ft.sparsity() != nullptr) return Unsupported(where + "sparse tensors are not supported");
+
+    if (const fb::QuantizationParameters* q = ft.quantization()) {
+      if (q->details_type() != fb::QuantizationDetails_NONE) {
+        return Unsupported(where + "custom quantization is not supported");
+      }
+      // As TFLite: no (or empty) scales means not quantized; scales need matching zero points.
+      if (q->scale() != nullptr && q->scale()->size() > 0) {
+        if (q->zero_point() == nullptr || q->zero_point()->size() != q->scale()->size()) {
+          return Error(absl::StrCat(where, "quantization has ", q->scale()->size(),
+                                    " scales but ",
+                                    q->zero_point() ? q->zero_point()->size() : 0,
+                                    " zero points"));
+        }
+        tensor->quant.scale = ToVector(q->scale());
+        tensor->quant.zero_point = ToVector(q->zero_point());
+        tensor->quant.axis = q->quantized_dimension();
+      }
+    }
+
+    const uint32_t b = ft.buffer();
+    if (b != 0) {
+      if (b >= buffers_.size()) {
+        return Error(absl::StrCat(where, "refers to buffer ", b, "; the model has ",
+                                  buffers_.size()));
+      }
+      const BufferView& view = buffers_[b];
+      // An empty data vector is a constant only for a tensor with nothing in it (e.g. a
+      // reshape to a scalar); other tensors with empty buffers are activations.
+      const bool no_elements =
+          std::find(tensor->shape.begin(), tensor->shape.end(), 0) != tensor->shape.end();
+      if (view.size > 0 || (view.present && no_elements)) {
+        tensor->data = ConstData{view.ptr, view.size};
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  template <typename T>
+  absl::StatusOr<const T*> Options(const fb::Operator& fop, const std::string& where) const {
+    const fb::BuiltinOptions type = fop.builtin_options_type();
+    if (type == fb::BuiltinOptions_NONE) return nullptr;
+    if (type != fb::BuiltinOptionsTraits<T>::enum_value) {
+      return Error(absl::StrCat(where, "builtin options have type ", static_cast<int>(type),
+                                ", expected ",
+                                fb::EnumNameBuiltinOptions(fb::BuiltinOptionsTraits<T>::enum_value)));
+    }
+    return fop.template builtin_options_as<T>();
+  }
+
+  absl::StatusOr<Activation> ActivationFrom(int8_t a, const std::string& where) const {
+    if (a < fb::ActivationFunctionType_MIN || a > fb::ActivationFunctionType_MAX) {
+      return Error(absl::StrCat(where, "unknown fused activation code ", a));
+    }
+    switch (static_cast<fb::ActivationFunctionType>(a)) {
+      case fb::ActivationFunctionType_NONE: return Activation::kNone;
+      case fb::ActivationFunctionType_RELU: return Activation::kRelu;
+      case fb::ActivationFunctionType_RELU_N1_TO_1: return Activation::kReluN1To1;
+      case fb::ActivationFunctionType_RELU6: return Activation::kRelu6;
+      case fb::ActivationFunctionType_TANH: return Activation::kTanh;
+      case fb::ActivationFunctionType_SIGN_BIT: return Activation::kSignBit;
+    }
+    return Activation::kNone;
+  }
+
+  absl::StatusOr<Padding> PaddingFrom(int8_t p, const std::string& where) const {
+    if (p == fb::Padding_SAME) return Padding::kSame;
+    if (p == fb::Padding_VALID) return Padding::kValid;
+    return Error(absl::StrCat(where, "unknown padding code ", p));
+  }
+
+  absl::Status ReadAttrs(const fb::Operator& fop, const std::string& where, Operator* op) const {
+    switch (op->kind) {
+      case OpKind::kConv2D: {
+        Conv2DAttrs a;
+        MICA_ASSIGN_OR_RETURN(const fb::Conv2DOptions* o, Options<fb::Conv2DOptions>(fop, where));
+        if (o) {
+          MICA_ASSIGN_OR_RETURN(a.padding, PaddingFrom(o->padding(), where));
+          MICA_ASSIGN_OR_RETURN(a.activation, ActivationFrom(o->fused_activation_function(), where));
+          a.stride_w = o->stride_w();
+          a.stride_h = o->stride_h();
+          a.dilation_w = o->dilation_w_factor();
+          a.dilation_h = o->dilation_h_factor();
+        }
+        op->attrs = a;
+        break;
+      }
+      case OpKind::kDepthwiseConv2D: {
+        DepthwiseConv2DAttrs a;
+        MICA_ASSIGN_OR_RETURN(const fb::DepthwiseConv2DOptions* o,
+                              Options<fb::DepthwiseConv2DOptions>(fop, where));
+        if (o) {
+          MICA_ASSIGN_OR_RETURN(a.padding, PaddingFrom(o->padding(), where));
+          MICA_ASSIGN_OR_RETURN(a.activation, ActivationFrom(o->fused_activation_function(), where));
+          a.stride_w = o->stride_w();
+          a.stride_h = o->stride_h();
+          a.dilation_w = o->dilation_w_factor();
+          a.dilation_h = o->dilation_h_factor();
+          a.depth_multiplier = o->depth_multiplier();
+        }
+        op->attrs = a;
+        break;
+      }
+      case OpKind::kTransposeConv: {
+        TransposeConvAttrs a;
+        MICA_ASSIGN_OR_RETURN(const fb::TransposeConvOptions* o,
+                              Options<fb::TransposeConvOptions>(fop, where));
+        if (o) {
+          MICA_ASSIGN_OR_RETURN(a.padding, PaddingFrom(o->padding(), where));
+          MICA_ASSIGN_OR_RETURN(a.activation, ActivationFrom(o->fused_activation_function(), where));
+          a.stride_w = o->stride_w();
+          a.stride_h = o->stride_h();
+        }
+        op->attrs = a;
+        break;
+      }
+      case OpKind::kFullyConnected: {
+        FullyConnectedAttrs a;
+        MICA_ASSIGN_OR_RETURN(const fb::FullyConnectedOptions* o,
+                              Options<fb::FullyConnectedOptions>(fop, where));
+        if (o) {
+          MICA_ASSIGN_OR_RETURN(a.activation, ActivationFrom(o->fused_activation_function(), where));
+          a.keep_num_dims = o->keep_num_dims();
+          if (o->weights_format() != 0) {
+            return Unsupported(absl::StrCat(where, "shuffled weights format ",
+                                            o->weights_format(), " is not supported"));
+          }
+        }
+        op->attrs = a;
+        break;
+      }
+      case OpKind::kBatchMatMul: {
+        BatchMatMulAttrs a;
+        MICA_ASSIGN_OR_RETURN(const fb::BatchMatMulOptions* o,
+                              Options<fb::BatchMatMulOptions>(fop, where));
+        if (o) a.adj_x = o->adj_x(), a.adj_y = o->adj_y();
+        op->attrs = a;
+        break;
+      }
+      case OpKind::kAdd: return ReadElementwise<fb::AddOptions>(fop, where, op);
+      case OpKind::kSub: return ReadElementwise<fb::SubOptions>(fop, where, op);
+      case OpKind::kMul: return ReadElementwise<fb::MulOptions>(fop, where, op);
+      case OpKind::kDiv: return ReadElementwise<fb::DivOptions>(fop, where, op);
+      case OpKind::kMaxPool2D:
+      case OpKind::kAveragePool2D: {
+        Pool2DAttrs a;
+        MICA_ASSIGN_OR_RETURN(const fb::Pool2DOptions* o, Options<fb::Pool2DOptions>(fop, where));
+        if (o) {
+          MICA_ASSIGN_OR_RETURN(a.padding, PaddingFrom(o->padding(), where));
+          MICA_ASSIGN_OR_RETURN(a.activation, ActivationFrom(o->fused_activation_function(), where));
+          a.stride_w = o->stride_w();
+          a.stride_h = o->stride_h();
+          a.filter_w = o->filter_width();
+          a.filter_h = o->filter_height();
+        }
+        op->attrs = a;
+        break;
+      }
+      case OpKind::kMean:
+      case OpKind::kSum:
+      case OpKind::kReduceMax: {
+        ReduceAttrs a;
+        MICA_ASSIGN_OR_RETURN(const fb::ReducerOptions* o, Options<fb::ReducerOptions>(fop, where));
+        if (o) a.keep_dims = o->keep_dims();
+        op->attrs = a;
+        break;
+      }
+      case OpKind::kSoftmax: {
+        SoftmaxAttrs a;
+        MICA_ASSIGN_OR_RETURN(const fb::SoftmaxOptions* o, Options<fb::SoftmaxOptions>(fop, where));
+        if (o) a.beta = o->beta();
+        op->attrs = a;
+        break;
+      }
+      case OpKind::kLeakyRelu: {
+        LeakyReluAttrs a;
+        MICA_ASSIGN_OR_RETURN(const fb::LeakyReluOptions* o,
+                              Options<fb::LeakyReluOptions>(fop, where));
+        if (o) a.alpha = o->alpha();
+        op->attrs = a;
+        break;
+      }
+      case OpKind::kReshape: {
+        ReshapeAttrs a;
+        MICA_ASSIGN_OR_RETURN(const fb::ReshapeOptions* o, Options<fb::ReshapeOptions>(fop, where));
+        if (o) a.new_shape = ToVector(o->new_shape());
+        op->attrs = std::move(a);
+        break;
+      }
+      case OpKind::kSqueeze: {
+        SqueezeAttrs a;
+        MICA_ASSIGN_OR_RETURN(const fb::SqueezeOptions* o, Options<fb::SqueezeOptions>(fop, where));
+        if (o) a.squeeze_dims = ToVector(o->squeeze_dims());
+        op->attrs = std::move(a);
+        break;
+      }
+      case OpKind::kConcatenation: {
+        ConcatenationAttrs a;
+        MICA_ASSIGN_OR_RETURN(const fb::ConcatenationOptions* o,
+                              Options<fb::ConcatenationOptions>(fop, where));
+        if (o) {
+          a.axis = o->axis();
+          MICA_ASSIGN_OR_RETURN(a.activation, ActivationFrom(o->fused_activation_function(), where));
+        }
+        op->attrs = a;
+        break;
+      }
+      case OpKind::kSplit: {
+        SplitAttrs a;
+        MICA_ASSIGN_OR_RETURN(const fb::SplitOptions* o, Options<fb::SplitOptions>(fop, where));
+        if (o) a.num_splits = o->num_splits();
+        op->attrs = a;
+        break;
+      }
+      case OpKind::kSplitV: {
+        SplitAttrs a;
+        MICA_ASSIGN_OR_RETURN(const fb::SplitVOptions* o, Options<fb::SplitVOptions>(fop, where));
+        if (o) a.num_splits = o->num_splits();
+        op->attrs = a;
+        break;
+      }
+      case OpKind::kStridedSlice: {
+        StridedSliceAttrs a;
+        MICA_ASSIGN_OR_RETURN(const fb::StridedSliceOptions* o,
+                              Options<fb::StridedSliceOptions>(fop, where));
+        if (o) {
+          a.begin_mask = o->begin_mask();
+          a.end_mask = o->end_mask();
+          a.ellipsis_mask = o->ellipsis_mask();
+          a.new_axis_mask = o->new_axis_mask();
+          a.shrink_axis_mask = o->shrink_axis_mask();
+          a.offset = o->offset();
+        }
+        op->attrs = a;
+        break;
+      }
+      case OpKind::kPack: {
+        PackAttrs a;
+        MICA_ASSIGN_OR_RETURN(const fb::PackOptions* o, Options<fb::PackOptions>(fop, where));
+        if (o) a.values_count = o->values_count(), a.axis = o->axis();
+        op->attrs = a;
+        break;
+      }
+      case OpKind::kUnpack: {
+        PackAttrs a;
+        MICA_ASSIGN_OR_RETURN(const fb::UnpackOptions* o, Options<fb::UnpackOptions>(fop, where));
+        if (o) a.values_count = o->num(), a.axis = o->axis();
+        op->attrs = a;
+        break;
+      }
+      case OpKind::kGather: {
+        GatherAttrs a;
+        MICA_ASSIGN_OR_RETURN(const fb::GatherOptions* o, Options<fb::GatherOptions>(fop, where));
+        if (o) a.axis = o->axis(), a.batch_dims = o->batch_dims();
+        op->attrs = a;
+        break;
+      }
+      case OpKind::kResizeNearestNeighbor: {
+        ResizeAttrs a;
+        MICA_ASSIGN_OR_RETURN(const fb::ResizeNearestNeighborOptions* o,
+                              Options<fb::ResizeNearestNeighborOptions>(fop, where));
+        if (o) a.align_corners = o->align_corners(), a.half_pixel_centers = o->half_pixel_centers();
+        op->attrs = a;
+        break;
+      }
+      case OpKind::kResizeBilinear: {
+        ResizeAttrs a;
+        MICA_ASSIGN_OR_RETURN(const fb::ResizeBilinearOptions* o,
+                              Options<fb::ResizeBilinearOptions>(fop, where));
+        if (o) a.align_corners = o->align_corners(), a.half_pixel_centers = o->half_pixel_centers();
+        op->attrs = a;
+        break;
+      }
+      case OpKind::kSpaceToDepth: {
+        SpaceDepthAttrs a;
+        MICA_ASSIGN_OR_RETURN(const fb::SpaceToDepthOptions* o,
+                              Options<fb::SpaceToDepthOptions>(fop, where));
+        if (o) a.block_size = o->block_size();
+        op->attrs = a;
+        break;
+      }
+      case OpKind::kDepthToSpace: {
+        SpaceDepthAttrs a;
+        MICA_ASSIGN_OR_RETURN(const fb::DepthToSpaceOptions* o,
+                              Options<fb::DepthToSpaceOptions>(fop, where));
+        if (o) a.block_size = o->block_size();
+        op->attrs = a;
+        break;
+      }
+      case OpKind::kArgMax:
+      case OpKind::kArgMin: {
+        ArgMinMaxAttrs a;
+        int8_t type = fb::TensorType_INT64;  // TFLite's default when no options are given
+        if (op->kind == OpKind::kArgMax) {
+          MICA_ASSIGN_OR_RETURN(const fb::ArgMaxOptions* o, Options<fb::ArgMaxOptions>(fop, where));
+          if (o) type = o->output_type();
+        } else {
+          MICA_ASSIGN_OR_RETURN(const fb::ArgMinOptions* o, Options<fb::ArgMinOptions>(fop, where));
+          if (o) type = o->output_type();
+        }
+        absl::StatusOr<DType> t = DTypeFromTflite(type);
+        if (!t.ok()) return Error(where + "output_type: " + std::string(t.status().message()));
+        a.output_type = *t;
+        op->attrs = a;
+        break;
+      }
+      case OpKind::kSvdf: {
+        SvdfAttrs a;
+        MICA_ASSIGN_OR_RETURN(const fb::SVDFOptions* o, Options<fb::SVDFOptions>(fop, where));
+        if (o) {
+          a.rank = o->rank();
+          MICA_ASSIGN_OR_RETURN(a.activation, ActivationFrom(o->fused_activation_function(), where));
+          a.asymmetric_quantize_inputs = o->asymmetric_quantize_inputs();
+        }
+        op->attrs = a;
+        break;
+      }
+      case OpKind::kUnidirectionalSequenceLstm: {
+        LstmAttrs a;
+        MICA_ASSIGN_OR_RETURN(const fb::UnidirectionalSequenceLSTMOptions* o,
+                              Options<fb::UnidirectionalSequenceLSTMOptions>(fop, where));
+        if (o) {
+          MICA_ASSIGN_OR_RETURN(a.activation, ActivationFrom(o->fused_activation_function(), where));
+          a.cell_clip = o->cell_clip();
+          a.proj_clip = o->proj_clip();
+          a.time_major = o->time_major();
+          a.asymmetric_quantize_inputs = o->asymmetric_quantize_inputs();
+          a.diagonal_recurrent_tensors = o->diagonal_recurrent_tensors();
+        }
+        op->attrs = a;
+        break;
+      }
+      default: break;  // kinds without attributes
+    }
+    return absl::OkStatus();
+  }
+
+  template <typename T>
+  absl::Status ReadElementwise(const fb::Operator& fop, const std::string& where,
+                               Operator* op) const {
+    ElementwiseAttrs a;
+    MICA_ASSIGN_OR_RETURN(const T* o, Options<T>(fop, where));
+    if (o) {
+      MICA_ASSIGN_OR_RETURN(a.activation, ActivationFrom(o->fused_activation_function(), where));
+    }
+    op->attrs = a;
+    return absl::OkStatus();
+  }
+
+  absl::Status ReadOperator(uint32_t s, uint32_t o, const fb::Operator& fop, Operator* op) const {
+    const uint32_t index = fop.opcode_index();
+    if (index >= opcodes_.size()) {
+      return Error(absl::StrCat("subgraph ", s, ", operator ", o, ": operator code index ",
+                                index, " is out of range (", opcodes_.size(), " codes)"));
+    }
+    const OpCode& code = opcodes_[index];
+    op->kind = tflite::KindFromBuiltin(code.code);
+    op->version = code.version;
+    if (op->kind == OpKind::kOpaque) {
+      op->opaque_name = code.code == tflite::kCustomCode && !code.custom_name.empty()
+                            ? code.custom_name
+                            : tflite::OpaqueBuiltinName(code.code);
+    }
+    const std::string where = absl::StrCat("subgraph ", s, ", operator ", o, " (",
+                                           QuoteForMessage(op->name()), "): ");
+    op->inputs = ToVector(fop.inputs());
+    op->outputs = ToVector(fop.outputs());
+    op->intermediates = ToVector(fop.intermediates());
+    if (op->kind == OpKind::kOpaque) {
+      if (fop.custom_options() != nullptr) {
+        op->opaque_options = ToVector(fop.custom_options());
+      } else if (fop.large_custom_options_offset() > 1) {
+        BufferView view;
+        if (!ExternalRange(fop.large_custom_options_offset(), fop.large_custom_options_size(),
+                           &view)) {
+          return Error(absl::StrCat(where, "custom options at [",
+                                    fop.large_custom_options_offset(), ", +",
+                                    fop.large_custom_options_size(), ") lie outside the ",
+                                    bytes_->size(), "-byte file"));
+        }
+        op->opaque_options.assign(view.ptr, view.ptr + view.size);
+      }
+      return absl::OkStatus();
+    }
+    return ReadAttrs(fop, where, op);
+  }
+
+  std::shared_ptr<const std::vector<uint8_t>> bytes_;
+  std::string origin_;
+  std::vector<BufferView> buffers_;
+  std::vector<OpCode> opcodes_;
+};
+
+}  // namespace
+
+absl::StatusOr<Graph> LoadTflite(std::shared_ptr<const std::vector<uint8_t>> bytes,
                                  const std::string& origin) {
-  return absl::UnimplementedError(origin + ": TFLite reader not built yet");
+  return TfliteReader(std::move(bytes), origin).Read();
 }
-
-absl::StatusOr<std::vector<uint8_t>> WriteTflite(const Graph&) {
-  return absl::UnimplementedError("TFLite writer not built yet");
-}
-
-absl::Status ValidateGraph(const Graph&) { return absl::OkStatus(); }
 
 }  // namespace mica

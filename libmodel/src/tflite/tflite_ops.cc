@@ -1,0 +1,158 @@
+#include "tflite/tflite_ops.h"
+
+#include <array>
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+
+namespace mica {
+namespace tflite {
+namespace {
+
+// The format's BuiltinOperator names, indexed by code.
+constexpr std::string_view kBuiltinNames[] = {
+    "ADD", "AVERAGE_POOL_2D", "CONCATENATION", "CONV_2D", "DEPTHWISE_CONV_2D", "DEPTH_TO_SPACE",
+    "DEQUANTIZE", "EMBEDDING_LOOKUP", "FLOOR", "FULLY_CONNECTED", "HASHTABLE_LOOKUP",
+    "L2_NORMALIZATION", "L2_POOL_2D", "LOCAL_RESPONSE_NORMALIZATION", "LOGISTIC", "LSH_PROJECTION",
+    "LSTM", "MAX_POOL_2D", "MUL", "RELU", "RELU_N1_TO_1", "RELU6", "RESHAPE", "RESIZE_BILINEAR",
+    "RNN", "SOFTMAX", "SPACE_TO_DEPTH", "SVDF", "TANH", "CONCAT_EMBEDDINGS", "SKIP_GRAM", "CALL",
+    "CUSTOM", "EMBEDDING_LOOKUP_SPARSE", "PAD", "UNIDIRECTIONAL_SEQUENCE_RNN", "GATHER",
+    "BATCH_TO_SPACE_ND", "SPACE_TO_BATCH_ND", "TRANSPOSE", "MEAN", "SUB", "DIV", "SQUEEZE",
+    "UNIDIRECTIONAL_SEQUENCE_LSTM", "STRIDED_SLICE", "BIDIRECTIONAL_SEQUENCE_RNN", "EXP",
+    "TOPK_V2", "SPLIT", "LOG_SOFTMAX", "DELEGATE", "BIDIRECTIONAL_SEQUENCE_LSTM", "CAST", "PRELU",
+    "MAXIMUM", "ARG_MAX", "MINIMUM", "LESS", "NEG", "PADV2", "GREATER", "GREATER_EQUAL",
+    "LESS_EQUAL", "SELECT", "SLICE", "SIN", "TRANSPOSE_CONV", "SPARSE_TO_DENSE", "TILE",
+    "EXPAND_DIMS", "EQUAL", "NOT_EQUAL", "LOG", "SUM", "SQRT", "RSQRT", "SHAPE", "POW", "ARG_MIN",
+    "FAKE_QUANT", "REDUCE_PROD", "REDUCE_MAX", "PACK", "LOGICAL_OR", "ONE_HOT", "LOGICAL_AND",
+    "LOGICAL_NOT", "UNPACK", "REDUCE_MIN", "FLOOR_DIV", "REDUCE_ANY", "SQUARE", "ZEROS_LIKE",
+    "FILL", "FLOOR_MOD", "RANGE", "RESIZE_NEAREST_NEIGHBOR", "LEAKY_RELU", "SQUARED_DIFFERENCE",
+    "MIRROR_PAD", "ABS", "SPLIT_V", "UNIQUE", "CEIL", "REVERSE_V2", "ADD_N", "GATHER_ND", "COS",
+    "WHERE", "RANK", "ELU", "REVERSE_SEQUENCE", "MATRIX_DIAG", "QUANTIZE", "MATRIX_SET_DIAG",
+    "ROUND", "HARD_SWISH", "IF", "WHILE", "NON_MAX_SUPPRESSION_V4", "NON_MAX_SUPPRESSION_V5",
+    "SCATTER_ND", "SELECT_V2", "DENSIFY", "SEGMENT_SUM", "BATCH_MATMUL",
+    "PLACEHOLDER_FOR_GREATER_OP_CODES", "CUMSUM", "CALL_ONCE", "BROADCAST_TO", "RFFT2D", "CONV_3D",
+    "IMAG", "REAL", "COMPLEX_ABS", "HASHTABLE", "HASHTABLE_FIND", "HASHTABLE_IMPORT",
+    "HASHTABLE_SIZE", "REDUCE_ALL", "CONV_3D_TRANSPOSE", "VAR_HANDLE", "READ_VARIABLE",
+    "ASSIGN_VARIABLE", "BROADCAST_ARGS", "RANDOM_STANDARD_NORMAL", "BUCKETIZE", "RANDOM_UNIFORM",
+    "MULTINOMIAL", "GELU", "DYNAMIC_UPDATE_SLICE", "RELU_0_TO_1", "UNSORTED_SEGMENT_PROD",
+    "UNSORTED_SEGMENT_MAX", "UNSORTED_SEGMENT_SUM", "ATAN2", "UNSORTED_SEGMENT_MIN", "SIGN",
+    "BITCAST", "BITWISE_XOR", "RIGHT_SHIFT", "STABLEHLO_LOGISTIC", "STABLEHLO_ADD",
+    "STABLEHLO_DIVIDE", "STABLEHLO_MULTIPLY", "STABLEHLO_MAXIMUM", "STABLEHLO_RESHAPE",
+    "STABLEHLO_CLAMP", "STABLEHLO_CONCATENATE", "STABLEHLO_BROADCAST_IN_DIM",
+    "STABLEHLO_CONVOLUTION", "STABLEHLO_SLICE", "STABLEHLO_CUSTOM_CALL", "STABLEHLO_REDUCE",
+    "STABLEHLO_ABS", "STABLEHLO_AND", "STABLEHLO_COSINE", "STABLEHLO_EXPONENTIAL",
+    "STABLEHLO_FLOOR", "STABLEHLO_LOG", "STABLEHLO_MINIMUM", "STABLEHLO_NEGATE", "STABLEHLO_OR",
+    "STABLEHLO_POWER", "STABLEHLO_REMAINDER", "STABLEHLO_RSQRT", "STABLEHLO_SELECT",
+    "STABLEHLO_SUBTRACT", "STABLEHLO_TANH", "STABLEHLO_SCATTER", "STABLEHLO_COMPARE",
+    "STABLEHLO_CONVERT", "STABLEHLO_DYNAMIC_SLICE", "STABLEHLO_DYNAMIC_UPDATE_SLICE",
+    "STABLEHLO_PAD", "STABLEHLO_IOTA", "STABLEHLO_DOT_GENERAL", "STABLEHLO_REDUCE_WINDOW",
+    "STABLEHLO_SORT", "STABLEHLO_WHILE", "STABLEHLO_GATHER", "STABLEHLO_TRANSPOSE", "DILATE",
+    "STABLEHLO_RNG_BIT_GENERATOR", "REDUCE_WINDOW",
+};
+constexpr int32_t kNumBuiltinNames = static_cast<int32_t>(std::size(kBuiltinNames));
+
+constexpr std::pair<OpKind, int32_t> kKindCodes[] = {
+    {OpKind::kConv2D, 3},
+    {OpKind::kDepthwiseConv2D, 4},
+    {OpKind::kTransposeConv, 67},
+    {OpKind::kFullyConnected, 9},
+    {OpKind::kBatchMatMul, 126},
+    {OpKind::kAdd, 0},
+    {OpKind::kSub, 41},
+    {OpKind::kMul, 18},
+    {OpKind::kDiv, 42},
+    {OpKind::kMaximum, 55},
+    {OpKind::kMinimum, 57},
+    {OpKind::kSquaredDifference, 99},
+    {OpKind::kMaxPool2D, 17},
+    {OpKind::kAveragePool2D, 1},
+    {OpKind::kMean, 40},
+    {OpKind::kSum, 74},
+    {OpKind::kReduceMax, 82},
+    {OpKind::kSoftmax, 25},
+    {OpKind::kLogistic, 14},
+    {OpKind::kTanh, 28},
+    {OpKind::kRelu, 19},
+    {OpKind::kRelu6, 21},
+    {OpKind::kReluN1To1, 20},
+    {OpKind::kLeakyRelu, 98},
+    {OpKind::kHardSwish, 117},
+    {OpKind::kPrelu, 54},
+    {OpKind::kExp, 47},
+    {OpKind::kLog, 73},
+    {OpKind::kSqrt, 75},
+    {OpKind::kRsqrt, 76},
+    {OpKind::kAbs, 101},
+    {OpKind::kNeg, 59},
+    {OpKind::kReshape, 22},
+    {OpKind::kSqueeze, 43},
+    {OpKind::kExpandDims, 70},
+    {OpKind::kTranspose, 39},
+    {OpKind::kPad, 34},
+    {OpKind::kPadV2, 60},
+    {OpKind::kConcatenation, 2},
+    {OpKind::kSplit, 49},
+    {OpKind::kSplitV, 102},
+    {OpKind::kStridedSlice, 45},
+    {OpKind::kSlice, 65},
+    {OpKind::kGather, 36},
+    {OpKind::kPack, 83},
+    {OpKind::kUnpack, 88},
+    {OpKind::kResizeNearestNeighbor, 97},
+    {OpKind::kResizeBilinear, 23},
+    {OpKind::kSpaceToDepth, 26},
+    {OpKind::kDepthToSpace, 5},
+    {OpKind::kArgMax, 56},
+    {OpKind::kArgMin, 79},
+    {OpKind::kQuantize, 114},
+    {OpKind::kDequantize, 6},
+    {OpKind::kSvdf, 27},
+    {OpKind::kUnidirectionalSequenceLstm, 44},
+};
+
+constexpr std::string_view kUnknownPrefix = "BUILTIN_";
+
+}  // namespace
+
+std::string_view BuiltinName(int32_t code) {
+  if (code < 0 || code >= kNumBuiltinNames) return {};
+  return kBuiltinNames[code];
+}
+
+int32_t BuiltinCodeFromName(std::string_view name) {
+  for (int32_t code = 0; code < kNumBuiltinNames; ++code) {
+    if (kBuiltinNames[code] == name) return code;
+  }
+  if (name.size() > kUnknownPrefix.size() && name.substr(0, kUnknownPrefix.size()) == kUnknownPrefix) {
+    int32_t code = 0;
+    const std::string_view digits = name.substr(kUnknownPrefix.size());
+    if (absl::SimpleAtoi(absl::string_view(digits.data(), digits.size()), &code) && code >= 0) {
+      return code;
+    }
+  }
+  return -1;
+}
+
+OpKind KindFromBuiltin(int32_t code) {
+  for (const auto& [kind, c] : kKindCodes) {
+    if (c == code) return kind;
+  }
+  return OpKind::kOpaque;
+}
+
+int32_t BuiltinFromKind(OpKind kind) {
+  for (const auto& [k, code] : kKindCodes) {
+    if (k == kind) return code;
+  }
+  return -1;
+}
+
+std::string OpaqueBuiltinName(int32_t code) {
+  const std::string_view known = BuiltinName(code);
+  if (!known.empty()) return std::string(known);
+  return absl::StrCat(std::string(kUnknownPrefix), code);
+}
+
+}  // namespace tflite
+}  // namespace mica

@@ -1,0 +1,639 @@
+// ValidateGraph: the semantic invariants every consumer of a Graph relies on.
+#include "validate.h"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "mica/base/status_macros.h"
+#include "mica/model/load.h"
+
+namespace mica {
+namespace internal {
+
+size_t AttrsIndexFor(OpKind kind) {
+  switch (kind) {
+    case OpKind::kConv2D: return kAttrIndex<Conv2DAttrs>;
+    case OpKind::kDepthwiseConv2D: return kAttrIndex<DepthwiseConv2DAttrs>;
+    case OpKind::kTransposeConv: return kAttrIndex<TransposeConvAttrs>;
+    case OpKind::kFullyConnected: return kAttrIndex<FullyConnectedAttrs>;
+    case OpKind::kBatchMatMul: return kAttrIndex<BatchMatMulAttrs>;
+    case OpKind::kAdd:
+    case OpKind::kSub:
+    case OpKind::kMul:
+    case OpKind::kDiv: return kAttrIndex<ElementwiseAttrs>;
+    case OpKind::kMaxPool2D:
+    case OpKind::kAveragePool2D: return kAttrIndex<Pool2DAttrs>;
+    case OpKind::kMean:
+    case OpKind::kSum:
+    case OpKind::kReduceMax: return kAttrIndex<ReduceAttrs>;
+    case OpKind::kSoftmax: return kAttrIndex<SoftmaxAttrs>;
+    case OpKind::kLeakyRelu: return kAttrIndex<LeakyReluAttrs>;
+    case OpKind::kReshape: return kAttrIndex<ReshapeAttrs>;
+    case OpKind::kSqueeze: return kAttrIndex<SqueezeAttrs>;
+    case OpKind::kConcatenation: return kAttrIndex<ConcatenationAttrs>;
+    case OpKind::kSplit:
+    case OpKind::kSplitV: return kAttrIndex<SplitAttrs>;
+    case OpKind::kStridedSlice: return kAttrIndex<StridedSliceAttrs>;
+    case OpKind::kPack:
+    case OpKind::kUnpack: return kAttrIndex<PackAttrs>;
+    case OpKind::kGather: return kAttrIndex<GatherAttrs>;
+    case OpKind::kResizeNearestNeighbor:
+    case OpKind::kResizeBilinear: return kAttrIndex<ResizeAttrs>;
+    case OpKind::kSpaceToDepth:
+    case OpKind::kDepthToSpace: return kAttrIndex<SpaceDepthAttrs>;
+    case OpKind::kArgMax:
+    case OpKind::kArgMin: return kAttrIndex<ArgMinMaxAttrs>;
+    case OpKind::kSvdf: return kAttrIndex<SvdfAttrs>;
+    case OpKind::kUnidirectionalSequenceLstm: return kAttrIndex<LstmAttrs>;
+    default: return 0;
+  }
+}
+
+bool IsKnownOpKind(OpKind kind) {
+  return static_cast<uint16_t>(kind) <= static_cast<uint16_t>(OpKind::kUnidirectionalSequenceLstm);
+}
+
+std::string QuoteForMessage(std::string_view s) {
+  constexpr size_t kMaxLen = 64;
+  std::string out = "'";
+  for (size_t i = 0; i < s.size() && i < kMaxLen; ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    out.push_back(c < 0x20 || c == 0x7f ? '?' : static_cast<char>(c));
+  }
+  if (s.size() > kMaxLen) out += "...";
+  out += "'";
+  return out;
+}
+
+std::string FilePrefix(const Graph& graph) {
+  return graph.source_path.empty() ? std::string() : absl::StrCat(graph.source_path, ": ");
+}
+
+}  // namespace internal
+
+namespace {
+
+using internal::QuoteForMessage;
+
+bool IsKnownDType(DType t) { return static_cast<uint8_t>(t) <= static_cast<uint8_t>(DType::kFloat16); }
+bool IsKnownPadding(Padding p) { return p == Padding::kSame || p == Padding::kValid; }
+bool IsKnownActivation(Activation a) {
+  return static_cast<uint8_t>(a) <= static_cast<uint8_t>(Activation::kSignBit);
+}
+
+std::string ShapeString(const std::vector<int32_t>& shape) {
+  return absl::StrCat("[", absl::StrJoin(shape, ","), "]");
+}
+
+// Arity rules: input/output counts (max -1 = unbounded) and which inputs may be absent (-1).
+struct Arity {
+  int min_in, max_in, min_out, max_out;
+};
+
+Arity ArityFor(OpKind kind) {
+  switch (kind) {
+    case OpKind::kOpaque: return {0, -1, 0, -1};
+    case OpKind::kConv2D:
+    case OpKind::kDepthwiseConv2D: return {2, 3, 1, 1};
+    case OpKind::kTransposeConv: return {3, 4, 1, 1};
+    case OpKind::kFullyConnected: return {2, 3, 1, 2};
+    case OpKind::kBatchMatMul:
+    case OpKind::kAdd:
+    case OpKind::kSub:
+    case OpKind::kMul:
+    case OpKind::kDiv:
+    case OpKind::kMaximum:
+    case OpKind::kMinimum:
+    case OpKind::kSquaredDifference:
+    case OpKind::kMean:
+    case OpKind::kSum:
+    case OpKind::kReduceMax:
+    case OpKind::kPrelu:
+    case OpKind::kExpandDims:
+    case OpKind::kTranspose:
+    case OpKind::kGather:
+    case OpKind::kResizeNearestNeighbor:
+    case OpKind::kResizeBilinear:
+    case OpKind::kArgMax:
+    case OpKind::kArgMin: return {2, 2, 1, 1};
+    case OpKind::kMaxPool2D:
+    case OpKind::kAveragePool2D:
+    case OpKind::kSoftmax:
+    case OpKind::kLogistic:
+    case OpKind::kTanh:
+    case OpKind::kRelu:
+    case OpKind::kRelu6:
+    case OpKind::kReluN1To1:
+    case OpKind::kLeakyRelu:
+    case OpKind::kHardSwish:
+    case OpKind::kExp:
+    case OpKind::kLog:
+    case OpKind::kSqrt:
+    case OpKind::kRsqrt:
+    case OpKind::kAbs:
+    case OpKind::kNeg:
+    case OpKind::kSqueeze:
+    case OpKind::kSpaceToDepth:
+    case OpKind::kDepthToSpace:
+    case OpKind::kQuantize:
+    case OpKind::kDequantize: return {1, 1, 1, 1};
+    case OpKind::kReshape: return {1, 2, 1, 1};
+    case OpKind::kPad:
+    case OpKind::kPadV2: return {2, 3, 1, 1};
+    case OpKind::kConcatenation: return {1, -1, 1, 1};
+    case OpKind::kSplit: return {2, 2, 1, -1};
+    case OpKind::kSplitV: return {3, 3, 1, -1};
+    case OpKind::kStridedSlice: return {4, 4, 1, 1};
+    case OpKind::kSlice: return {3, 3, 1, 1};
+    case OpKind::kPack: return {1, -1, 1, 1};
+    case OpKind::kUnpack: return {1, 1, 1, -1};
+    case OpKind::kSvdf: return {5, 5, 1, 1};
+    case OpKind::kUnidirectionalSequenceLstm: return {20, 24, 1, 1};
+  }
+  return {0, -1, 0, -1};
+}
+
+// Returns true when input `i` of an operator of `kind` may be absent (kNoTensor).
+bool InputIsOptional(OpKind kind, size_t i) {
+  switch (kind) {
+    case OpKind::kOpaque: return true;
+    case OpKind::kConv2D:
+    case OpKind::kDepthwiseConv2D:
+    case OpKind::kFullyConnected: return i == 2;
+    case OpKind::kTransposeConv: return i == 3;
+    case OpKind::kSvdf: return i == 3;
+    case OpKind::kUnidirectionalSequenceLstm:
+      // Required: input, input-to-{forget,cell,output} weights, recurrent-to-{forget,cell,
+      // output} weights, {forget,cell,output} gate biases, output and cell state.
+      return !(i == 0 || (i >= 2 && i <= 4) || (i >= 6 && i <= 8) || (i >= 13 && i <= 15) ||
+               i == 18 || i == 19);
+    default: return false;
+  }
+}
+
+class Validator {
+ public:
+  explicit Validator(const Graph& graph) : graph_(graph), file_(internal::FilePrefix(graph)) {}
+
+  absl::Status Run() {
+    if (graph_.subgraphs.empty()) return Error("model has no subgraphs");
+    for (size_t s = 0; s < graph_.subgraphs.size(); ++s) {
+      MICA_RETURN_IF_ERROR(CheckSubgraph(s, graph_.subgraphs[s]));
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  absl::Status Error(const std::string& what) const {
+    return absl::InvalidArgumentError(absl::StrCat(file_, what));
+  }
+
+  std::string TensorWhere(size_t s, size_t t) const {
+    const Subgraph& sg = graph_.subgraphs[s];
+    return absl::StrCat("subgraph ", s, ", tensor ", t, " (", QuoteForMessage(sg.tensors[t].name),
+                        "): ");
+  }
+
+  std::string OpWhere(size_t s, size_t o) const {
+    const Operator& op = graph_.subgraphs[s].ops[o];
+    const std::string_view name = internal::IsKnownOpKind(op.kind) ? op.name() : "INVALID_KIND";
+    return absl::StrCat("subgraph ", s, ", operator ", o, " (",
+                        op.kind == OpKind::kOpaque ? QuoteForMessage(name) : std::string(name),
+                        "): ");
+  }
+
+  absl::Status CheckTensor(size_t s, size_t t, const Tensor& tensor) const {
+    auto fail = [&](const std::string& what) { return Error(TensorWhere(s, t) + what); };
+    if (!IsKnownDType(tensor.dtype)) {
+      return fail(absl::StrCat("unknown dtype code ", static_cast<int>(tensor.dtype)));
+    }
+    if (tensor.shape.size() > internal::kMaxRank) {
+      return fail(absl::StrCat("rank ", tensor.shape.size(), " exceeds mica's limit of ",
+                               internal::kMaxRank));
+    }
+    uint64_t elements = 1;
+    for (size_t d = 0; d < tensor.shape.size(); ++d) {
+      const int32_t dim = tensor.shape[d];
+      if (dim < 0) {
+        return fail(absl::StrCat("dimension ", d, " of shape ", ShapeString(tensor.shape),
+                                 " is negative"));
+      }
+      elements *= static_cast<uint64_t>(dim);
+      if (elements > internal::kMaxTensorBytes) break;  // stays well inside uint64
+    }
+    const uint64_t bytes =
+        elements > internal::kMaxTensorBytes ? elements : DTypeBytes(tensor.dtype, elements);
+    if (bytes > internal::kMaxTensorBytes) {
+      return fail(absl::StrCat("shape ", ShapeString(tensor.shape), " of ",
+                               std::string(DTypeName(tensor.dtype)), " exceeds mica's limit of ",
+                               internal::kMaxTensorBytes, " bytes"));
+    }
+    if (!tensor.shape_signature.empty()) {
+      if (tensor.shape_signature.size() != tensor.shape.size()) {
+        return fail(absl::StrCat("shape signature ", ShapeString(tensor.shape_signature),
+                                 " has a different rank from shape ", ShapeString(tensor.shape)));
+      }
+      for (size_t d = 0; d < tensor.shape.size(); ++d) {
+        const int32_t sig = tensor.shape_signature[d];
+        if (sig != -1 && sig != tensor.shape[d]) {
+          return fail(absl::StrCat("shape signature ", ShapeString(tensor.shape_signature),
+                                   " disagrees with shape ", ShapeString(tensor.shape)));
+        }
+      }
+    }
+    if (tensor.is_constant() && tensor.data.size != bytes) {
+      return fail(absl::StrCat("constant data is ", tensor.data.size, " bytes but shape ",
+                               ShapeString(tensor.shape), " of ", std::string(DTypeName(tensor.dtype)),
+                               " needs ", bytes));
+    }
+    return CheckQuant(s, t, tensor);
+  }
+
+  absl::Status CheckQuant(size_t s, size_t t, const Tensor& tensor) const {
+    const Quantization& q = tensor.quant;
+    auto fail = [&](const std::string& what) {
+      return Error(TensorWhere(s, t) + "quantization: " + what);
+    };
+    if (q.scale.empty()) {
+      if (!q.zero_point.empty()) return fail("zero points given without scales");
+      return absl::OkStatus();
+    }
+    if (q.zero_point.size() != q.scale.size()) {
+      return fail(absl::StrCat(q.scale.size(), " scales but ", q.zero_point.size(),
+                               " zero points"));
+    }
+    const auto rank = static_cast<int64_t>(tensor.shape.size());
+    if (q.per_channel()) {
+      if (q.axis < 0 || q.axis >= rank) {
+        return fail(absl::StrCat("quantized axis ", q.axis, " is outside shape ",
+                                 ShapeString(tensor.shape)));
+      }
+      if (static_cast<size_t>(tensor.shape[q.axis]) != q.scale.size()) {
+        return fail(absl::StrCat(q.scale.size(), " scales along axis ", q.axis, " of shape ",
+                                 ShapeString(tensor.shape), " (needs ", tensor.shape[q.axis],
+                                 ")"));
+      }
+    } else if (q.axis < 0 || (q.axis > 0 && q.axis >= rank)) {
+      return fail(absl::StrCat("quantized axis ", q.axis, " is outside shape ",
+                               ShapeString(tensor.shape)));
+    }
+    int64_t zp_min = std::numeric_limits<int64_t>::min();
+    int64_t zp_max = std::numeric_limits<int64_t>::max();
+    switch (tensor.dtype) {
+      case DType::kInt8: zp_min = -128, zp_max = 127; break;
+      case DType::kUInt8: zp_min = 0, zp_max = 255; break;
+      case DType::kInt16: zp_min = -32768, zp_max = 32767; break;
+      case DType::kInt4: zp_min = -8, zp_max = 7; break;
+      default: break;
+    }
+    for (size_t i = 0; i < q.scale.size(); ++i) {
+      if (!std::isfinite(q.scale[i]) || q.scale[i] < 0.0f) {
+        return fail(absl::StrCat("scale ", i, " is ", q.scale[i],
+                                 "; must be finite and non-negative"));
+      }
+      if (q.zero_point[i] < zp_min || q.zero_point[i] > zp_max) {
+        return fail(absl::StrCat("zero point ", i, " is ", q.zero_point[i], ", outside the ",
+                                 std::string(DTypeName(tensor.dtype)), " range"));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // The tensor `op` reads or writes at `index`, or null when absent or out of range.
+  const Tensor* In(const Subgraph& sg, const Operator& op, size_t i) const {
+    if (i >= op.inputs.size() || op.inputs[i] < 0) return nullptr;
+    return &sg.tensors[op.inputs[i]];
+  }
+
+  absl::Status CheckAttrs(size_t s, size_t o) const {
+    const Subgraph& sg = graph_.subgraphs[s];
+    const Operator& op = sg.ops[o];
+    auto fail = [&](const std::string& what) { return Error(OpWhere(s, o) + what); };
+    auto at_least = [&](const char* name, int64_t v, int64_t min) -> absl::Status {
+      if (v < min) return fail(absl::StrCat(name, " is ", v, "; must be >= ", min));
+      return absl::OkStatus();
+    };
+    auto rank_is = [&](const char* role, const Tensor* t, size_t rank) -> absl::Status {
+      if (t != nullptr && t->shape.size() != rank) {
+        return fail(absl::StrCat(role, " has shape ", ShapeString(t->shape), "; must be rank ",
+                                 rank));
+      }
+      return absl::OkStatus();
+    };
+    auto activation_ok = [&](Activation a) -> absl::Status {
+      if (!IsKnownActivation(a)) {
+        return fail(absl::StrCat("unknown fused activation code ", static_cast<int>(a)));
+      }
+      return absl::OkStatus();
+    };
+    auto padding_ok = [&](Padding p) -> absl::Status {
+      if (!IsKnownPadding(p)) {
+        return fail(absl::StrCat("unknown padding code ", static_cast<int>(p)));
+      }
+      return absl::OkStatus();
+    };
+    auto axis_in = [&](const char* name, int64_t axis, int64_t rank) -> absl::Status {
+      if (axis < -rank || axis >= std::max<int64_t>(rank, 1)) {
+        return fail(absl::StrCat(name, " ", axis, " is outside [", -rank, ", ", rank, ")"));
+      }
+      return absl::OkStatus();
+    };
+    const Tensor* in0 = In(sg, op, 0);
+    const Tensor* in1 = In(sg, op, 1);
+    const Tensor* out0 = op.outputs.empty() ? nullptr : &sg.tensors[op.outputs[0]];
+
+    switch (op.kind) {
+      case OpKind::kConv2D: {
+        const auto& a = op.Attrs<Conv2DAttrs>();
+        MICA_RETURN_IF_ERROR(padding_ok(a.padding));
+        MICA_RETURN_IF_ERROR(activation_ok(a.activation));
+        MICA_RETURN_IF_ERROR(at_least("stride_w", a.stride_w, 1));
+        MICA_RETURN_IF_ERROR(at_least("stride_h", a.stride_h, 1));
+        MICA_RETURN_IF_ERROR(at_least("dilation_w", a.dilation_w, 1));
+        MICA_RETURN_IF_ERROR(at_least("dilation_h", a.dilation_h, 1));
+        MICA_RETURN_IF_ERROR(rank_is("input", in0, 4));
+        MICA_RETURN_IF_ERROR(rank_is("filter", in1, 4));
+        MICA_RETURN_IF_ERROR(rank_is("output", out0, 4));
+        if (in0 && in1) {
+          const int32_t filter_in = in1->shape[3];
+          if (filter_in <= 0 || in0->shape[3] % filter_in != 0) {
+            return fail(absl::StrCat("input ", ShapeString(in0->shape),
+                                     " channels are not a multiple of filter ",
+                                     ShapeString(in1->shape), " input channels"));
+          }
+        }
+        break;
+      }
+      case OpKind::kDepthwiseConv2D: {
+        const auto& a = op.Attrs<DepthwiseConv2DAttrs>();
+        MICA_RETURN_IF_ERROR(padding_ok(a.padding));
+        MICA_RETURN_IF_ERROR(activation_ok(a.activation));
+        MICA_RETURN_IF_ERROR(at_least("stride_w", a.stride_w, 1));
+        MICA_RETURN_IF_ERROR(at_least("stride_h", a.stride_h, 1));
+        MICA_RETURN_IF_ERROR(at_least("dilation_w", a.dilation_w, 1));
+        MICA_RETURN_IF_ERROR(at_least("dilation_h", a.dilation_h, 1));
+        // TFLite derives the multiplier from the shapes; old converters wrote 0 here.
+        MICA_RETURN_IF_ERROR(at_least("depth_multiplier", a.depth_multiplier, 0));
+        MICA_RETURN_IF_ERROR(rank_is("input", in0, 4));
+        MICA_RETURN_IF_ERROR(rank_is("filter", in1, 4));
+        MICA_RETURN_IF_ERROR(rank_is("output", out0, 4));
+        break;
+      }
+      case OpKind::kTransposeConv: {
+        const auto& a = op.Attrs<TransposeConvAttrs>();
+        MICA_RETURN_IF_ERROR(padding_ok(a.padding));
+        MICA_RETURN_IF_ERROR(activation_ok(a.activation));
+        MICA_RETURN_IF_ERROR(at_least("stride_w", a.stride_w, 1));
+        MICA_RETURN_IF_ERROR(at_least("stride_h", a.stride_h, 1));
+        MICA_RETURN_IF_ERROR(rank_is("filter", in1, 4));
+        MICA_RETURN_IF_ERROR(rank_is("input", In(sg, op, 2), 4));
+        break;
+      }
+      case OpKind::kFullyConnected: {
+        MICA_RETURN_IF_ERROR(activation_ok(op.Attrs<FullyConnectedAttrs>().activation));
+        MICA_RETURN_IF_ERROR(rank_is("weights", in1, 2));
+        break;
+      }
+      case OpKind::kAdd:
+      case OpKind::kSub:
+      case OpKind::kMul:
+      case OpKind::kDiv:
+        MICA_RETURN_IF_ERROR(activation_ok(op.Attrs<ElementwiseAttrs>().activation));
+        break;
+      case OpKind::kMaxPool2D:
+      case OpKind::kAveragePool2D: {
+        const auto& a = op.Attrs<Pool2DAttrs>();
+        MICA_RETURN_IF_ERROR(padding_ok(a.padding));
+        MICA_RETURN_IF_ERROR(activation_ok(a.activation));
+        MICA_RETURN_IF_ERROR(at_least("stride_w", a.stride_w, 1));
+        MICA_RETURN_IF_ERROR(at_least("stride_h", a.stride_h, 1));
+        MICA_RETURN_IF_ERROR(at_least("filter_w", a.filter_w, 1));
+        MICA_RETURN_IF_ERROR(at_least("filter_h", a.filter_h, 1));
+        MICA_RETURN_IF_ERROR(rank_is("input", in0, 4));
+        MICA_RETURN_IF_ERROR(rank_is("output", out0, 4));
+        break;
+      }
+      case OpKind::kSoftmax:
+        if (!std::isfinite(op.Attrs<SoftmaxAttrs>().beta)) return fail("beta is not finite");
+        break;
+      case OpKind::kLeakyRelu:
+        if (!std::isfinite(op.Attrs<LeakyReluAttrs>().alpha)) return fail("alpha is not finite");
+        break;
+      case OpKind::kReshape:
+        for (int32_t d : op.Attrs<ReshapeAttrs>().new_shape) {
+          if (d < -1) return fail(absl::StrCat("new_shape has dimension ", d));
+        }
+        break;
+      case OpKind::kSqueeze:
+        if (in0) {
+          for (int32_t d : op.Attrs<SqueezeAttrs>().squeeze_dims) {
+            MICA_RETURN_IF_ERROR(axis_in("squeeze dim", d, in0->shape.size()));
+          }
+        }
+        break;
+      case OpKind::kConcatenation: {
+        const auto& a = op.Attrs<ConcatenationAttrs>();
+        MICA_RETURN_IF_ERROR(activation_ok(a.activation));
+        if (out0) MICA_RETURN_IF_ERROR(axis_in("axis", a.axis, out0->shape.size()));
+        break;
+      }
+      case OpKind::kSplit:
+      case OpKind::kSplitV: {
+        const auto& a = op.Attrs<SplitAttrs>();
+        MICA_RETURN_IF_ERROR(at_least("num_splits", a.num_splits, 1));
+        if (static_cast<size_t>(a.num_splits) != op.outputs.size()) {
+          return fail(absl::StrCat("num_splits is ", a.num_splits, " but there are ",
+                                   op.outputs.size(), " outputs"));
+        }
+        break;
+      }
+      case OpKind::kPack:
+      case OpKind::kUnpack: {
+        const auto& a = op.Attrs<PackAttrs>();
+        const size_t n = op.kind == OpKind::kPack ? op.inputs.size() : op.outputs.size();
+        if (a.values_count < 1 || static_cast<size_t>(a.values_count) != n) {
+          return fail(absl::StrCat("values_count is ", a.values_count, " but there are ", n,
+                                   op.kind == OpKind::kPack ? " inputs" : " outputs"));
+        }
+        if (in0) {
+          const int64_t rank = static_cast<int64_t>(in0->shape.size()) +
+                               (op.kind == OpKind::kPack ? 1 : 0);
+          MICA_RETURN_IF_ERROR(axis_in("axis", a.axis, rank));
+        }
+        break;
+      }
+      case OpKind::kGather: {
+        const auto& a = op.Attrs<GatherAttrs>();
+        if (in0) MICA_RETURN_IF_ERROR(axis_in("axis", a.axis, in0->shape.size()));
+        break;
+      }
+      case OpKind::kSpaceToDepth:
+      case OpKind::kDepthToSpace:
+        MICA_RETURN_IF_ERROR(at_least("block_size", op.Attrs<SpaceDepthAttrs>().block_size, 1));
+        break;
+      case OpKind::kArgMax:
+      case OpKind::kArgMin: {
+        const DType t = op.Attrs<ArgMinMaxAttrs>().output_type;
+        if (t != DType::kInt32 && t != DType::kInt64) {
+          return fail(absl::StrCat("output_type must be int32 or int64, not ",
+                                   IsKnownDType(t) ? std::string(DTypeName(t)) : std::string("unknown")));
+        }
+        break;
+      }
+      case OpKind::kSvdf: {
+        const auto& a = op.Attrs<SvdfAttrs>();
+        MICA_RETURN_IF_ERROR(activation_ok(a.activation));
+        MICA_RETURN_IF_ERROR(at_least("rank", a.rank, 1));
+        MICA_RETURN_IF_ERROR(rank_is("feature weights", in1, 2));
+        if (in1 && in1->shape[0] % a.rank != 0) {
+          return fail(absl::StrCat("feature weights ", ShapeString(in1->shape),
+                                   " filters are not a multiple of rank ", a.rank));
+        }
+        break;
+      }
+      case OpKind::kUnidirectionalSequenceLstm: {
+        const auto& a = op.Attrs<LstmAttrs>();
+        MICA_RETURN_IF_ERROR(activation_ok(a.activation));
+        if (!std::isfinite(a.cell_clip) || a.cell_clip < 0) return fail("cell_clip is invalid");
+        if (!std::isfinite(a.proj_clip) || a.proj_clip < 0) return fail("proj_clip is invalid");
+        break;
+      }
+      default: break;
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status CheckOp(size_t s, size_t o, std::vector<uint8_t>& available,
+                       std::vector<uint8_t>& produced) const {
+    const Subgraph& sg = graph_.subgraphs[s];
+    const Operator& op = sg.ops[o];
+    auto fail = [&](const std::string& what) { return Error(OpWhere(s, o) + what); };
+    if (!internal::IsKnownOpKind(op.kind)) {
+      return fail(absl::StrCat("unknown operator kind ", static_cast<int>(op.kind)));
+    }
+    if (op.kind == OpKind::kOpaque && op.opaque_name.empty()) {
+      return fail("opaque operator has no name");
+    }
+    const size_t want = internal::AttrsIndexFor(op.kind);
+    if (op.attrs.index() != want) {
+      return fail(absl::StrCat("attributes have the wrong type (variant index ",
+                               op.attrs.index(), ", expected ", want, ")"));
+    }
+    const Arity ar = ArityFor(op.kind);
+    const auto n_in = static_cast<int64_t>(op.inputs.size());
+    const auto n_out = static_cast<int64_t>(op.outputs.size());
+    if (n_in < ar.min_in || (ar.max_in >= 0 && n_in > ar.max_in)) {
+      return fail(absl::StrCat("has ", n_in, " inputs; expects ", ar.min_in,
+                               ar.max_in == ar.min_in ? ""
+                               : ar.max_in < 0        ? " or more"
+                                                      : absl::StrCat(" to ", ar.max_in)));
+    }
+    if (n_out < ar.min_out || (ar.max_out >= 0 && n_out > ar.max_out)) {
+      return fail(absl::StrCat("has ", n_out, " outputs; expects ", ar.min_out,
+                               ar.max_out == ar.min_out ? ""
+                               : ar.max_out < 0         ? " or more"
+                                                        : absl::StrCat(" to ", ar.max_out)));
+    }
+    const auto n_tensors = static_cast<int64_t>(sg.tensors.size());
+    for (size_t i = 0; i < op.inputs.size(); ++i) {
+      const int32_t t = op.inputs[i];
+      if (t == kNoTensor) {
+        if (!InputIsOptional(op.kind, i)) {
+          return fail(absl::StrCat("required input ", i, " is absent"));
+        }
+        continue;
+      }
+      if (t < 0 || t >= n_tensors) {
+        return fail(absl::StrCat("input ", i, " refers to tensor ", t, "; the subgraph has ",
+                                 n_tensors));
+      }
+      if (!available[t]) {
+        return fail(absl::StrCat("input ", i, " reads tensor ", t, " (",
+                                 QuoteForMessage(sg.tensors[t].name),
+                                 ") before any operator produces it (cycle or missing producer)"));
+      }
+    }
+    for (size_t i = 0; i < op.intermediates.size(); ++i) {
+      const int32_t t = op.intermediates[i];
+      if (t < 0 || t >= n_tensors) {
+        return fail(absl::StrCat("intermediate ", i, " refers to tensor ", t,
+                                 "; the subgraph has ", n_tensors));
+      }
+    }
+    for (size_t i = 0; i < op.outputs.size(); ++i) {
+      const int32_t t = op.outputs[i];
+      if (t < 0 || t >= n_tensors) {
+        return fail(absl::StrCat("output ", i, " refers to tensor ", t, "; the subgraph has ",
+                                 n_tensors));
+      }
+      const Tensor& tensor = sg.tensors[t];
+      if (produced[t]) {
+        return fail(absl::StrCat("output ", i, " writes tensor ", t, " (",
+                                 QuoteForMessage(tensor.name), ") which is already produced"));
+      }
+      if (tensor.is_constant()) {
+        return fail(absl::StrCat("output ", i, " writes constant tensor ", t, " (",
+                                 QuoteForMessage(tensor.name), ")"));
+      }
+      produced[t] = 1;
+    }
+    MICA_RETURN_IF_ERROR(CheckAttrs(s, o));
+    for (int32_t t : op.outputs) available[t] = 1;
+    return absl::OkStatus();
+  }
+
+  absl::Status CheckSubgraph(size_t s, const Subgraph& sg) const {
+    const auto n_tensors = static_cast<int64_t>(sg.tensors.size());
+    for (size_t t = 0; t < sg.tensors.size(); ++t) {
+      MICA_RETURN_IF_ERROR(CheckTensor(s, t, sg.tensors[t]));
+    }
+    // Tensors readable before any operator runs: graph inputs, constants, state variables,
+    // and zero-element tensors (which hold nothing to read).
+    std::vector<uint8_t> available(sg.tensors.size(), 0);
+    std::vector<uint8_t> produced(sg.tensors.size(), 0);
+    for (size_t t = 0; t < sg.tensors.size(); ++t) {
+      const Tensor& tensor = sg.tensors[t];
+      available[t] = tensor.is_constant() || tensor.is_variable || tensor.num_elements() == 0;
+    }
+    for (size_t i = 0; i < sg.inputs.size(); ++i) {
+      const int32_t t = sg.inputs[i];
+      if (t < 0 || t >= n_tensors) {
+        return Error(absl::StrCat("subgraph ", s, ": input ", i, " refers to tensor ", t,
+                                  "; the subgraph has ", n_tensors));
+      }
+      available[t] = 1;
+      produced[t] = 1;  // an operator writing a graph input would be a second producer
+    }
+    for (size_t o = 0; o < sg.ops.size(); ++o) {
+      MICA_RETURN_IF_ERROR(CheckOp(s, o, available, produced));
+    }
+    for (size_t i = 0; i < sg.outputs.size(); ++i) {
+      const int32_t t = sg.outputs[i];
+      if (t < 0 || t >= n_tensors) {
+        return Error(absl::StrCat("subgraph ", s, ": output ", i, " refers to tensor ", t,
+                                  "; the subgraph has ", n_tensors));
+      }
+      if (!available[t]) {
+        return Error(absl::StrCat("subgraph ", s, ": output ", i, " is tensor ", t, " (",
+                                  QuoteForMessage(sg.tensors[t].name),
+                                  ") which no operator produces"));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  const Graph& graph_;
+  const std::string file_;
+};
+
+}  // namespace
+
+absl::Status ValidateGraph(const Graph& graph) { return Validator(graph).Run(); }
+
+}  // namespace mica
