@@ -1,0 +1,81 @@
+// DepthwiseConv, MVE (Helium) body. Depth multiplier 1: four channels per vector, int8
+// loads widened to int32 lanes (VLDRB.S32), offset added, multiplied and accumulated per lane;
+// tails predicated with VCTP32. Other depth multipliers use the scalar body.
+#include "depthwise_conv_internal.h"
+#include "internal/mve_helpers.h"
+#include "internal/requantize.h"
+
+#if MICA_KERNELS_BUILD_MVE
+
+namespace mica {
+namespace kernels {
+namespace internal {
+namespace {
+
+void DepthwiseMult1(const DepthwiseConvParams& p, const PerChannelRequant& q, const int8_t* input,
+                    const int8_t* filter, const int32_t* bias, int8_t* out) {
+  const int32_t in_h = p.input.h, in_w = p.input.w, c_count = p.input.c;
+  const int32_t k_w = p.filter.w;
+  const int32x4_t off = vdupq_n_s32(p.input_offset);
+  for (int32_t b = 0; b < p.input.n; ++b) {
+    const int8_t* image = input + static_cast<ptrdiff_t>(b) * in_h * in_w * c_count;
+    for (int32_t oy = 0; oy < p.output.h; ++oy) {
+      const int32_t y0 = oy * p.stride.h - p.padding.h;
+      int32_t ky_lo, ky_hi;
+      TapRange(y0, p.filter.h, p.dilation.h, in_h, &ky_lo, &ky_hi);
+      for (int32_t ox = 0; ox < p.output.w; ++ox) {
+        const int32_t x0 = ox * p.stride.w - p.padding.w;
+        int32_t kx_lo, kx_hi;
+        TapRange(x0, k_w, p.dilation.w, in_w, &kx_lo, &kx_hi);
+        for (int32_t c = 0; c < c_count; c += 4) {
+          const mve_pred16_t pred = vctp32q(static_cast<uint32_t>(c_count - c));
+          int32x4_t acc = vdupq_n_s32(0);
+          for (int32_t ky = ky_lo; ky < ky_hi; ++ky) {
+            const int8_t* row =
+                image + static_cast<ptrdiff_t>(y0 + ky * p.dilation.h) * in_w * c_count + c;
+            const int8_t* f_row = filter + static_cast<ptrdiff_t>(ky) * k_w * c_count + c;
+            for (int32_t kx = kx_lo; kx < kx_hi; ++kx) {
+              const int32x4_t x = vaddq_s32(
+                  vldrbq_z_s32(row + static_cast<ptrdiff_t>(x0 + kx * p.dilation.w) * c_count,
+                               pred),
+                  off);
+              const int32x4_t w = vldrbq_z_s32(f_row + kx * c_count, pred);
+              acc = vaddq_s32(acc, vmulq_s32(x, w));
+            }
+          }
+          int32_t lanes[4];
+          vst1q_s32(lanes, acc);
+          const int32_t n = c_count - c < 4 ? c_count - c : 4;
+          for (int32_t i = 0; i < n; ++i) {
+            int32_t a = lanes[i];
+            if (bias != nullptr) a += bias[c + i];
+            const int32_t v = MultiplyByQuantizedMultiplier(a, q.multiplier[c + i], q.shift[c + i]) +
+                              p.output_offset;
+            *out++ = static_cast<int8_t>(Clamp(v, p.activation.min, p.activation.max));
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+KernelStatus DepthwiseConvMve(const DepthwiseConvParams& params, const PerChannelRequant& quant,
+                              const int8_t* input, const int8_t* filter, const int32_t* bias,
+                              int8_t* output, Scratch scratch) {
+  const KernelStatus st = CheckDepthwiseConv(params, quant, input, filter, output, scratch,
+                                             DepthwiseConvScratchBytes(params, Isa::kMve), false);
+  if (st != KernelStatus::kOk) return st;
+  if (params.depth_multiplier != 1) {
+    return DepthwiseConvScalar(params, quant, input, filter, bias, output, scratch);
+  }
+  DepthwiseMult1(params, quant, input, filter, bias, output);
+  return KernelStatus::kOk;
+}
+
+}  // namespace internal
+}  // namespace kernels
+}  // namespace mica
+
+#endif  // MICA_KERNELS_BUILD_MVE
