@@ -26,16 +26,23 @@ constexpr double ConstexprExpNeg(double x) {
   return sum;
 }
 
-// TFLite's combined sigmoid / tanh table: round(65536 * sigmoid(i / 24)), i = 0..255, in
-// 0.16 fixed point (generated here rather than stored).
+// TFLite's combined sigmoid / tanh table, 0.16 fixed point, generated here rather than stored:
+// entry i is sigmoid(i / 24) * 65536 corrected by half the midpoint error of linear
+// interpolation (second difference / 16), rounded; this reproduces TFLite's published values.
 struct SigmoidTable {
   uint16_t v[256];
 };
+constexpr double ConstexprSigmoid(double x) {
+  return x >= 0 ? 1.0 / (1.0 + ConstexprExpNeg(-x)) : 1.0 - 1.0 / (1.0 + ConstexprExpNeg(x));
+}
 constexpr SigmoidTable MakeSigmoidTable() {
   SigmoidTable t{};
   for (int i = 0; i < 256; ++i) {
-    const double s = 65536.0 / (1.0 + ConstexprExpNeg(-i / 24.0));
-    const double r = static_cast<double>(static_cast<int64_t>(s + 0.5));
+    const double f0 = ConstexprSigmoid((i - 1) / 24.0);
+    const double f1 = ConstexprSigmoid(i / 24.0);
+    const double f2 = ConstexprSigmoid((i + 1) / 24.0);
+    const double v = 65536.0 * (f1 - (f0 - 2 * f1 + f2) / 16.0);
+    const double r = static_cast<double>(static_cast<int64_t>(v + 0.5));
     t.v[i] = static_cast<uint16_t>(r > 65535.0 ? 65535.0 : r);
   }
   return t;
