@@ -43,6 +43,7 @@ struct OpEstimate {
   double total_cycles = 0;       // the op's cost as it adds to the total
   Bottleneck bottleneck = Bottleneck::kCompute;
   std::string kernel;            // Cortex-M: the kernel variant that would run ("conv_s8/mve")
+  std::vector<std::string> notes;  // cost-model remarks (soft-float, uncalibrated formula, ...)
 };
 
 struct Estimate {
@@ -62,6 +63,11 @@ struct Estimate {
   int64_t scratch_bytes = 0;          // largest kernel scratch (Cortex-M)
   int64_t code_bytes = 0;             // Cortex-M: kernel code size estimate
   int32_t npu_ops = 0, cpu_ops = 0;
+  // Ethos-U profiles: cycles of the CPU-placed ops on the host CPU, in host-CPU cycles at
+  // host_clock_hz (cpu_cycles holds the same time in the profile's clock).
+  double host_cpu_cycles = 0;
+  double host_clock_hz = 0;
+  std::vector<std::string> notes;     // model-level remarks (e.g. what the estimate assumes)
 
   double seconds() const { return clock_hz > 0 ? total_cycles / clock_hz : 0; }
 };

@@ -63,6 +63,7 @@ struct EthosUConfig {
   int32_t macs = 256;  // MACs per cycle: 32/64/128/256 (U55), 256/512 (U65), 128..2048 (U85)
   SystemConfig system;
   MemoryMode memory_mode;
+  std::string platform;  // reference platform for display, e.g. "Corstone-300"
 };
 
 // A Cortex-M CPU and the memories its firmware lives in.
@@ -84,6 +85,7 @@ struct TargetProfile {
   TargetKind kind = TargetKind::kEthosU;
   EthosUConfig ethos_u;       // when kind == kEthosU
   CortexMConfig cortex_m;     // the CPU (the host CPU of an Ethos-U system)
+  std::string origin;         // where the profile came from (built-in file or user path)
 
   // Returns the clock that converts this profile's cycles to seconds.
   double clock_hz() const {
@@ -98,8 +100,29 @@ std::vector<std::string> BuiltinTargetNames();
 absl::StatusOr<TargetProfile> FindTargetProfile(const std::string& name);
 
 // Parses a profile from protobuf text format (the schema in libestimate/src/target.proto).
+// `origin` (a file name) prefixes error messages, which also name the offending field or the
+// line and column of a syntax error. A profile may start from a built-in one (`base:`).
 absl::StatusOr<TargetProfile> ParseTargetProfile(const std::string& text,
                                                  const std::string& origin);
+
+// Reads and parses a user profile file (--target-config). Errors name the file and the field.
+absl::StatusOr<TargetProfile> LoadTargetProfileFile(const std::string& path);
+
+// Returns every built-in profile, in display order.
+std::vector<TargetProfile> BuiltinTargets();
+
+// Replaces an Ethos-U profile's system configuration and/or memory mode with Vela's named ones
+// (vela.ini names such as "Ethos_U55_Deep_Embedded", "Sram_Only"; empty keeps the current one)
+// and re-validates it. InvalidArgument for a Cortex-M profile or an invalid combination (e.g.
+// feature maps in flash), NotFound (listing valid names) for an unknown name.
+absl::Status SetVelaConfig(TargetProfile* profile, const std::string& system_config,
+                           const std::string& memory_mode);
+
+// Returns "u55", "u65" or "u85".
+const char* EthosUFamilyName(EthosUFamily f);
+
+// Returns the names of the Cortex-M CPUs mica models ("cortex-m0", ..., "cortex-m85").
+std::vector<std::string> CortexMCpuNames();
 
 }  // namespace estimate
 }  // namespace mica

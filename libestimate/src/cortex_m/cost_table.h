@@ -1,0 +1,46 @@
+// Per-variant constants of the Cortex-M cost model (instructions), see mica/estimate/cortex_m.h.
+#ifndef MICA_ESTIMATE_SRC_CORTEX_M_COST_TABLE_H_
+#define MICA_ESTIMATE_SRC_CORTEX_M_COST_TABLE_H_
+
+#include "mica/kernels/types.h"
+
+namespace mica {
+namespace estimate {
+namespace cortex_m {
+
+struct VariantCosts {
+  double call;                                // call, argument checks, setup
+  double conv_mac, conv_col, conv_out;        // im2col + matmul convolution
+  double conv1_mac, conv1_out;                // 1x1 convolution without im2col
+  double dw_mac, dw_out, dw_tap;              // depthwise
+  double fc_mac, fc_out;                      // fully connected / matmul
+  double add_elem, mul_elem;                  // elementwise binary with requantization
+  double avg_out, avg_row, avg_elem;          // average pool
+  double mp_tap, mp_pix, mp_out, mp_elem;     // max pool
+  double sm_row, sm_cheap, sm_exp;            // softmax
+  double copy_byte, copy_row;                 // data movement
+  double unary_elem;                          // clamps (ReLU family), abs, neg
+  double lut_elem;                            // fixed-point transcendental (logistic, tanh, ...)
+  double other_elem;                          // other reference elementwise (min, max, ...)
+};
+
+// Returns the constants for `isa`.
+const VariantCosts& CostsFor(kernels::Isa isa);
+
+// Float32 reference kernels: instructions per MAC / element / transcendental element, with and
+// without a hardware FPU (soft-float library calls).
+struct FloatCosts {
+  double mac, elem, transcendental;
+};
+const FloatCosts& FloatCostsFor(bool has_fpu);
+
+// int16 kernels cost this factor times the int8 formula.
+inline constexpr double kInt16Factor = 1.3;
+// Armv6-M (cortex-m0) executes this many instructions per Armv7-M instruction of scalar code.
+inline constexpr double kArmv6mFactor = 1.6;
+
+}  // namespace cortex_m
+}  // namespace estimate
+}  // namespace mica
+
+#endif  // MICA_ESTIMATE_SRC_CORTEX_M_COST_TABLE_H_

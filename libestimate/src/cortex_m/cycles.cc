@@ -1,0 +1,510 @@
+// Cortex-M per-operator cost: kernel work from the graph, then the formulas of cortex_m.h.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "cortex_m/cost_table.h"
+#include "cortex_m/internal.h"
+#include "mica/base/status_macros.h"
+#include "mica/estimate/cortex_m.h"
+
+namespace mica {
+namespace estimate {
+
+using kernels::Isa;
+
+namespace {
+
+bool IsDataMovement(OpKind k) {
+  switch (k) {
+    case OpKind::kReshape: case OpKind::kSqueeze: case OpKind::kExpandDims:
+    case OpKind::kPad: case OpKind::kPadV2: case OpKind::kConcatenation:
+    case OpKind::kSplit: case OpKind::kSplitV: case OpKind::kStridedSlice:
+    case OpKind::kSlice: case OpKind::kGather: case OpKind::kPack: case OpKind::kUnpack:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Per-element cost class of the remaining elementwise/unary operators.
+enum class ElemClass { kUnary, kLut, kOther, kIndex };
+
+ElemClass ElementClass(OpKind k) {
+  switch (k) {
+    case OpKind::kRelu: case OpKind::kRelu6: case OpKind::kReluN1To1: case OpKind::kAbs:
+    case OpKind::kNeg:
+      return ElemClass::kUnary;
+    case OpKind::kLogistic: case OpKind::kTanh: case OpKind::kHardSwish: case OpKind::kExp:
+    case OpKind::kLog: case OpKind::kSqrt: case OpKind::kRsqrt: case OpKind::kDiv:
+      return ElemClass::kLut;
+    case OpKind::kTranspose: case OpKind::kResizeNearestNeighbor: case OpKind::kSpaceToDepth:
+    case OpKind::kDepthToSpace:
+      return ElemClass::kIndex;
+    default:
+      return ElemClass::kOther;
+  }
+}
+
+bool Transcendental(OpKind k) {
+  return k == OpKind::kLogistic || k == OpKind::kTanh || k == OpKind::kExp ||
+         k == OpKind::kLog || k == OpKind::kSoftmax || k == OpKind::kSqrt ||
+         k == OpKind::kRsqrt || k == OpKind::kHardSwish;
+}
+
+std::string LowerName(OpKind k) { return absl::AsciiStrToLower(std::string(OpKindName(k))); }
+
+// Bytes per weight load and how many outputs share one load, for flash wait states.
+double WeightLoadsPerMac(OpKind k, Isa isa) {
+  double bytes = isa == Isa::kMve ? 16 : isa == Isa::kDsp ? 4 : 1;
+  double reuse = 1;
+  if (k == OpKind::kConv2D || k == OpKind::kTransposeConv) reuse = isa == Isa::kMve ? 4 : 2;
+  return 1.0 / (bytes * reuse);
+}
+
+}  // namespace
+
+Isa CortexMVariant(const CortexMConfig& cpu) {
+  if (cpu.has_mve) return Isa::kMve;
+  if (cpu.has_dsp) return Isa::kDsp;
+  return Isa::kScalar;
+}
+
+double CortexMCodeFactor(const CortexMConfig& cpu) {
+  return cpu.cpu == "cortex-m0" ? cortex_m::kArmv6mFactor : 1.0;
+}
+
+CortexMOpCost CortexMKernelCost(const CortexMWork& w, Isa isa, const CortexMConfig& cpu) {
+  const cortex_m::VariantCosts& c = cortex_m::CostsFor(isa);
+  CortexMOpCost r;
+  r.isa = isa;
+  const std::string suffix = absl::StrCat("/", kernels::IsaName(isa));
+  const bool is_float = w.dtype == DType::kFloat32 || w.dtype == DType::kFloat16;
+  const bool is_s16 = w.dtype == DType::kInt16;
+  const std::string type_tag = is_float ? "f32" : is_s16 ? "s16" : "s8";
+
+  const double n = std::max(1, w.batch);
+  const double pixels = n * w.out_h * w.out_w;           // P
+  const double taps = static_cast<double>(w.k_h) * w.k_w;  // T
+  const double outputs = pixels * w.out_c;               // O
+  const double elements = w.elements > 0 ? double(w.elements) : outputs;
+  double macs = double(w.macs);
+  double instr = c.call;
+
+  switch (w.kind) {
+    case OpKind::kConv2D: {
+      const double k = taps * w.in_c;
+      macs = outputs * k;
+      bool one_by_one = w.k_h == 1 && w.k_w == 1 && w.stride_h == 1 && w.stride_w == 1 &&
+                        w.pad_h == 0 && w.pad_w == 0;
+      if (one_by_one) {
+        r.kernel = absl::StrCat("arm_convolve_1x1_", type_tag, "_fast");
+        instr += c.conv1_mac * macs + c.conv1_out * outputs;
+      } else {
+        r.kernel = absl::StrCat("arm_convolve_", type_tag);
+        instr += c.conv_mac * macs + c.conv_col * pixels * k + c.conv_out * outputs;
+      }
+      break;
+    }
+    case OpKind::kTransposeConv: {
+      // Scatter form: every input pixel times the whole filter.
+      const double in_pixels = n * w.in_h * w.in_w;
+      macs = in_pixels * w.in_c * taps * w.out_c;
+      r.kernel = absl::StrCat("arm_transpose_conv_", type_tag);
+      instr += c.conv_mac * macs + c.conv_col * in_pixels * w.in_c + c.conv_out * outputs;
+      r.notes.push_back("transpose convolution: cost extrapolated from convolution (uncalibrated)");
+      break;
+    }
+    case OpKind::kDepthwiseConv2D: {
+      macs = outputs * taps;
+      bool three = w.k_h == 3 && w.k_w == 3 && w.depth_multiplier == 1 && w.pad_h <= 1 &&
+                   w.pad_w <= 1;
+      double factor = 1.0;
+      if (w.depth_multiplier != 1) {
+        r.kernel = absl::StrCat("arm_depthwise_conv_", type_tag);
+        factor = 2.0;  // the generic (unoptimised) kernel
+        r.notes.push_back("depthwise with channel multiplier > 1: generic kernel (uncalibrated)");
+      } else if (three && isa != Isa::kMve) {
+        r.kernel = absl::StrCat("arm_depthwise_conv_3x3_", type_tag);
+      } else {
+        r.kernel = absl::StrCat("arm_depthwise_conv_", type_tag, "_opt");
+      }
+      instr += factor * (c.dw_mac * macs + c.dw_out * outputs + c.dw_tap * pixels * taps);
+      break;
+    }
+    case OpKind::kFullyConnected:
+    case OpKind::kBatchMatMul:
+    case OpKind::kSvdf:
+    case OpKind::kUnidirectionalSequenceLstm: {
+      r.kernel = w.kind == OpKind::kFullyConnected
+                     ? absl::StrCat("arm_fully_connected_", type_tag)
+                 : w.kind == OpKind::kBatchMatMul ? absl::StrCat("arm_batch_matmul_", type_tag)
+                 : w.kind == OpKind::kSvdf        ? absl::StrCat("arm_svdf_", type_tag)
+                                                  : absl::StrCat("arm_lstm_unidirectional_",
+                                                                 type_tag);
+      instr += c.fc_mac * macs + c.fc_out * elements;
+      if (w.kind == OpKind::kSvdf || w.kind == OpKind::kUnidirectionalSequenceLstm) {
+        // Gates and state updates: a few requantized elementwise steps per output.
+        instr += 4 * c.mul_elem * elements;
+        r.notes.push_back("recurrent op: matmul formula plus gate arithmetic (uncalibrated)");
+      }
+      if (isa == Isa::kMve && w.kind == OpKind::kFullyConnected) {
+        r.notes.push_back("MVE kernel sums are computed once at prepare time (not per inference)");
+      }
+      break;
+    }
+    case OpKind::kAdd:
+    case OpKind::kSub:
+      r.kernel = absl::StrCat("arm_elementwise_add_", type_tag);
+      instr += c.add_elem * elements;
+      break;
+    case OpKind::kMul:
+    case OpKind::kSquaredDifference:
+      r.kernel = absl::StrCat("arm_elementwise_mul_", type_tag);
+      instr += c.mul_elem * elements;
+      break;
+    case OpKind::kAveragePool2D: {
+      r.kernel = absl::StrCat("arm_avgpool_", type_tag);
+      const double window = outputs * taps;
+      instr += c.avg_out * outputs + c.avg_row * outputs * w.k_h + c.avg_elem * window;
+      break;
+    }
+    case OpKind::kMaxPool2D: {
+      r.kernel = absl::StrCat("arm_max_pool_", type_tag);
+      const double window = outputs * taps;
+      instr += c.mp_tap * pixels * taps + c.mp_pix * pixels + c.mp_out * outputs +
+               c.mp_elem * window;
+      break;
+    }
+    case OpKind::kSoftmax: {
+      r.kernel = absl::StrCat("arm_softmax_", type_tag);
+      const double rows = std::max<int64_t>(1, w.rows);
+      const double row_len = std::max(1.0, elements / rows);
+      double p = 1.0;
+      if (w.softmax_diff_min < 0 && w.dtype == DType::kInt8) {
+        p = std::min(1.0, (-double(w.softmax_diff_min) + 1.0) / 256.0);
+      }
+      instr += rows * (c.sm_row + row_len * (c.sm_cheap + p * c.sm_exp));
+      break;
+    }
+    case OpKind::kMean:
+    case OpKind::kSum:
+    case OpKind::kReduceMax:
+    case OpKind::kArgMax:
+    case OpKind::kArgMin: {
+      // One pass over the input plus a requantization per output.
+      r.kernel = absl::StrCat("reference_", LowerName(w.kind), "_", type_tag);
+      const double in_elems = w.bytes > 0 ? double(w.bytes) : elements;
+      instr += 4.0 * in_elems + c.fc_out * elements;
+      r.notes.push_back("reduction: reference kernel estimate (uncalibrated)");
+      break;
+    }
+    case OpKind::kQuantize:
+    case OpKind::kDequantize: {
+      r.kernel = absl::StrCat("reference_", LowerName(w.kind));
+      // One side of (de)quantize is float, except an integer requantize.
+      bool float_side = !(w.kind == OpKind::kQuantize && w.dtype != DType::kFloat32);
+      const cortex_m::FloatCosts& f = cortex_m::FloatCostsFor(cpu.has_fpu);
+      instr += (float_side ? f.elem : c.other_elem) * elements;
+      if (!cpu.has_fpu) r.notes.push_back("float conversion on a CPU without FPU: soft-float");
+      break;
+    }
+    case OpKind::kOpaque:
+      r.kernel = "unknown";
+      instr = 0;
+      r.notes.push_back("unknown operator: not costed");
+      break;
+    default:
+      if (IsDataMovement(w.kind)) {
+        r.kernel = absl::StrCat("copy_", LowerName(w.kind));
+        instr += c.copy_byte * double(w.bytes) + c.copy_row * double(std::max<int64_t>(1, w.rows));
+      } else {
+        r.kernel = absl::StrCat("reference_", LowerName(w.kind), "_", type_tag);
+        switch (ElementClass(w.kind)) {
+          case ElemClass::kUnary: instr += c.unary_elem * elements; break;
+          case ElemClass::kLut: instr += c.lut_elem * elements; break;
+          case ElemClass::kIndex: instr += 8.0 * elements; break;
+          case ElemClass::kOther: instr += c.other_elem * elements; break;
+        }
+      }
+      break;
+  }
+
+  if (is_float && w.kind != OpKind::kOpaque && !IsDataMovement(w.kind) &&
+      w.kind != OpKind::kQuantize && w.kind != OpKind::kDequantize) {
+    // Float models run TFLite-reference-style float kernels, whatever the ISA.
+    const cortex_m::FloatCosts& f = cortex_m::FloatCostsFor(cpu.has_fpu);
+    double window = (w.kind == OpKind::kAveragePool2D || w.kind == OpKind::kMaxPool2D)
+                        ? outputs * taps : 0;
+    instr = c.call + f.mac * macs + f.elem * (elements + window) +
+            (Transcendental(w.kind) ? f.transcendental * elements : 0);
+    r.kernel = absl::StrCat("reference_", LowerName(w.kind), "_f32");
+    if (!cpu.has_fpu) {
+      r.notes.push_back(absl::StrCat("float32 on ", cpu.cpu.empty() ? "a CPU" : cpu.cpu,
+                                     " without FPU: soft-float library calls"));
+    }
+  } else {
+    r.kernel += suffix;
+    if (is_s16) instr *= cortex_m::kInt16Factor;
+  }
+  if (w.broadcast) {
+    instr *= 1.5;
+    r.notes.push_back("broadcasting elementwise op: reference kernel (uncalibrated)");
+  }
+
+  r.macs = static_cast<int64_t>(macs);
+  r.instructions = instr * (isa == Isa::kScalar ? CortexMCodeFactor(cpu) : 1.0);
+  if (cpu.flash_wait_states > 0 && w.weight_bytes > 0) {
+    double loads = macs > 0 ? macs * WeightLoadsPerMac(w.kind, isa)
+                            : double(w.weight_bytes) / (isa == Isa::kScalar ? 1 : 4);
+    r.flash_wait_cycles = loads * cpu.flash_wait_states;
+  }
+  r.cycles = r.instructions + r.flash_wait_cycles;
+  r.scratch_bytes = cortex_m::ScratchBytes(w, isa, r.kernel);
+  r.code_bytes = cortex_m::CodeBytes(w, isa);
+  return r;
+}
+
+absl::StatusOr<CortexMOpCost> CortexMOpCostFor(const Graph& graph, int op_index,
+                                               const CortexMConfig& cpu) {
+  MICA_ASSIGN_OR_RETURN(CortexMWork w, DescribeCortexMWork(graph, op_index));
+  return CortexMKernelCost(w, CortexMVariant(cpu), cpu);
+}
+
+namespace {
+
+// NHWC view of a tensor shape (leading 1s for lower ranks).
+struct Nhwc {
+  int32_t n = 1, h = 1, w = 1, c = 1;
+};
+
+Nhwc ToNhwc(const std::vector<int32_t>& s) {
+  Nhwc r;
+  size_t k = s.size();
+  if (k >= 1) r.c = s[k - 1];
+  if (k >= 2) r.w = s[k - 2];
+  if (k >= 3) r.h = s[k - 3];
+  if (k >= 4) {
+    r.n = 1;
+    for (size_t i = 0; i + 3 < k; ++i) r.n *= s[i];
+  }
+  return r;
+}
+
+int64_t Elements(const Tensor& t) { return t.num_elements(); }
+
+}  // namespace
+
+absl::StatusOr<CortexMWork> DescribeCortexMWork(const Graph& graph, int op_index) {
+  if (graph.subgraphs.empty()) return absl::InvalidArgumentError("graph has no subgraph");
+  const Subgraph& sg = graph.main();
+  if (op_index < 0 || op_index >= static_cast<int>(sg.ops.size())) {
+    return absl::InvalidArgumentError(absl::StrCat("operator index ", op_index, " out of range"));
+  }
+  const Operator& op = sg.ops[op_index];
+  auto where = [&]() {
+    return absl::StrCat("operator ", op_index, " (", std::string(op.name()), ")");
+  };
+  auto tensor = [&](int idx) -> const Tensor* {
+    if (idx < 0 || idx >= static_cast<int>(sg.tensors.size())) return nullptr;
+    return &sg.tensors[idx];
+  };
+  auto input = [&](size_t i) -> const Tensor* {
+    return i < op.inputs.size() ? tensor(op.inputs[i]) : nullptr;
+  };
+  const Tensor* out = op.outputs.empty() ? nullptr : tensor(op.outputs[0]);
+
+  CortexMWork w;
+  w.kind = op.kind;
+  // The activation type: the first non-constant input, else the output.
+  const Tensor* act = nullptr;
+  for (size_t i = 0; i < op.inputs.size(); ++i) {
+    const Tensor* t = input(i);
+    if (t != nullptr && !t->is_constant()) {
+      act = t;
+      break;
+    }
+  }
+  if (act == nullptr) act = out;
+  if (act != nullptr) w.dtype = act->dtype;
+  if (op.kind == OpKind::kQuantize && out != nullptr && act != nullptr &&
+      act->dtype != DType::kFloat32) {
+    w.dtype = act->dtype;  // requantize int -> int
+  }
+  for (size_t i = 0; i < op.inputs.size(); ++i) {
+    const Tensor* t = input(i);
+    if (t != nullptr && t->is_constant()) w.weight_bytes += static_cast<int64_t>(t->num_bytes());
+  }
+  if (out != nullptr) {
+    w.elements = Elements(*out);
+    w.bytes = static_cast<int64_t>(out->num_bytes());
+    Nhwc o = ToNhwc(out->shape);
+    w.batch = o.n;
+    w.out_h = o.h;
+    w.out_w = o.w;
+    w.out_c = o.c;
+  }
+
+  auto need = [&](const Tensor* t, size_t rank, const char* what) -> absl::Status {
+    if (t == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(where(), ": missing ", what));
+    }
+    if (t->shape.size() != rank) {
+      return absl::InvalidArgumentError(absl::StrCat(where(), ": ", what, " '", t->name,
+                                                     "' has rank ", t->shape.size(),
+                                                     ", expected ", rank));
+    }
+    return absl::OkStatus();
+  };
+
+  switch (op.kind) {
+    case OpKind::kConv2D:
+    case OpKind::kDepthwiseConv2D: {
+      const Tensor* in = input(0);
+      const Tensor* filter = input(1);
+      MICA_RETURN_IF_ERROR(need(in, 4, "input"));
+      MICA_RETURN_IF_ERROR(need(filter, 4, "filter"));
+      MICA_RETURN_IF_ERROR(need(out, 4, "output"));
+      w.in_h = in->shape[1];
+      w.in_w = in->shape[2];
+      w.in_c = in->shape[3];
+      w.k_h = filter->shape[1];
+      w.k_w = filter->shape[2];
+      int32_t dil_h = 1, dil_w = 1;
+      Padding pad = Padding::kValid;
+      if (op.kind == OpKind::kConv2D &&
+          std::holds_alternative<Conv2DAttrs>(op.attrs)) {
+        const auto& a = op.Attrs<Conv2DAttrs>();
+        w.stride_h = a.stride_h, w.stride_w = a.stride_w;
+        dil_h = a.dilation_h, dil_w = a.dilation_w;
+        pad = a.padding;
+      } else if (std::holds_alternative<DepthwiseConv2DAttrs>(op.attrs)) {
+        const auto& a = op.Attrs<DepthwiseConv2DAttrs>();
+        w.stride_h = a.stride_h, w.stride_w = a.stride_w;
+        dil_h = a.dilation_h, dil_w = a.dilation_w;
+        pad = a.padding;
+        w.depth_multiplier = a.depth_multiplier;
+      }
+      if (pad == Padding::kSame) {
+        int64_t eff_h = int64_t{dil_h} * (w.k_h - 1) + 1, eff_w = int64_t{dil_w} * (w.k_w - 1) + 1;
+        int64_t total_h = std::max<int64_t>(
+            0, (int64_t{w.out_h} - 1) * w.stride_h + eff_h - w.in_h);
+        int64_t total_w = std::max<int64_t>(
+            0, (int64_t{w.out_w} - 1) * w.stride_w + eff_w - w.in_w);
+        w.pad_h = static_cast<int32_t>(total_h / 2);
+        w.pad_w = static_cast<int32_t>(total_w / 2);
+      }
+      if (op.kind == OpKind::kDepthwiseConv2D && w.in_c > 0) {
+        w.depth_multiplier = std::max(1, w.out_c / w.in_c);
+      }
+      break;
+    }
+    case OpKind::kTransposeConv: {
+      const Tensor* filter = input(1);
+      const Tensor* in = input(2);
+      MICA_RETURN_IF_ERROR(need(in, 4, "input"));
+      MICA_RETURN_IF_ERROR(need(filter, 4, "filter"));
+      w.in_h = in->shape[1];
+      w.in_w = in->shape[2];
+      w.in_c = in->shape[3];
+      w.k_h = filter->shape[1];
+      w.k_w = filter->shape[2];
+      break;
+    }
+    case OpKind::kFullyConnected: {
+      const Tensor* weights = input(1);
+      MICA_RETURN_IF_ERROR(need(weights, 2, "weights"));
+      w.macs = w.elements * int64_t{weights->shape[1]};
+      break;
+    }
+    case OpKind::kBatchMatMul: {
+      const Tensor* a = input(0);
+      if (a == nullptr || a->shape.empty()) {
+        return absl::InvalidArgumentError(absl::StrCat(where(), ": missing input"));
+      }
+      const auto& attrs = std::holds_alternative<BatchMatMulAttrs>(op.attrs)
+                              ? op.Attrs<BatchMatMulAttrs>() : BatchMatMulAttrs{};
+      int64_t k = a->shape.size() >= 2 && attrs.adj_x ? a->shape[a->shape.size() - 2]
+                                                       : a->shape.back();
+      w.macs = w.elements * k;
+      break;
+    }
+    case OpKind::kSvdf:
+    case OpKind::kUnidirectionalSequenceLstm: {
+      // Every 2-D constant weight matrix is applied once per time step and batch row.
+      const Tensor* in = input(0);
+      int64_t steps = 1;
+      if (in != nullptr && !in->shape.empty() && in->shape.back() > 0) {
+        steps = Elements(*in) / in->shape.back();
+      }
+      for (size_t i = 1; i < op.inputs.size(); ++i) {
+        const Tensor* t = input(i);
+        if (t != nullptr && t->is_constant() && t->shape.size() == 2) {
+          w.macs += steps * Elements(*t);
+        }
+      }
+      break;
+    }
+    case OpKind::kAveragePool2D:
+    case OpKind::kMaxPool2D: {
+      const Tensor* in = input(0);
+      MICA_RETURN_IF_ERROR(need(in, 4, "input"));
+      w.in_h = in->shape[1];
+      w.in_w = in->shape[2];
+      w.in_c = in->shape[3];
+      if (std::holds_alternative<Pool2DAttrs>(op.attrs)) {
+        const auto& a = op.Attrs<Pool2DAttrs>();
+        w.k_h = a.filter_h, w.k_w = a.filter_w;
+        w.stride_h = a.stride_h, w.stride_w = a.stride_w;
+      }
+      break;
+    }
+    case OpKind::kSoftmax: {
+      const Tensor* in = input(0);
+      if (in != nullptr && !in->shape.empty() && in->shape.back() > 0) {
+        w.rows = Elements(*in) / in->shape.back();
+      }
+      float beta = std::holds_alternative<SoftmaxAttrs>(op.attrs) ? op.Attrs<SoftmaxAttrs>().beta
+                                                                  : 1.0f;
+      if (in != nullptr && in->dtype == DType::kInt8 && in->quant.scale.size() == 1) {
+        w.softmax_diff_min = cortex_m::SoftmaxDiffMin(in->quant.scale[0], beta);
+      }
+      break;
+    }
+    case OpKind::kAdd: case OpKind::kSub: case OpKind::kMul: case OpKind::kDiv:
+    case OpKind::kMaximum: case OpKind::kMinimum: case OpKind::kSquaredDifference: {
+      const Tensor* a = input(0);
+      const Tensor* b = input(1);
+      if (a != nullptr && b != nullptr && a->shape != b->shape) w.broadcast = true;
+      break;
+    }
+    case OpKind::kMean: case OpKind::kSum: case OpKind::kReduceMax: case OpKind::kArgMax:
+    case OpKind::kArgMin: {
+      const Tensor* in = input(0);
+      if (in != nullptr) w.bytes = Elements(*in);  // input elements, for the reduction pass
+      break;
+    }
+    default:
+      if (IsDataMovement(op.kind) && out != nullptr && !out->shape.empty() &&
+          out->shape.back() > 0) {
+        w.rows = w.elements / out->shape.back();
+        // All outputs of split/unpack are written.
+        if (op.outputs.size() > 1) {
+          w.bytes = 0;
+          for (int32_t t : op.outputs) {
+            if (const Tensor* o = tensor(t)) w.bytes += static_cast<int64_t>(o->num_bytes());
+          }
+        }
+      }
+      break;
+  }
+  return w;
+}
+
+}  // namespace estimate
+}  // namespace mica
