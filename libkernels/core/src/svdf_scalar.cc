@@ -55,19 +55,23 @@ KernelStatus SvdfT(const SvdfParams& p, const int8_t* input, const int8_t* wf,
     for (int32_t f = 0; f < n_filter; ++f) {
       const StateT* s = state + (static_cast<int64_t>(b) * n_filter + f) * n_memory;
       const StateT* w = wt + static_cast<int64_t>(f) * n_memory;
-      int32_t acc = 0;
-      for (int32_t m = 0; m < n_memory; ++m) acc += w[m] * (s[m] - p.state_zero_point);
-      scratch_filter[static_cast<int64_t>(b) * n_filter + f] = acc;
+      // int32 accumulation as TFLite does; wraps (rather than being undefined) on overflow.
+      uint32_t acc = 0;
+      for (int32_t m = 0; m < n_memory; ++m) {
+        acc += static_cast<uint32_t>(w[m] * (s[m] - p.state_zero_point));
+      }
+      scratch_filter[static_cast<int64_t>(b) * n_filter + f] = static_cast<int32_t>(acc);
     }
   }
   // Bias, rank reduction, requantization.
   for (int32_t b = 0; b < n_batch; ++b) {
     for (int32_t u = 0; u < n_unit; ++u) {
-      int32_t acc = bias != nullptr ? bias[u] : 0;
+      uint32_t acc = bias != nullptr ? static_cast<uint32_t>(bias[u]) : 0u;
       for (int32_t r = 0; r < n_rank; ++r) {
-        acc += scratch_filter[static_cast<int64_t>(b) * n_filter + u * n_rank + r];
+        acc += static_cast<uint32_t>(
+            scratch_filter[static_cast<int64_t>(b) * n_filter + u * n_rank + r]);
       }
-      scratch_out[static_cast<int64_t>(b) * n_unit + u] = acc;
+      scratch_out[static_cast<int64_t>(b) * n_unit + u] = static_cast<int32_t>(acc);
     }
   }
   for (int64_t i = 0; i < static_cast<int64_t>(n_batch) * n_unit; ++i) {
