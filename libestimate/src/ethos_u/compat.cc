@@ -1,0 +1,589 @@
+// Ethos-U operator placement: which operators Vela 5.1.0 maps to the NPU and why the others
+// stay on the CPU (doc section 10: the generic checks, the per-family supported-op lists and
+// the main op-specific constraints, restated in our own words).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "ethos_u/model.h"
+#include "mica/estimate/ethos_u.h"
+
+namespace mica {
+namespace estimate {
+namespace ethosu {
+namespace {
+
+std::string DT(DType t) { return std::string(DTypeName(t)); }
+std::string OpName(const Operator& op) { return std::string(op.name()); }
+
+const char* FamilyName(EthosUFamily f) {
+  switch (f) {
+    case EthosUFamily::kU55: return "Ethos-U55";
+    case EthosUFamily::kU65: return "Ethos-U65";
+    case EthosUFamily::kU85: return "Ethos-U85";
+  }
+  return "Ethos-U";
+}
+
+bool InU55List(OpKind k) {
+  switch (k) {
+    case OpKind::kAbs: case OpKind::kAdd: case OpKind::kArgMax: case OpKind::kAveragePool2D:
+    case OpKind::kBatchMatMul: case OpKind::kConcatenation: case OpKind::kConv2D:
+    case OpKind::kDepthwiseConv2D: case OpKind::kExp: case OpKind::kExpandDims:
+    case OpKind::kFullyConnected: case OpKind::kHardSwish: case OpKind::kLeakyRelu:
+    case OpKind::kLog: case OpKind::kLogistic: case OpKind::kMaximum: case OpKind::kMaxPool2D:
+    case OpKind::kMean: case OpKind::kMinimum: case OpKind::kMul: case OpKind::kNeg:
+    case OpKind::kPack: case OpKind::kPad: case OpKind::kPadV2: case OpKind::kPrelu:
+    case OpKind::kQuantize: case OpKind::kReduceMax: case OpKind::kRelu: case OpKind::kRelu6:
+    case OpKind::kReluN1To1: case OpKind::kReshape: case OpKind::kResizeBilinear:
+    case OpKind::kResizeNearestNeighbor: case OpKind::kRsqrt: case OpKind::kSlice:
+    case OpKind::kSoftmax: case OpKind::kSplit: case OpKind::kSplitV:
+    case OpKind::kSquaredDifference: case OpKind::kSqueeze: case OpKind::kStridedSlice:
+    case OpKind::kSub: case OpKind::kSum: case OpKind::kTanh: case OpKind::kTranspose:
+    case OpKind::kTransposeConv: case OpKind::kUnidirectionalSequenceLstm:
+    case OpKind::kUnpack:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Builtins mica keeps as opaque ops but Vela supports (by TFLite name).
+bool OpaqueSupported(const std::string& name, EthosUFamily f) {
+  static const char* const kU55[] = {"MIRROR_PAD", "REDUCE_MIN", "RELU_0_TO_1", "REVERSE_V2",
+                                     "TILE"};
+  static const char* const kU85[] = {"CAST", "EQUAL", "GREATER", "GREATER_EQUAL", "LESS",
+                                     "LESS_EQUAL", "LOGICAL_AND", "LOGICAL_NOT", "LOGICAL_OR",
+                                     "NOT_EQUAL", "REDUCE_ALL", "REDUCE_ANY", "SCATTER_ND",
+                                     "SELECT", "SELECT_V2"};
+  for (const char* n : kU55) if (name == n) return true;
+  if (f == EthosUFamily::kU85) {
+    for (const char* n : kU85) if (name == n) return true;
+  }
+  return false;
+}
+
+bool Supports32Bit(OpKind k) {
+  switch (k) {
+    case OpKind::kAdd: case OpKind::kSub: case OpKind::kMul: case OpKind::kNeg:
+    case OpKind::kFullyConnected: case OpKind::kBatchMatMul: case OpKind::kArgMax:
+    case OpKind::kTranspose: case OpKind::kSum: case OpKind::kReshape: case OpKind::kSqueeze:
+    case OpKind::kExpandDims:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool QuantExempt(OpKind k) {
+  switch (k) {
+    case OpKind::kArgMax: case OpKind::kExpandDims: case OpKind::kPad: case OpKind::kPadV2:
+    case OpKind::kQuantize: case OpKind::kTranspose: case OpKind::kReshape:
+    case OpKind::kSqueeze:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool PerAxisAllowed(OpKind k) {
+  return k == OpKind::kConv2D || k == OpKind::kDepthwiseConv2D ||
+         k == OpKind::kFullyConnected || k == OpKind::kTransposeConv;
+}
+
+bool IsShapeOperand(OpKind k, size_t input) {
+  switch (k) {
+    case OpKind::kReshape: return input == 1;
+    case OpKind::kTranspose: return input == 1;
+    case OpKind::kPad: case OpKind::kPadV2: return input == 1;
+    case OpKind::kMean: case OpKind::kSum: case OpKind::kReduceMax: return input == 1;
+    case OpKind::kSplit: return input == 0;
+    case OpKind::kSplitV: return input == 1 || input == 2;
+    case OpKind::kStridedSlice: return input >= 1;
+    case OpKind::kSlice: return input >= 1;
+    case OpKind::kResizeBilinear: case OpKind::kResizeNearestNeighbor: return input == 1;
+    case OpKind::kExpandDims: return input == 1;
+    case OpKind::kTransposeConv: return input == 0;
+    case OpKind::kGather: return input == 1;
+    default: return false;
+  }
+}
+
+bool IsWeightOperand(OpKind k, size_t input) {
+  switch (k) {
+    case OpKind::kConv2D: case OpKind::kDepthwiseConv2D: case OpKind::kFullyConnected:
+      return input >= 1;
+    case OpKind::kTransposeConv: return input == 1 || input == 3;
+    case OpKind::kUnidirectionalSequenceLstm: return input >= 1;
+    default: return false;
+  }
+}
+
+bool StrideLimited(EthosUFamily f) { return f != EthosUFamily::kU85; }
+
+std::string Dims(const std::vector<int32_t>& s) {
+  return absl::StrCat("[", absl::StrJoin(s, ","), "]");
+}
+
+// 4-D NHWC view of a feature map (rank 1..4); false when the rank is above 4.
+bool As4D(const std::vector<int32_t>& s, int32_t* n, int32_t* h, int32_t* w, int32_t* c) {
+  if (s.size() > 4) return false;
+  std::vector<int32_t> d(4 - s.size(), 1);
+  d.insert(d.end(), s.begin(), s.end());
+  *n = d[0], *h = d[1], *w = d[2], *c = d[3];
+  return true;
+}
+
+template <typename T>
+const T* AttrsOrNull(const Operator& op) {
+  return std::get_if<T>(&op.attrs);
+}
+
+// Checks weights/bias of a convolution-like op (doc 10.1).
+void CheckWeights(const Subgraph& sg, const Operator& op, int w_index, int b_index,
+                  bool ifm16, EthosUFamily fam, std::vector<std::string>* r) {
+  if (w_index < 0 || w_index >= static_cast<int>(op.inputs.size()) ||
+      op.inputs[w_index] == kNoTensor) {
+    r->push_back("weights tensor missing");
+    return;
+  }
+  const Tensor& w = sg.tensors[op.inputs[w_index]];
+  if (!w.is_constant()) {
+    r->push_back(absl::StrCat("weights '", w.name, "' are not constant (NPU needs constant weights)"));
+    return;
+  }
+  if (w.dtype != DType::kInt8 && w.dtype != DType::kUInt8) {
+    r->push_back(absl::StrCat("weights '", w.name, "' are ", DT(w.dtype),
+                              " (NPU needs 8-bit weights)"));
+    return;
+  }
+  if (w.quant.empty()) {
+    r->push_back(absl::StrCat("weights '", w.name, "' are not quantized"));
+    return;
+  }
+  // Sum of |w - zp| per output channel (output channel: dim 0 for OHWI/[out,in], last for 1HWC).
+  if (!w.shape.empty() && w.data.size == w.num_bytes()) {
+    const bool dw = op.kind == OpKind::kDepthwiseConv2D;
+    const int64_t n = w.num_elements();
+    const int64_t oc = dw ? w.shape.back() : w.shape.front();
+    if (oc > 0 && n % oc == 0) {
+      std::vector<int64_t> sums(static_cast<size_t>(oc), 0);
+      const int64_t inner = n / oc;
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t ch = dw ? i % oc : i / inner;
+        const int64_t zp_idx = w.quant.zero_point.size() > 1 ? ch : 0;
+        const int64_t zp = w.quant.zero_point.empty() ? 0
+                           : w.quant.zero_point[std::min<size_t>(
+                                 static_cast<size_t>(zp_idx), w.quant.zero_point.size() - 1)];
+        const int64_t v = w.dtype == DType::kInt8 ? int64_t{w.data.as<int8_t>()[i]}
+                                                  : int64_t{w.data.bytes()[i]};
+        sums[static_cast<size_t>(ch)] += v > zp ? v - zp : zp - v;
+      }
+      const int64_t limit = (fam == EthosUFamily::kU85 && ifm16) ? 2130706432 : 8323072;
+      const int64_t mx = *std::max_element(sums.begin(), sums.end());
+      if (mx > limit) {
+        r->push_back(absl::StrCat("sum of absolute weights per output channel is ", mx,
+                                  " > ", limit));
+      }
+    }
+  }
+  if (b_index < static_cast<int>(op.inputs.size()) && op.inputs[b_index] != kNoTensor) {
+    const Tensor& b = sg.tensors[op.inputs[b_index]];
+    if (!b.is_constant()) {
+      r->push_back(absl::StrCat("bias '", b.name, "' is not constant"));
+    } else if (b.dtype != DType::kInt32 && b.dtype != DType::kInt64) {
+      r->push_back(absl::StrCat("bias '", b.name, "' is ", DT(b.dtype),
+                                " (NPU needs int32 or int64 bias)"));
+    } else if (b.dtype == DType::kInt64 && b.data.size == b.num_bytes()) {
+      const int64_t limit = fam == EthosUFamily::kU85 ? (int64_t{1} << 48) - 1
+                                                      : (int64_t{1} << 40) - 1;
+      for (int64_t i = 0; i < b.num_elements(); ++i) {
+        const int64_t v = b.data.as<int64_t>()[i];
+        if (v >= limit || v <= -limit) {
+          r->push_back(absl::StrCat("int64 bias value ", v, " exceeds the NPU's bias range"));
+          break;
+        }
+      }
+    }
+  }
+}
+
+void CheckStride(int32_t sh, int32_t sw, int32_t dh, int32_t dw, Padding pad, bool depthwise_or_fc,
+                 EthosUFamily fam, std::vector<std::string>* r) {
+  if (sh < 1 || sw < 1) {
+    r->push_back(absl::StrCat("stride ", sh, "x", sw, " must be positive"));
+    return;
+  }
+  if (sh > 3 || sw > 3) {
+    if (depthwise_or_fc) {
+      if (StrideLimited(fam)) {
+        r->push_back(absl::StrCat("stride ", sh, "x", sw, " > 3 not supported on ",
+                                  FamilyName(fam)));
+      }
+    } else if (!(dh == 1 && dw == 1 && pad == Padding::kValid)) {
+      r->push_back(absl::StrCat("stride ", sh, "x", sw,
+                                " > 3 needs dilation 1 and VALID padding"));
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> OpCompatibility(const Subgraph& sg, int op_index,
+                                         const EthosUConfig& config) {
+  std::vector<std::string> r;
+  if (op_index < 0 || op_index >= static_cast<int>(sg.ops.size())) {
+    r.push_back(absl::StrCat("operator index ", op_index, " out of range"));
+    return r;
+  }
+  const Operator& op = sg.ops[op_index];
+  const EthosUFamily fam = config.family;
+  const bool u85 = fam == EthosUFamily::kU85;
+  const int nt = static_cast<int>(sg.tensors.size());
+  for (int32_t t : op.inputs) {
+    if (t != kNoTensor && (t < 0 || t >= nt)) {
+      r.push_back(absl::StrCat("input tensor index ", t, " out of range"));
+      return r;
+    }
+  }
+  for (int32_t t : op.outputs) {
+    if (t < 0 || t >= nt) {
+      r.push_back(absl::StrCat("output tensor index ", t, " out of range"));
+      return r;
+    }
+  }
+  // 1. Operator type.
+  bool listed = InU55List(op.kind);
+  if (u85 && (op.kind == OpKind::kDiv || op.kind == OpKind::kGather)) listed = true;
+  if (op.kind == OpKind::kOpaque) {
+    if (!OpaqueSupported(op.opaque_name, fam)) {
+      r.push_back(absl::StrCat("operator ", op.opaque_name.empty() ? "(unnamed custom op)"
+                                                                   : op.opaque_name,
+                               " is not supported by Vela on ", FamilyName(fam),
+                               " (mica does not model it either)"));
+      return r;
+    }
+    // Supported by Vela but not modelled by mica: keep it on the NPU list only if typed.
+    r.push_back(absl::StrCat("operator ", op.opaque_name,
+                             " is supported by Vela but not modelled by mica; costed as CPU"));
+    return r;
+  }
+  if (!listed) {
+    r.push_back(absl::StrCat("operator ", OpName(op), " is not supported on ", FamilyName(fam)));
+    return r;
+  }
+  // 2. Generic: at least one input and one output.
+  int n_in = 0;
+  for (int32_t t : op.inputs) n_in += t != kNoTensor;
+  if (n_in == 0 || op.outputs.empty()) {
+    r.push_back("operator needs at least one input and one output");
+    return r;
+  }
+  // 3. Feature-map data types, static shapes, ranks, quantization.
+  bool ifm16 = false;
+  std::vector<int32_t> fms;
+  for (size_t i = 0; i < op.inputs.size(); ++i) {
+    const int32_t t = op.inputs[i];
+    if (t == kNoTensor || IsShapeOperand(op.kind, i) || IsWeightOperand(op.kind, i)) continue;
+    fms.push_back(t);
+  }
+  for (int32_t t : op.outputs) fms.push_back(t);
+  for (size_t k = 0; k < fms.size(); ++k) {
+    const Tensor& t = sg.tensors[fms[k]];
+    const bool is_output = k >= fms.size() - op.outputs.size();
+    const char* role = is_output ? "output" : "input";
+    switch (t.dtype) {
+      case DType::kInt8:
+      case DType::kUInt8:
+        break;
+      case DType::kInt16:
+        if (!is_output) ifm16 = true;
+        break;
+      case DType::kInt32:
+        if (!u85 && !Supports32Bit(op.kind) &&
+            !(op.kind == OpKind::kArgMax && is_output)) {
+          r.push_back(absl::StrCat(role, " '", t.name, "' is int32: ", OpName(op),
+                                   " supports only 8/16-bit feature maps on ", FamilyName(fam)));
+        }
+        break;
+      case DType::kInt64:
+        if (op.kind != OpKind::kArgMax) {
+          r.push_back(absl::StrCat(role, " '", t.name, "' is int64 (only ARG_MAX output may be)"));
+        }
+        break;
+      case DType::kBool:
+        if (!u85) {
+          r.push_back(absl::StrCat(role, " '", t.name, "' is bool (supported on Ethos-U85 only)"));
+        }
+        break;
+      default:
+        r.push_back(absl::StrCat(role, " '", t.name, "' is ", DT(t.dtype),
+                                 ": the NPU runs integer feature maps only (int8/uint8/int16"
+                                 ", quantize the model)"));
+        break;
+    }
+    for (size_t d = 0; d < t.shape_signature.size(); ++d) {
+      if (d > 0 && t.shape_signature[d] < 0) {
+        r.push_back(absl::StrCat(role, " '", t.name, "' has a dynamic dimension ", d,
+                                 " (only the batch axis may be dynamic)"));
+        break;
+      }
+    }
+    const size_t max_rank = (op.kind == OpKind::kTranspose || op.kind == OpKind::kReshape ||
+                             op.kind == OpKind::kSqueeze || op.kind == OpKind::kExpandDims ||
+                             op.kind == OpKind::kPack || op.kind == OpKind::kUnpack)
+                                ? 8 : 4;
+    if (t.shape.size() > max_rank) {
+      r.push_back(absl::StrCat(role, " '", t.name, "' has rank ", t.shape.size(), " > ",
+                               max_rank));
+    }
+    for (int32_t d : t.shape) {
+      if (d > 65536) {
+        r.push_back(absl::StrCat(role, " '", t.name, "' shape ", Dims(t.shape),
+                                 " has a dimension > 65536"));
+        break;
+      }
+    }
+    const bool integer = t.dtype == DType::kInt8 || t.dtype == DType::kUInt8 ||
+                         t.dtype == DType::kInt16;
+    if (integer && !QuantExempt(op.kind)) {
+      if (t.quant.empty()) {
+        r.push_back(absl::StrCat(role, " '", t.name, "' has no quantization parameters"));
+      } else {
+        for (float s : t.quant.scale) {
+          if (!(s > 0) || !std::isfinite(s)) {
+            r.push_back(absl::StrCat(role, " '", t.name, "' has a non-positive scale"));
+            break;
+          }
+        }
+        if (t.quant.per_channel() && !PerAxisAllowed(op.kind)) {
+          r.push_back(absl::StrCat(role, " '", t.name, "' is per-axis quantized; ", OpName(op),
+                                   " supports per-tensor only"));
+        }
+        for (int64_t zp : t.quant.zero_point) {
+          if (t.dtype == DType::kUInt8 && zp < 0) {
+            r.push_back(absl::StrCat(role, " '", t.name, "' unsigned with negative zero point"));
+            break;
+          }
+          if (u85 && ((t.dtype == DType::kInt8 && (zp < -128 || zp > 127)) ||
+                      (t.dtype == DType::kUInt8 && zp > 255))) {
+            r.push_back(absl::StrCat(role, " '", t.name, "' zero point ", zp, " out of range"));
+            break;
+          }
+        }
+      }
+    }
+    if (t.dtype == DType::kInt32 && !t.quant.empty()) {
+      for (int64_t zp : t.quant.zero_point) {
+        if (zp != 0) {
+          r.push_back(absl::StrCat(role, " '", t.name, "' is int32 with a non-zero zero point"));
+          break;
+        }
+      }
+    }
+  }
+  if (!r.empty()) return r;
+  const Tensor& ifm = sg.tensors[fms.empty() ? op.inputs[0] : fms[0]];
+  const Tensor& ofm = sg.tensors[op.outputs[0]];
+  int32_t n, h, w, c;
+  // 4. Op-specific.
+  switch (op.kind) {
+    case OpKind::kConv2D: {
+      const auto* a = AttrsOrNull<Conv2DAttrs>(op);
+      if (!a) { r.push_back("CONV_2D without attributes"); break; }
+      CheckStride(a->stride_h, a->stride_w, a->dilation_h, a->dilation_w, a->padding, false, fam,
+                  &r);
+      CheckWeights(sg, op, 1, 2, ifm16, fam, &r);
+      if (As4D(ifm.shape, &n, &h, &w, &c) && n != 1) {
+        r.push_back(absl::StrCat("batch size ", n, " > 1 not supported for CONV_2D"));
+      }
+      break;
+    }
+    case OpKind::kDepthwiseConv2D: {
+      const auto* a = AttrsOrNull<DepthwiseConv2DAttrs>(op);
+      if (!a) { r.push_back("DEPTHWISE_CONV_2D without attributes"); break; }
+      CheckStride(a->stride_h, a->stride_w, a->dilation_h, a->dilation_w, a->padding, true, fam,
+                  &r);
+      CheckWeights(sg, op, 1, 2, ifm16, fam, &r);
+      if (As4D(ifm.shape, &n, &h, &w, &c) && n != 1) {
+        r.push_back(absl::StrCat("batch size ", n, " > 1 not supported for DEPTHWISE_CONV_2D"));
+      }
+      break;
+    }
+    case OpKind::kTransposeConv: {
+      const auto* a = AttrsOrNull<TransposeConvAttrs>(op);
+      if (!a) { r.push_back("TRANSPOSE_CONV without attributes"); break; }
+      CheckWeights(sg, op, 1, 3, ifm16, fam, &r);
+      const bool ok_stride = (a->stride_h == 1 && a->stride_w == 1) ||
+                             (a->stride_h == 2 && a->stride_w == 2);
+      int32_t n2, h2, w2, c2;
+      const bool one_d = As4D(ifm.shape, &n, &h, &w, &c) && (h == 1 || w == 1);
+      if (!ok_stride && !(one_d && a->stride_h * a->stride_w == 2)) {
+        r.push_back(absl::StrCat("TRANSPOSE_CONV stride ", a->stride_h, "x", a->stride_w,
+                                 " (only 1x1 and 2x2 supported)"));
+      } else if (As4D(ifm.shape, &n, &h, &w, &c) && As4D(ofm.shape, &n2, &h2, &w2, &c2)) {
+        const Tensor& wt = sg.tensors[op.inputs[1]];
+        const int32_t kh = wt.shape.size() == 4 ? wt.shape[1] : 1;
+        const int32_t kw = wt.shape.size() == 4 ? wt.shape[2] : 1;
+        const bool same = a->padding == Padding::kSame && h2 == h * a->stride_h &&
+                          w2 == w * a->stride_w;
+        const bool valid = a->padding == Padding::kValid &&
+                           h2 == h * a->stride_h + std::max(kh - a->stride_h, 0) &&
+                           w2 == w * a->stride_w + std::max(kw - a->stride_w, 0);
+        if (!same && !valid) {
+          r.push_back("TRANSPOSE_CONV output shape does not match IFM x stride (SAME) or "
+                      "IFM x stride + (kernel - stride) (VALID)");
+        }
+      }
+      break;
+    }
+    case OpKind::kFullyConnected: {
+      CheckWeights(sg, op, 1, 2, ifm16, fam, &r);
+      const Tensor& wt = sg.tensors[op.inputs[1]];
+      if (wt.shape.size() < 2) r.push_back("FULLY_CONNECTED weights must be [out, in]");
+      break;
+    }
+    case OpKind::kAveragePool2D:
+    case OpKind::kMaxPool2D: {
+      const auto* a = AttrsOrNull<Pool2DAttrs>(op);
+      if (!a) { r.push_back("pooling without attributes"); break; }
+      const bool avg = op.kind == OpKind::kAveragePool2D;
+      if (avg && a->padding == Padding::kSame) {
+        if (a->filter_w > 8 || a->filter_h > 8) {
+          r.push_back(absl::StrCat("AVERAGE_POOL_2D SAME padding with kernel ", a->filter_h, "x",
+                                   a->filter_w, " (> 8x8)"));
+        }
+      } else {
+        if (int64_t{a->filter_w} * a->filter_h > 65536 || a->filter_h > 256) {
+          r.push_back(absl::StrCat("pooling kernel ", a->filter_h, "x", a->filter_w,
+                                   " too large (W*H <= 65536, H <= 256)"));
+        }
+      }
+      if (StrideLimited(fam) || a->stride_h < 1 || a->stride_w < 1) {
+        CheckStride(a->stride_h, a->stride_w, 1, 1, a->padding, false, fam, &r);
+      }
+      if (As4D(ifm.shape, &n, &h, &w, &c) && n != 1) {
+        r.push_back(absl::StrCat("batch size ", n, " > 1 not supported for pooling"));
+      }
+      break;
+    }
+    case OpKind::kMean: {
+      if (!As4D(ifm.shape, &n, &h, &w, &c)) break;
+      if (n != 1) r.push_back("MEAN needs batch 1");
+      if (ifm.dtype == DType::kInt32) r.push_back("MEAN input must be 8/16-bit");
+      if (op.inputs.size() >= 2 && op.inputs[1] != kNoTensor) {
+        const Tensor& ax = sg.tensors[op.inputs[1]];
+        if (ax.is_constant() && ax.dtype == DType::kInt32) {
+          const int rank = static_cast<int>(ifm.shape.size());
+          int64_t reduced = 1;
+          bool depth = false;
+          for (int64_t i = 0; i < ax.num_elements(); ++i) {
+            int v = ax.data.as<int32_t>()[i];
+            if (v < 0) v += rank;
+            if (v < 0 || v >= rank) continue;
+            reduced *= ifm.shape[v];
+            if (ifm.shape[v] >= 4096) r.push_back("MEAN reduced axis >= 4096");
+            if (v == rank - 1 && rank >= 2) depth = true;
+          }
+          if (reduced > 16777216) r.push_back("MEAN reduces more than 16777216 elements");
+          if (depth && !(h == 1 || w == 1 || c == 1)) {
+            r.push_back("MEAN over the depth axis needs one of H, W, C to be 1");
+          }
+        } else {
+          r.push_back("MEAN axes must be constant");
+        }
+      }
+      break;
+    }
+    case OpKind::kSoftmax:
+      if (As4D(ifm.shape, &n, &h, &w, &c) && int64_t{h} * w >= 65536) {
+        r.push_back("SOFTMAX IFM W*H >= 65536");
+      }
+      if (ifm.dtype != ofm.dtype) r.push_back("SOFTMAX input and output types differ");
+      break;
+    case OpKind::kMaximum:
+    case OpKind::kMinimum:
+      for (int32_t t : op.inputs) {
+        if (t != kNoTensor && sg.tensors[t].quant != ofm.quant) {
+          r.push_back(absl::StrCat(OpName(op), " inputs must be quantized like the output"));
+          break;
+        }
+      }
+      break;
+    case OpKind::kResizeBilinear:
+    case OpKind::kResizeNearestNeighbor: {
+      int32_t n2, h2, w2, c2;
+      if (!As4D(ifm.shape, &n, &h, &w, &c) || !As4D(ofm.shape, &n2, &h2, &w2, &c2)) break;
+      const auto* a = AttrsOrNull<ResizeAttrs>(op);
+      const bool align = a && a->align_corners;
+      auto factor = [&](int32_t in, int32_t out) -> int32_t {
+        if (in <= 0) return 0;
+        if (align && in > 1 && (out - 1) % (in - 1) == 0) return (out - 1) / (in - 1);
+        return out % in == 0 ? out / in : 0;
+      };
+      const int32_t fh = h == 1 && h2 == 1 ? 1 : factor(h, h2);
+      const int32_t fw = w == 1 && w2 == 1 ? 1 : factor(w, w2);
+      auto pow2 = [](int32_t f) { return f > 0 && (f & (f - 1)) == 0; };
+      bool ok;
+      if (u85) {
+        ok = pow2(fh) && pow2(fw) && fh <= (align ? 2048 : 1024) && fw <= (align ? 2048 : 1024);
+      } else {
+        ok = (fh == fw || fh == 1 || fw == 1) && pow2(fh) && pow2(fw) && fh <= 8 && fw <= 8;
+        if (ok && op.kind == OpKind::kResizeBilinear && a && a->half_pixel_centers &&
+            (std::max(fh, fw) != 2)) {
+          ok = false;
+        }
+      }
+      if (!ok) {
+        r.push_back(absl::StrCat(OpName(op), " scale ", h, "x", w, " -> ", h2, "x", w2,
+                                 u85 ? " (needs a power-of-two factor)"
+                                     : " (needs a 2x/4x/8x integer factor)"));
+      }
+      break;
+    }
+    case OpKind::kTranspose: {
+      if (op.inputs.size() < 2 || op.inputs[1] == kNoTensor ||
+          !sg.tensors[op.inputs[1]].is_constant()) {
+        r.push_back("TRANSPOSE permutation must be constant");
+        break;
+      }
+      if (ifm.shape.size() > 8) r.push_back("TRANSPOSE rank > 8");
+      if (!u85) {
+        int64_t prod = 1;
+        for (size_t i = 0; i + 1 < ifm.shape.size(); ++i) prod *= ifm.shape[i];
+        if (prod > 65536 && ifm.shape.size() > 2) {
+          r.push_back("TRANSPOSE outer axes product > 65536");
+        }
+      }
+      break;
+    }
+    case OpKind::kGather: {
+      const auto* a = AttrsOrNull<GatherAttrs>(op);
+      if (a && a->axis != a->batch_dims) r.push_back("GATHER needs axis == batch_dims");
+      break;
+    }
+    case OpKind::kUnidirectionalSequenceLstm:
+      if (ifm.dtype != DType::kInt8 && ifm.dtype != DType::kInt16) {
+        r.push_back("UNIDIRECTIONAL_SEQUENCE_LSTM needs int8/int16 input");
+      }
+      break;
+    default:
+      break;
+  }
+  return r;
+}
+
+}  // namespace ethosu
+
+std::vector<std::string> EthosUCompatibility(const Graph& graph, int op_index,
+                                             const EthosUConfig& config) {
+  if (graph.subgraphs.empty()) return {"graph has no subgraph"};
+  return ethosu::OpCompatibility(graph.main(), op_index, config);
+}
+
+}  // namespace estimate
+}  // namespace mica

@@ -1,0 +1,177 @@
+// Internal to the Ethos-U estimator: accelerator tables, the lowered NPU operation list, and
+// the cycle/memory model (written from ../shared/docs/ethos-u-performance-model.md, which
+// describes Vela 5.1.0's Regor core; section numbers below refer to that note).
+#ifndef MICA_ESTIMATE_ETHOS_U_MODEL_H_
+#define MICA_ESTIMATE_ETHOS_U_MODEL_H_
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "mica/estimate/estimate.h"
+#include "mica/estimate/target.h"
+#include "mica/model/graph.h"
+
+namespace mica {
+namespace estimate {
+namespace ethosu {
+
+struct Shape3 {
+  int32_t h = 1, w = 1, c = 1;
+  int64_t elements() const { return int64_t{h} * w * c; }
+};
+
+// Accelerator constants of one configuration (doc section 2).
+struct Arch {
+  EthosUFamily family = EthosUFamily::kU55;
+  int32_t macs = 256;
+  int32_t cores = 1;
+  std::vector<Shape3> ofm_ublocks;  // U55/U65: one entry
+  Shape3 ifm_ublock;
+  Shape3 max_block;
+  // U55/U65 SHRAM.
+  int32_t shram_banks = 48;
+  // Granules: IFM8, IFM16, IFM8-ew, IFM16-ew, IFM32, Acc16, Acc32, Acc40.
+  std::array<int32_t, 8> granules{};
+  std::array<double, 8> ao_out{};  // U55: 8 entries; U85: 6 used
+  std::array<double, 3> ao_act{};
+  // U85 RAMs (bytes) and read-buffer slots (Mem2Mem, IFM-stream, Weight, FastWeight, IFM, Scale).
+  int32_t ifm_ram = 0, acc_ram = 0, ob_ram = 0, cb_ram = 0;
+  std::array<int32_t, 6> rb_slots{};
+};
+
+absl::StatusOr<Arch> MakeArch(EthosUFamily family, int32_t macs);
+
+// Hardware operation classes (doc 4.1).
+enum class HwOp : uint8_t {
+  kConvolution,
+  kDepthwise,
+  kVectorProduct,
+  kPooling,
+  kReduceSum,
+  kElementwise,
+  kMatMul,
+  kTranspose,
+};
+enum class PoolKind : uint8_t { kAvg, kMax };
+// Output-unit cost classes for elementwise ops.
+enum class EwKind : uint8_t { kAdd, kSub, kMul, kMinMax, kShift, kClz, kDiv, kOther };
+enum class Act : uint8_t { kNone, kRelu, kLut, kOther };
+enum class Format : uint8_t { kNhwc, kNhcwb16 };
+
+// A feature map as an NPU op sees it: storage id (index into Lowered::fmaps) and its 3-D view.
+struct FmRef {
+  int32_t id = -1;
+  Shape3 shape;
+  int32_t bits = 8;
+  bool scalar = false;  // a single constant element (encoded in the command stream)
+};
+
+// One NPU operation after lowering (fusions, decompositions).
+struct NpuOp {
+  int32_t src_op = 0;          // IR op index it came from
+  std::string name;            // "Conv2D", "Softmax/Sub", ...
+  HwOp hw = HwOp::kConvolution;
+  PoolKind pool = PoolKind::kAvg;
+  EwKind ew = EwKind::kOther;
+  bool unary = false;
+  FmRef ifm, ifm2, ofm;
+  bool has_ifm2 = false;
+  int32_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1;
+  int32_t upscale = 1;  // transpose conv / resize: IFM is upscaled by this factor
+  Act act = Act::kNone;
+  bool needs_lut = false;
+  int32_t weight_tensor = -1;     // IR tensor index of the weights (-1: none)
+  int64_t weight_bytes = 0;       // original bytes
+  int64_t encoded_weight_bytes = 0;
+  int64_t scale_bytes = 0;        // 10 bytes per output channel
+  bool sparse24 = false;          // U85 2:4 sparse weight format
+  int64_t macs = 0;
+  int32_t chained_into = -1;      // U85: this op runs inside op N's chain (0 cycles here)
+  double chain_ao_extra = 0;      // U85: AO cost per element added by chained stages
+  std::vector<int32_t> extra_reads;  // fmap ids streamed in by chained stages
+};
+
+// A stored feature map (IR tensor or a lowering temporary).
+struct FeatureMap {
+  int32_t tensor = -1;   // IR tensor index or -1 for temporaries
+  int64_t bytes = 0;     // storage bytes in its format
+  Shape3 shape;
+  int32_t bits = 8;
+  Format format = Format::kNhcwb16;
+  bool graph_io = false;
+  bool cpu_touched = false;
+  int32_t alias_of = -1;  // reshape-like: same storage as another fmap
+  MemoryArea area = MemoryArea::kSram;
+  int32_t first = -1, last = -1;  // live range in NPU-op time steps
+};
+
+struct Lowered {
+  std::vector<NpuOp> ops;
+  std::vector<FeatureMap> fmaps;
+  std::vector<int32_t> fmap_of_tensor;  // IR tensor -> fmap id (-1 none)
+  std::vector<std::vector<std::string>> cpu_reasons;  // per IR op (empty = NPU)
+  std::vector<std::string> ir_note;  // per IR op: "fused into op N", "no-op (reshape)", ...
+};
+
+// Places and lowers the graph's main subgraph for `config`.
+absl::StatusOr<Lowered> Lower(const Graph& graph, const EthosUConfig& config, const Arch& arch);
+
+// Compatibility of one IR op (doc section 10). Empty = NPU.
+std::vector<std::string> OpCompatibility(const Subgraph& sg, int op_index,
+                                         const EthosUConfig& config);
+
+// Estimated MLW/U85 encoded size of the weights of `op` (doc section 9) and whether the
+// weights satisfy 2:4 sparsity in the U85 traversal order.
+struct WeightEncoding {
+  int64_t encoded_bytes = 0;
+  bool sparse24 = false;
+};
+WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const Arch& arch);
+
+// Block configuration chosen for one op (doc 4.2 / 6.1).
+struct BlockConfig {
+  Shape3 ofm_block;
+  Shape3 ifm_block;
+  Shape3 ublock;
+  bool part_kernel = false;
+  bool acc40 = false;
+};
+BlockConfig FindBlockConfig(const Arch& arch, const NpuOp& op);
+
+// Cycle/traffic result for one NPU op before the network-level combination.
+struct OpCost {
+  double op_cycles = 0;     // section 4.5 / 4.6
+  double npu_cycles = 0;    // plus weight/LUT DMA not hidden
+  PerArea bytes{};          // after burst inflation
+  PerArea access_cycles{};
+  double total = 0;
+  bool weights_buffered = false;
+  int64_t weight_buffer_bytes = 0;
+  BlockConfig block;
+};
+
+struct MemSystem {
+  const EthosUConfig* config = nullptr;
+  // Per area: bandwidth B/cycle, burst, latencies; valid[a] = area exists.
+  std::array<bool, kNumMemoryAreas> valid{};
+  std::array<MemoryConfig, kNumMemoryAreas> mem{};
+  std::array<double, kNumMemoryAreas> bandwidth{};
+  MemoryArea const_area = MemoryArea::kOffChipFlash;  // weights' home
+  MemoryArea arena_area = MemoryArea::kSram;          // feature maps' home
+  MemoryArea staging_area = MemoryArea::kSram;        // SRAM (cache / weight buffers)
+};
+MemSystem MakeMemSystem(const EthosUConfig& config);
+
+// Costs op `i` of `lw` (memory placement already decided). `prev_slack` is the previous op's
+// op cycles (time to prefetch weights/LUT). `allow_buffer` lets the op DMA its weights to SRAM.
+OpCost CostOp(const Arch& arch, const MemSystem& ms, const Lowered& lw, int i, double prev_slack,
+              bool allow_buffer);
+
+}  // namespace ethosu
+}  // namespace estimate
+}  // namespace mica
+
+#endif  // MICA_ESTIMATE_ETHOS_U_MODEL_H_

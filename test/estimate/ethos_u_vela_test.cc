@@ -1,0 +1,184 @@
+// mica's Ethos-U estimate against Vela 5.1.0 (Regor core) on the MLPerf Tiny models:
+// totals over every model x accelerator (summary.csv) and per-layer agreement
+// (per-layer/<model>__<accelerator>/regor_per-layer.csv). Prints the comparison table.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "mica/estimate/estimate.h"
+#include "mica/estimate/ethos_u.h"
+#include "mica/model/load.h"
+#include "testing/catch.h"
+#include "testing/shared.h"
+
+namespace mica {
+namespace estimate {
+namespace {
+
+std::vector<std::string> SplitCsv(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool quoted = false;
+  for (char ch : line) {
+    if (ch == '"') quoted = !quoted;
+    else if (ch == ',' && !quoted) out.push_back(cur), cur.clear();
+    else if (ch != '\r') cur += ch;
+  }
+  out.push_back(cur);
+  return out;
+}
+
+std::vector<std::map<std::string, std::string>> ReadCsv(const std::string& path) {
+  std::vector<std::map<std::string, std::string>> rows;
+  std::ifstream in(path);
+  std::string line;
+  if (!std::getline(in, line)) return rows;
+  const std::vector<std::string> head = SplitCsv(line);
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    const std::vector<std::string> f = SplitCsv(line);
+    std::map<std::string, std::string> row;
+    for (size_t i = 0; i < head.size() && i < f.size(); ++i) row[head[i]] = f[i];
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+double Num(const std::map<std::string, std::string>& r, const std::string& k) {
+  auto it = r.find(k);
+  return it == r.end() || it->second.empty() ? 0.0 : std::atof(it->second.c_str());
+}
+
+TargetProfile ProfileFor(const std::string& accel) {
+  // "ethos-u55-256" -> family U55, 256 MACs, Vela's default system config and memory mode.
+  TargetProfile p;
+  p.name = accel;
+  p.kind = TargetKind::kEthosU;
+  const EthosUFamily fam = accel.find("u55") != std::string::npos   ? EthosUFamily::kU55
+                           : accel.find("u65") != std::string::npos ? EthosUFamily::kU65
+                                                                    : EthosUFamily::kU85;
+  const int macs = std::atoi(accel.substr(accel.rfind('-') + 1).c_str());
+  absl::StatusOr<EthosUConfig> c = DefaultEthosUConfig(fam, macs);
+  REQUIRE(c.ok());
+  p.ethos_u = *c;
+  return p;
+}
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double RelErr(double ours, double ref) { return ref == 0 ? 0 : (ours - ref) / ref; }
+
+struct Group {
+  std::string op;
+  double cycles = 0;
+};
+
+// Vela's per-layer rows grouped per original TFLite operator (fused activations and the
+// SOFTMAX decomposition are extra rows of the same operator).
+std::vector<Group> VelaGroups(const std::string& path) {
+  std::vector<Group> g;
+  for (const auto& r : ReadCsv(path)) {
+    const std::string orig = r.at("Original Operator");
+    const std::string nng = r.at("NNG Operator");
+    if (g.empty() || g.back().op != orig || nng == orig) g.push_back({orig, 0});
+    g.back().cycles += Num(r, "Op Cycles");
+  }
+  return g;
+}
+
+TEST_CASE("ethos_u matches Vela totals and per-layer cycles on MLPerf Tiny", "[ethos_u][vela]") {
+  const std::string shared = testing::SharedDir();
+  if (shared.empty()) {
+    WARN("shared reference dir absent: skipping the Vela comparison");
+    return;
+  }
+  const std::string vela = shared + "/reference/vela";
+  const auto rows = ReadCsv(vela + "/summary.csv");
+  REQUIRE(!rows.empty());
+  std::map<std::string, Graph> models;
+  std::vector<double> errs, abs_errs, layer_errs, sram_errs, flash_errs, enc_errs;
+  double worst = 0;
+  std::string worst_case;
+  std::printf("%-28s %-15s %10s %10s %7s %9s %9s %7s %7s\n", "model", "accelerator", "vela",
+              "mica", "err%", "vela_npu", "mica_npu", "sram%", "enc%");
+  for (const auto& r : rows) {
+    if (r.at("core") != "regor") continue;
+    const std::string model = r.at("model");
+    const std::string accel = r.at("accelerator");
+    if (!models.count(model)) {
+      absl::StatusOr<Graph> g =
+          LoadModel(shared + "/models/mlperf-tiny/" + model + ".tflite");
+      INFO(model << ": " << g.status().message());
+      REQUIRE(g.ok());
+      models[model] = *std::move(g);
+    }
+    const TargetProfile p = ProfileFor(accel);
+    absl::StatusOr<Estimate> e = EstimateEthosU(models[model], p);
+    INFO(model << " on " << accel << ": " << e.status().message());
+    REQUIRE(e.ok());
+    CHECK(e->cpu_ops == static_cast<int32_t>(Num(r, "cpu_operators")));
+    const double ref = Num(r, "total_cycles");
+    const double err = RelErr(e->total_cycles, ref);
+    errs.push_back(err);
+    abs_errs.push_back(std::fabs(err));
+    if (std::fabs(err) > worst) worst = std::fabs(err), worst_case = model + " " + accel;
+    // Memory: SRAM used (KiB in the CSV) and encoded weights.
+    const double sram_ref = Num(r, "sram_memory_used_kib") * 1024;
+    const double sram = e->memory_used_bytes[static_cast<int>(MemoryArea::kSram)];
+    const double sram_err = sram_ref > 4096 ? RelErr(sram, sram_ref) : 0;
+    if (sram_ref > 4096) sram_errs.push_back(std::fabs(sram_err));
+    const double enc_err = RelErr(double(e->weights_encoded_bytes), Num(r, "weights_encoded_bytes"));
+    enc_errs.push_back(std::fabs(enc_err));
+    CHECK(e->weights_original_bytes == static_cast<int64_t>(Num(r, "weights_original_bytes")));
+    std::printf("%-28s %-15s %10.0f %10.0f %+7.1f %9.0f %9.0f %+7.1f %+7.1f\n", model.c_str(),
+                accel.c_str(), ref, e->total_cycles, 100 * err, Num(r, "npu_cycles"),
+                e->npu_cycles, 100 * sram_err, 100 * enc_err);
+    // Per layer.
+    const std::string pl = vela + "/per-layer/" + model + "__" + accel + "/regor_per-layer.csv";
+    const std::vector<Group> groups = VelaGroups(pl);
+    std::vector<double> ours;
+    for (const OpEstimate& op : e->ops) {
+      if (op.placement == Placement::kNpu && op.total_cycles > 0) ours.push_back(op.total_cycles);
+    }
+    std::vector<double> vela_nonzero;
+    for (const Group& g : groups) {
+      if (g.cycles > 0) vela_nonzero.push_back(g.cycles);
+    }
+    if (ours.size() == vela_nonzero.size()) {
+      for (size_t i = 0; i < ours.size(); ++i) {
+        // Layers that are a meaningful share of the network (>= 2 % of Vela's total).
+        if (vela_nonzero[i] >= 0.02 * ref) {
+          layer_errs.push_back(std::fabs(RelErr(ours[i], vela_nonzero[i])));
+        }
+      }
+    }
+  }
+  const double med = Median(abs_errs);
+  const double med_layer = Median(layer_errs);
+  const double max_layer = layer_errs.empty() ? 0 : *std::max_element(layer_errs.begin(), layer_errs.end());
+  std::printf("total cycles: median |err| %.2f %%, worst %.2f %% (%s), %zu cases\n", 100 * med,
+              100 * worst, worst_case.c_str(), abs_errs.size());
+  std::printf("per-layer (>=2%% of total): median |err| %.1f %%, max %.1f %%, %zu layers\n",
+              100 * med_layer, 100 * max_layer, layer_errs.size());
+  std::printf("SRAM used: median |err| %.1f %%, max %.1f %%; encoded weights median |err| %.1f %%, max %.1f %%\n",
+              100 * Median(sram_errs),
+              100 * (sram_errs.empty() ? 0 : *std::max_element(sram_errs.begin(), sram_errs.end())),
+              100 * Median(enc_errs), 100 * *std::max_element(enc_errs.begin(), enc_errs.end()));
+  CHECK(abs_errs.size() == 44);
+  CHECK(med <= 0.05);
+  CHECK(worst <= 0.15);
+}
+
+}  // namespace
+}  // namespace estimate
+}  // namespace mica
