@@ -387,15 +387,15 @@ absl::StatusOr<KernelPtr> LowerLstm(const LowerContext& ctx) {
     return ctx.Unimplemented("only the int8 (8x8->16) LSTM is supported (input ", DT(x.dtype),
                              ")");
   }
-  for (int i : {1, 9, 10, 11, 16, 17, 20, 21, 22, 23}) {
+  for (int i : {9, 10, 11, 16, 17, 20, 21, 22, 23}) {
     if (ctx.HasInput(i)) {
       return ctx.Unimplemented("LSTM input ", i,
-                               " is present (CIFG, peepholes, projection or layer norm are not "
+                               " is present (peepholes, projection and layer norm are not "
                                "supported)");
     }
   }
-  for (int i : {2, 3, 4, 6, 7, 8, 18, 19}) {
-    if (!ctx.HasInput(i)) return ctx.Invalid("LSTM input ", i, " is missing");
+  for (int i : {1, 2, 3, 4, 5, 6, 7, 8, 18, 19}) {
+    if (!ctx.HasInput(i)) return ctx.Unimplemented("LSTM input ", i, " is missing (CIFG is not supported)");
   }
   const Tensor& hidden = ctx.input(18);
   const Tensor& cell = ctx.input(19);

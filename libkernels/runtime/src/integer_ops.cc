@@ -839,6 +839,47 @@ absl::StatusOr<KernelPtr> LowerPrelu(const LowerContext& ctx) {
 
 // ---- requantize -------------------------------------------------------------------------------
 
+// TFLite's reference MultiplyByQuantizedMultiplier (double rounding), for the host-only
+// int32-output requantize below (the kernel core has no int32 output).
+int32_t HostMbqm(int32_t x, int32_t multiplier, int32_t shift) {
+  const int left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
+  const int32_t a = static_cast<int32_t>(static_cast<uint32_t>(x) << left);
+  int32_t high;
+  if (a == multiplier && a == std::numeric_limits<int32_t>::min()) {
+    high = std::numeric_limits<int32_t>::max();
+  } else {
+    const int64_t ab = static_cast<int64_t>(a) * multiplier;
+    const int64_t nudge = ab >= 0 ? (int64_t{1} << 30) : (1 - (int64_t{1} << 30));
+    high = static_cast<int32_t>((ab + nudge) / (int64_t{1} << 31));
+  }
+  const int32_t mask = static_cast<int32_t>((int64_t{1} << right) - 1);
+  const int32_t rem = high & mask;
+  const int32_t threshold = (mask >> 1) + (high < 0 ? 1 : 0);
+  return (high >> right) + (rem > threshold ? 1 : 0);
+}
+
+// QUANTIZE int8/int16 -> int32 (TFLite Micro's reference Requantize with an int32 output).
+template <typename In>
+class RequantizeToInt32Kernel : public OpKernel {
+ public:
+  kernels::RequantizeParams p;
+  int64_t n = 0;
+  int32_t in = 0, out = 0;
+  absl::Status Eval(const EvalContext& ctx) override {
+    const In* x = ctx.In<In>(in);
+    int32_t* y = ctx.Out<int32_t>(out);
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t v = static_cast<int64_t>(HostMbqm(x[i] - p.input_zero_point,
+                                                      p.output.multiplier, p.output.shift)) +
+                        p.output_zero_point;
+      y[i] = static_cast<int32_t>(std::min<int64_t>(
+          std::max<int64_t>(v, std::numeric_limits<int32_t>::min()),
+          std::numeric_limits<int32_t>::max()));
+    }
+    return absl::OkStatus();
+  }
+};
+
 absl::StatusOr<KernelPtr> LowerRequantize(const LowerContext& ctx) {
   const Tensor& x = ctx.input(0);
   const Tensor& y = ctx.output(0);
@@ -872,6 +913,17 @@ absl::StatusOr<KernelPtr> LowerRequantize(const LowerContext& ctx) {
                                        [p](int32_t n, const int16_t* i, int16_t* o) {
                                          return kernels::Requantize(p, n, i, o);
                                        });
+  }
+  if ((is(x, DType::kInt8) || is(x, DType::kInt16)) && is(y, DType::kInt32)) {
+    auto fill = [&](auto k) -> KernelPtr {
+      k->p = p;
+      k->n = x.num_elements();
+      k->in = ctx.in_index(0);
+      k->out = ctx.out_index(0);
+      return KernelPtr(std::move(k));
+    };
+    if (is(x, DType::kInt8)) return fill(std::make_unique<RequantizeToInt32Kernel<int8_t>>());
+    return fill(std::make_unique<RequantizeToInt32Kernel<int16_t>>());
   }
   return ctx.Unimplemented(DT(x.dtype), " -> ", DT(y.dtype));
 }
