@@ -45,7 +45,14 @@ size_t ConvScratchBytes(const ConvParams& p, Isa isa) {
       // Two int16 im2col columns, except where the body reads the input in place.
       if (internal::ConvDspIsDirect(p)) return 0;
       return internal::Im2ColBytesS16(p.filter.h, p.filter.w, p.filter.c, 2);
-    case Isa::kMve: return 0;
+    case Isa::kMve: {
+      // Per-channel weight sums, plus four int8 im2col columns unless 1x1.
+      if (!internal::ConvMveIsIm2Col(p)) return 0;
+      const size_t sums = static_cast<size_t>(p.filter.n) * sizeof(int32_t);
+      if (internal::ConvIs1x1(p)) return sums;
+      const size_t k = static_cast<size_t>(p.filter.h) * p.filter.w * p.filter.c;
+      return sums + ((4 * k + 3) & ~static_cast<size_t>(3));
+    }
   }
   return 0;
 }

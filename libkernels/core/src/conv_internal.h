@@ -74,10 +74,16 @@ inline bool ConvIs1x1(const ConvParams& p) {
          p.input.h == p.output.h && p.input.w == p.output.w;
 }
 
-// The DSP body reads the input in place (no im2col scratch) for 1x1 stride 1 and for one
-// group with kernel height 1 and dilation_w 1 (1xN).
+// The DSP body reads the input in place (no im2col scratch) for one group with kernel
+// height 1 (not 1x1) and dilation_w 1: the 1xN path.
 inline bool ConvDspIsDirect(const ConvParams& p) {
-  return ConvIs1x1(p) || (p.filter.h == 1 && p.input.c == p.filter.c && p.dilation.w == 1);
+  return !ConvIs1x1(p) && p.filter.h == 1 && p.input.c == p.filter.c && p.dilation.w == 1;
+}
+
+// The MVE body: int8 im2col of four pixels (1x1 reads the input in place) when the padding
+// value -input_offset fits int8 and there is one group; else the scalar body.
+inline bool ConvMveIsIm2Col(const ConvParams& p) {
+  return p.input.c == p.filter.c && p.input_offset >= -127 && p.input_offset <= 128;
 }
 
 // Validates shapes, pointers, offsets, requantization and scratch; `wide` selects the 16x8

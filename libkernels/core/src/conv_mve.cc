@@ -1,8 +1,11 @@
-// Conv, MVE (Helium) body: one group with dilation_w 1 (which covers 1x1, 1xN and the usual
-// KxK convolutions) reads each kernel row's in-bounds taps as one contiguous int8 run and
-// accumulates four output channels per pass with VMLADAVA.S8, folding the input offset in via
-// the weight sums. Grouped or horizontally dilated convolutions use the scalar body.
+// Conv, MVE (Helium) body. One group (and an int8 zero point): four output pixels at a time are
+// gathered into int8 im2col columns (padding = the input zero point; 1x1 reads the input in
+// place), then each filter row is loaded once per 16 lanes and multiplied into the four columns
+// with VMLADAVA.S8; the input offset enters through per-channel weight sums computed once per
+// call. Other cases (grouped, or offsets beyond int8) use the row-run path below when
+// dilation_w is 1 and the scalar body otherwise.
 #include "conv_internal.h"
+#include "internal/im2col.h"
 #include "internal/mve_helpers.h"
 #include "internal/requantize.h"
 
@@ -65,6 +68,85 @@ void ConvRuns(const ConvParams& p, const PerChannelRequant& q, const int8_t* inp
   }
 }
 
+// Four columns (c[0..3], k int8 each) against every filter row.
+void Columns4(const ConvParams& p, const PerChannelRequant& q, const int8_t* filter,
+              const int32_t* bias, const int32_t* wsum, const int8_t* const c[4], int32_t count,
+              int32_t k, int8_t* const out[4]) {
+  for (int32_t oc = 0; oc < p.output.c; ++oc) {
+    const int8_t* w = filter + static_cast<ptrdiff_t>(oc) * k;
+    const int8_t *p0 = c[0], *p1 = c[1], *p2 = c[2], *p3 = c[3];
+    int32_t d0 = 0, d1 = 0, d2 = 0, d3 = 0;
+    // Whole vectors unpredicated (GCC keeps this loop in registers), then one predicated tail.
+    for (int32_t i = k >> 4; i > 0; --i) {
+      const int8x16_t wv = vld1q_s8(w);
+      d0 = vmladavaq_s8(d0, vld1q_s8(p0), wv);
+      d1 = vmladavaq_s8(d1, vld1q_s8(p1), wv);
+      d2 = vmladavaq_s8(d2, vld1q_s8(p2), wv);
+      d3 = vmladavaq_s8(d3, vld1q_s8(p3), wv);
+      w += 16, p0 += 16, p1 += 16, p2 += 16, p3 += 16;
+    }
+    if ((k & 15) != 0) {
+      const mve_pred16_t pr = vctp8q(static_cast<uint32_t>(k & 15));
+      const int8x16_t wv = vldrbq_z_s8(w, pr);
+      d0 = vmladavaq_s8(d0, vldrbq_z_s8(p0, pr), wv);
+      d1 = vmladavaq_s8(d1, vldrbq_z_s8(p1, pr), wv);
+      d2 = vmladavaq_s8(d2, vldrbq_z_s8(p2, pr), wv);
+      d3 = vmladavaq_s8(d3, vldrbq_z_s8(p3, pr), wv);
+    }
+    // Requantize the four columns together: they share this channel's multiplier and shift.
+    int32_t extra = mve::AddScaled(0, p.input_offset, wsum[oc]);
+    if (bias != nullptr) extra = mve::AddScaled(extra, 1, bias[oc]);
+    int32x4_t acc = vdupq_n_s32(d0);
+    acc = vsetq_lane_s32(d1, acc, 1);
+    acc = vsetq_lane_s32(d2, acc, 2);
+    acc = vsetq_lane_s32(d3, acc, 3);
+    acc = mve::MulQuant(vaddq_n_s32(acc, extra), q.multiplier[oc], q.shift[oc]);
+    acc = mve::OffsetClamp(acc, p.output_offset, p.activation.min, p.activation.max);
+    int32_t v[4];
+    vst1q_s32(v, acc);
+    for (int32_t j = 0; j < count; ++j) out[j][oc] = static_cast<int8_t>(v[j]);
+  }
+}
+
+void ConvIm2Col(const ConvParams& p, const PerChannelRequant& q, const int8_t* input,
+                const int8_t* filter, const int32_t* bias, int8_t* output, void* scratch) {
+  const int32_t k = p.filter.h * p.filter.w * p.filter.c;
+  int32_t* wsum = static_cast<int32_t*>(scratch);
+  for (int32_t oc = 0; oc < p.output.c; ++oc) {
+    wsum[oc] = mve::SumS8(filter + static_cast<ptrdiff_t>(oc) * k, k);
+  }
+  int8_t* cols = reinterpret_cast<int8_t*>(wsum + p.output.c);
+  const bool in_place = ConvIs1x1(p);
+  const Im2ColGeometry g{p.input.h, p.input.w, p.input.c, p.filter.h, p.filter.w, p.filter.c,
+                         p.stride.h, p.stride.w, p.dilation.h, p.dilation.w,
+                         p.padding.h, p.padding.w};
+  const int8_t pad = static_cast<int8_t>(-p.input_offset);
+  const int32_t plane = p.output.h * p.output.w;
+  const int32_t pixels = p.output.n * plane;
+  const ptrdiff_t image_size = static_cast<ptrdiff_t>(p.input.h) * p.input.w * p.input.c;
+  for (int32_t px = 0; px < pixels; px += 4) {
+    const int32_t count = pixels - px < 4 ? pixels - px : 4;
+    const int8_t* c[4];
+    int8_t* out[4];
+    for (int32_t j = 0; j < 4; ++j) {
+      // Missing columns of the last group repeat the first; their results are not stored.
+      const int32_t pj = px + (j < count ? j : 0);
+      out[j] = output + static_cast<ptrdiff_t>(pj) * p.output.c;
+      if (in_place) {
+        c[j] = input + static_cast<ptrdiff_t>(pj) * k;
+      } else if (j < count) {
+        int8_t* col = cols + static_cast<ptrdiff_t>(j) * k;
+        const int32_t b = pj / plane, r = pj % plane;
+        Im2ColS8(g, input + b * image_size, r / p.output.w, r % p.output.w, pad, col);
+        c[j] = col;
+      } else {
+        c[j] = cols;
+      }
+    }
+    Columns4(p, q, filter, bias, wsum, c, count, k, out);
+  }
+}
+
 }  // namespace
 
 KernelStatus ConvMve(const ConvParams& params, const PerChannelRequant& quant,
@@ -73,10 +155,13 @@ KernelStatus ConvMve(const ConvParams& params, const PerChannelRequant& quant,
   const KernelStatus st = CheckConv(params, quant, input, filter, output, scratch,
                                     ConvScratchBytes(params, Isa::kMve), false);
   if (st != KernelStatus::kOk) return st;
-  if (params.input.c != params.filter.c || params.dilation.w != 1) {
+  if (ConvMveIsIm2Col(params)) {
+    ConvIm2Col(params, quant, input, filter, bias, output, scratch.buf);
+  } else if (params.input.c == params.filter.c && params.dilation.w == 1) {
+    ConvRuns(params, quant, input, filter, bias, output);
+  } else {
     return ConvScalar(params, quant, input, filter, bias, output, scratch);
   }
-  ConvRuns(params, quant, input, filter, bias, output);
   return KernelStatus::kOk;
 }
 

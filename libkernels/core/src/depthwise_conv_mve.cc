@@ -43,16 +43,12 @@ void DepthwiseMult1(const DepthwiseConvParams& p, const PerChannelRequant& q, co
               acc = vaddq_s32(acc, vmulq_s32(x, w));
             }
           }
-          int32_t lanes[4];
-          vst1q_s32(lanes, acc);
-          const int32_t n = c_count - c < 4 ? c_count - c : 4;
-          for (int32_t i = 0; i < n; ++i) {
-            int32_t a = lanes[i];
-            if (bias != nullptr) a += bias[c + i];
-            const int32_t v = MultiplyByQuantizedMultiplier(a, q.multiplier[c + i], q.shift[c + i]) +
-                              p.output_offset;
-            *out++ = static_cast<int8_t>(Clamp(v, p.activation.min, p.activation.max));
-          }
+          if (bias != nullptr) acc = vaddq_s32(acc, vldrwq_z_s32(bias + c, pred));
+          acc = mve::MulQuantLanes(acc, vldrwq_z_s32(q.multiplier + c, pred),
+                                   vldrwq_z_s32(q.shift + c, pred));
+          acc = mve::OffsetClamp(acc, p.output_offset, p.activation.min, p.activation.max);
+          vstrbq_p_s32(out, acc, pred);  // low byte of each active lane
+          out += c_count - c < 4 ? c_count - c : 4;
         }
       }
     }

@@ -64,6 +64,34 @@ inline void Im2ColS16(const Im2ColGeometry& g, const int8_t* image, int32_t out_
   }
 }
 
+// int8 variant for bodies that fold the input offset in through weight sums: taps outside the
+// image hold `pad_value` (= -input_offset, so that they contribute w * 0 after the offset).
+inline void Im2ColS8(const Im2ColGeometry& g, const int8_t* image, int32_t out_y, int32_t out_x,
+                     int8_t pad_value, int8_t* col) {
+  const int32_t y0 = out_y * g.stride_h - g.pad_h;
+  const int32_t x0 = out_x * g.stride_w - g.pad_w;
+  int8_t* dst = col;
+  const size_t tap = static_cast<size_t>(g.k_c);
+  for (int32_t ky = 0; ky < g.k_h; ++ky) {
+    const int32_t iy = y0 + ky * g.dilation_h;
+    if (iy < 0 || iy >= g.in_h) {
+      __builtin_memset(dst, static_cast<uint8_t>(pad_value), tap * static_cast<size_t>(g.k_w));
+      dst += g.k_w * g.k_c;
+      continue;
+    }
+    const int8_t* row = image + static_cast<ptrdiff_t>(iy) * g.in_w * g.in_c;
+    for (int32_t kx = 0; kx < g.k_w; ++kx) {
+      const int32_t ix = x0 + kx * g.dilation_w;
+      if (ix < 0 || ix >= g.in_w) {
+        __builtin_memset(dst, static_cast<uint8_t>(pad_value), tap);
+      } else {
+        __builtin_memcpy(dst, row + static_cast<ptrdiff_t>(ix) * g.in_c, tap);
+      }
+      dst += g.k_c;
+    }
+  }
+}
+
 }  // namespace internal
 }  // namespace kernels
 }  // namespace mica
