@@ -18,10 +18,9 @@ struct ArenaPlan {
   size_t arena_bytes = 0;
 };
 
-// Places every non-constant, non-variable tensor that the subgraph's inputs, outputs or
-// operators use. Tensors whose lifetimes overlap (first write .. last read, in operator order;
-// graph inputs live from the start, graph outputs to the end) never share bytes, so an
-// operator's outputs never alias its inputs. Greedy by size, first fit.
+// Lays out every non-constant, non-variable tensor the subgraph uses with libmodel's planner
+// (mica/model/analysis.h). Tensors whose lifetimes overlap never share bytes, so an operator's
+// outputs never alias its inputs.
 absl::StatusOr<ArenaPlan> PlanArena(const Subgraph& sg, size_t alignment);
 
 }  // namespace internal
