@@ -70,12 +70,12 @@ KernelStatus BatchMatMulDsp(const BatchMatMulParams& p, const int8_t* lhs, const
           a1 += (row[d] + p.lhs_offset) * (c1[d] + p.rhs_offset);
         }
         const int32_t v0 =
-            MultiplyByQuantizedMultiplier(a0, p.requant.multiplier, p.requant.shift) +
+            MultiplyByQuantizedMultiplierNonNeg(a0, p.requant.multiplier, p.requant.shift) +
             p.output_offset;
         *output++ = static_cast<int8_t>(Clamp(v0, p.activation.min, p.activation.max));
         if (pair) {
           const int32_t v1 =
-              MultiplyByQuantizedMultiplier(a1, p.requant.multiplier, p.requant.shift) +
+              MultiplyByQuantizedMultiplierNonNeg(a1, p.requant.multiplier, p.requant.shift) +
               p.output_offset;
           *output++ = static_cast<int8_t>(Clamp(v1, p.activation.min, p.activation.max));
         }

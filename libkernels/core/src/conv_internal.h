@@ -67,6 +67,11 @@ inline bool WindowOk(const Stride2D& s, const Dilation2D& d, const Pad2D& pad, c
 constexpr int32_t kMaxShift8 = 31;
 constexpr int32_t kMaxShift16 = 14;
 
+// The scalar loops without im2col (no scratch, no check): the fallback of SIMD bodies for
+// cases they do not cover.
+void ConvLoopsInt8(const ConvParams& params, const PerChannelRequant& quant, const int8_t* input,
+                   const int8_t* filter, const int32_t* bias, int8_t* output);
+
 // True for the 1x1, stride-1, unpadded, ungrouped case (a plain GEMM over pixels).
 inline bool ConvIs1x1(const ConvParams& p) {
   return p.filter.h == 1 && p.filter.w == 1 && p.stride.h == 1 && p.stride.w == 1 &&

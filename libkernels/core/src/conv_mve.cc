@@ -21,7 +21,7 @@ inline int8_t Finish(int32_t dot, int32_t wsum, const int32_t* bias, int32_t oc,
   int32_t acc = mve::AddScaled(dot, p.input_offset, wsum);
   if (bias != nullptr) acc += bias[oc];
   const int32_t v =
-      MultiplyByQuantizedMultiplier(acc, q.multiplier[oc], q.shift[oc]) + p.output_offset;
+      MultiplyByQuantizedMultiplierNonNeg(acc, q.multiplier[oc], q.shift[oc]) + p.output_offset;
   return static_cast<int8_t>(Clamp(v, p.activation.min, p.activation.max));
 }
 
@@ -160,7 +160,7 @@ KernelStatus ConvMve(const ConvParams& params, const PerChannelRequant& quant,
   } else if (params.input.c == params.filter.c && params.dilation.w == 1) {
     ConvRuns(params, quant, input, filter, bias, output);
   } else {
-    return ConvScalar(params, quant, input, filter, bias, output, scratch);
+    ConvLoopsInt8(params, quant, input, filter, bias, output);
   }
   return KernelStatus::kOk;
 }

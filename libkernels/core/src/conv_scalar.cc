@@ -1,5 +1,6 @@
 // Conv / Conv16x8, scalar bodies: plain C++ for any Cortex-M and the host.
 #include "conv_internal.h"
+#include "internal/im2col.h"
 #include "internal/requantize.h"
 
 namespace mica {
@@ -14,7 +15,7 @@ struct Int8Path {
   using Acc = int32_t;
   using Bias = int32_t;
   static Out Finish(Acc acc, int32_t mult, int32_t shift, const ConvParams& p) {
-    int32_t v = MultiplyByQuantizedMultiplier(acc, mult, shift) + p.output_offset;
+    int32_t v = MultiplyByQuantizedMultiplierNonNeg(acc, mult, shift) + p.output_offset;
     return static_cast<Out>(Clamp(v, p.activation.min, p.activation.max));
   }
 };
@@ -92,7 +93,68 @@ void Conv1x1Int8(const ConvParams& p, const PerChannelRequant& quant, const int8
   }
 }
 
+// General int8 conv: two output pixels at a time gathered into int16 im2col columns (offset
+// applied, zeros outside the image), then 2 filter rows x 2 columns per pass: four MACs per
+// four loads, the shape of code a Cortex-M0/M3 runs well.
+void ConvIm2ColInt8(const ConvParams& p, const PerChannelRequant& q, const int8_t* input,
+                    const int8_t* filter, const int32_t* bias, int8_t* output, int16_t* cols) {
+  const int32_t in_c = p.input.c, k_c = p.filter.c, out_c = p.output.c;
+  const int32_t groups = in_c / k_c;
+  const int32_t per_group = out_c / groups;
+  const int32_t k = p.filter.h * p.filter.w * k_c;
+  const Im2ColGeometry g{p.input.h, p.input.w, in_c, p.filter.h, p.filter.w, k_c,
+                         p.stride.h, p.stride.w, p.dilation.h, p.dilation.w,
+                         p.padding.h, p.padding.w};
+  const int32_t plane = p.output.h * p.output.w;
+  const int32_t pixels = p.output.n * plane;
+  const ptrdiff_t image_size = static_cast<ptrdiff_t>(p.input.h) * p.input.w * in_c;
+  int16_t* col0 = cols;
+  int16_t* col1 = cols + k;
+  const auto finish = [&](int32_t acc, int32_t oc) {
+    if (bias != nullptr) acc += bias[oc];
+    return Int8Path::Finish(acc, q.multiplier[oc], q.shift[oc], p);
+  };
+  for (int32_t px = 0; px < pixels; px += 2) {
+    const bool pair = px + 1 < pixels;
+    int8_t* out0 = output + static_cast<ptrdiff_t>(px) * out_c;
+    int8_t* out1 = out0 + out_c;
+    for (int32_t grp = 0; grp < groups; ++grp) {
+      for (int32_t j = 0; j < (pair ? 2 : 1); ++j) {
+        const int32_t b = (px + j) / plane, r = (px + j) % plane;
+        Im2ColS16(g, input + b * image_size + grp * k_c, r / p.output.w, r % p.output.w,
+                  p.input_offset, false, j == 0 ? col0 : col1);
+      }
+      const int16_t* c1 = pair ? col1 : col0;
+      const int32_t oc_end = (grp + 1) * per_group;
+      for (int32_t oc = grp * per_group; oc < oc_end; oc += 2) {
+        const bool two = oc + 1 < oc_end;
+        const int8_t* f0 = filter + static_cast<ptrdiff_t>(oc) * k;
+        const int8_t* f1 = two ? f0 + k : f0;
+        int32_t a00 = 0, a01 = 0, a10 = 0, a11 = 0;
+        for (int32_t i = 0; i < k; ++i) {
+          const int32_t w0 = f0[i], w1 = f1[i], x0 = col0[i], x1 = c1[i];
+          a00 += w0 * x0;
+          a01 += w0 * x1;
+          a10 += w1 * x0;
+          a11 += w1 * x1;
+        }
+        out0[oc] = finish(a00, oc);
+        if (pair) out1[oc] = finish(a01, oc);
+        if (two) {
+          out0[oc + 1] = finish(a10, oc + 1);
+          if (pair) out1[oc + 1] = finish(a11, oc + 1);
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
+
+void ConvLoopsInt8(const ConvParams& params, const PerChannelRequant& quant, const int8_t* input,
+                   const int8_t* filter, const int32_t* bias, int8_t* output) {
+  ConvLoops<Int8Path>(params, quant, input, filter, bias, output);
+}
 
 KernelStatus ConvScalar(const ConvParams& params, const PerChannelRequant& quant,
                         const int8_t* input, const int8_t* filter, const int32_t* bias,
@@ -103,7 +165,8 @@ KernelStatus ConvScalar(const ConvParams& params, const PerChannelRequant& quant
   if (ConvIs1x1(params)) {
     Conv1x1Int8(params, quant, input, filter, bias, output);
   } else {
-    ConvLoops<Int8Path>(params, quant, input, filter, bias, output);
+    ConvIm2ColInt8(params, quant, input, filter, bias, output,
+                   static_cast<int16_t*>(scratch.buf));
   }
   return KernelStatus::kOk;
 }

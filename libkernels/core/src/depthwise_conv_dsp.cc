@@ -14,7 +14,7 @@ inline int8_t Finish(int32_t acc, const int32_t* bias, int32_t c, const PerChann
                      const DepthwiseConvParams& p) {
   if (bias != nullptr) acc += bias[c];
   const int32_t v =
-      MultiplyByQuantizedMultiplier(acc, q.multiplier[c], q.shift[c]) + p.output_offset;
+      MultiplyByQuantizedMultiplierNonNeg(acc, q.multiplier[c], q.shift[c]) + p.output_offset;
   return static_cast<int8_t>(Clamp(v, p.activation.min, p.activation.max));
 }
 

@@ -39,7 +39,7 @@ void DepthwiseLoops(const DepthwiseConvParams& p, const PerChannelRequant& q, co
           if (kWide) {
             v = MultiplyByQuantizedMultiplier64(acc, q.multiplier[oc], q.shift[oc]);
           } else {
-            v = MultiplyByQuantizedMultiplier(static_cast<int32_t>(acc), q.multiplier[oc],
+            v = MultiplyByQuantizedMultiplierNonNeg(static_cast<int32_t>(acc), q.multiplier[oc],
                                               q.shift[oc]) +
                 p.output_offset;
           }

@@ -15,7 +15,7 @@ inline int8_t Finish(int32_t acc, const int32_t* bias, int32_t o, const PerChann
   if (bias != nullptr) acc += bias[o];
   const int32_t c = p.per_channel ? o : 0;
   const int32_t v =
-      MultiplyByQuantizedMultiplier(acc, q.multiplier[c], q.shift[c]) + p.output_offset;
+      MultiplyByQuantizedMultiplierNonNeg(acc, q.multiplier[c], q.shift[c]) + p.output_offset;
   return static_cast<int8_t>(Clamp(v, p.activation.min, p.activation.max));
 }
 

@@ -24,7 +24,7 @@ KernelStatus FullyConnectedScalar(const FullyConnectedParams& p, const PerChanne
       if (bias != nullptr) acc += bias[o];
       const int32_t c = p.per_channel ? o : 0;
       const int32_t v =
-          MultiplyByQuantizedMultiplier(acc, q.multiplier[c], q.shift[c]) + p.output_offset;
+          MultiplyByQuantizedMultiplierNonNeg(acc, q.multiplier[c], q.shift[c]) + p.output_offset;
       *output++ = static_cast<int8_t>(Clamp(v, p.activation.min, p.activation.max));
     }
   }

@@ -43,6 +43,18 @@ inline int32_t MultiplyByQuantizedMultiplier(int32_t x, int32_t multiplier, int3
   return RoundingDivideByPOT(SaturatingRoundingDoublingHighMul(shifted, multiplier), right_shift);
 }
 
+// MultiplyByQuantizedMultiplier for multiplier >= 0, with fewer instructions (one 64-bit
+// multiply and shift): TFLite's nudge-and-truncate equals floor((x * m + 2^30) / 2^31) for every
+// product of either sign, and its one saturating case needs multiplier == INT32_MIN.
+inline int32_t MultiplyByQuantizedMultiplierNonNeg(int32_t x, int32_t multiplier, int32_t shift) {
+  const int left_shift = shift > 0 ? shift : 0;
+  const int right_shift = shift > 0 ? 0 : -shift;
+  const int32_t shifted = static_cast<int32_t>(static_cast<uint32_t>(x) << left_shift);
+  const int32_t high = static_cast<int32_t>(
+      (static_cast<int64_t>(shifted) * multiplier + (int64_t{1} << 30)) >> 31);
+  return RoundingDivideByPOT(high, right_shift);
+}
+
 // The int64 overload TFLite's 16x8 kernels (conv, depthwise, fully connected) use: the Q31
 // multiplier is reduced to Q15 (rounded, saturated to 0x7FFF), then one rounding right shift
 // by 15 - shift (half rounds up). Valid for multiplier >= 0, shift in [-31, 14].
