@@ -12,11 +12,33 @@ namespace kernels {
 namespace internal {
 namespace {
 
+// Accumulates four channels over the in-bounds taps; whole blocks unpredicated (GCC keeps
+// them in registers), the channel tail predicated.
+template <bool kTail>
+inline int32x4_t Taps4(const int8_t* x_base, const int8_t* w_base, int32_t rows, ptrdiff_t x_row,
+                       ptrdiff_t w_row, int32_t cols, ptrdiff_t x_col, ptrdiff_t w_col,
+                       int32x4_t off, mve_pred16_t pred) {
+  int32x4_t acc = vdupq_n_s32(0);
+  for (int32_t r = 0; r < rows; ++r, x_base += x_row, w_base += w_row) {
+    const int8_t* x = x_base;
+    const int8_t* w = w_base;
+    for (int32_t k = 0; k < cols; ++k, x += x_col, w += w_col) {
+      const int32x4_t xv = kTail ? vldrbq_z_s32(x, pred) : vldrbq_s32(x);
+      const int32x4_t wv = kTail ? vldrbq_z_s32(w, pred) : vldrbq_s32(w);
+      acc = vaddq_s32(acc, vmulq_s32(vaddq_s32(xv, off), wv));
+    }
+  }
+  return acc;
+}
+
 void DepthwiseMult1(const DepthwiseConvParams& p, const PerChannelRequant& q, const int8_t* input,
                     const int8_t* filter, const int32_t* bias, int8_t* out) {
   const int32_t in_h = p.input.h, in_w = p.input.w, c_count = p.input.c;
   const int32_t k_w = p.filter.w;
   const int32x4_t off = vdupq_n_s32(p.input_offset);
+  const ptrdiff_t x_row = static_cast<ptrdiff_t>(p.dilation.h) * in_w * c_count;
+  const ptrdiff_t w_row = static_cast<ptrdiff_t>(k_w) * c_count;
+  const ptrdiff_t x_col = static_cast<ptrdiff_t>(p.dilation.w) * c_count;
   for (int32_t b = 0; b < p.input.n; ++b) {
     const int8_t* image = input + static_cast<ptrdiff_t>(b) * in_h * in_w * c_count;
     for (int32_t oy = 0; oy < p.output.h; ++oy) {
@@ -27,28 +49,25 @@ void DepthwiseMult1(const DepthwiseConvParams& p, const PerChannelRequant& q, co
         const int32_t x0 = ox * p.stride.w - p.padding.w;
         int32_t kx_lo, kx_hi;
         TapRange(x0, k_w, p.dilation.w, in_w, &kx_lo, &kx_hi);
+        const int8_t* x_first =
+            image + (static_cast<ptrdiff_t>(y0 + ky_lo * p.dilation.h) * in_w + x0 +
+                     kx_lo * p.dilation.w) * c_count;
+        const int8_t* w_first = filter + (static_cast<ptrdiff_t>(ky_lo) * k_w + kx_lo) * c_count;
+        const int32_t rows = ky_hi - ky_lo, cols = kx_hi - kx_lo;
         for (int32_t c = 0; c < c_count; c += 4) {
+          const bool tail = c_count - c < 4;
           const mve_pred16_t pred = vctp32q(static_cast<uint32_t>(c_count - c));
-          int32x4_t acc = vdupq_n_s32(0);
-          for (int32_t ky = ky_lo; ky < ky_hi; ++ky) {
-            const int8_t* row =
-                image + static_cast<ptrdiff_t>(y0 + ky * p.dilation.h) * in_w * c_count + c;
-            const int8_t* f_row = filter + static_cast<ptrdiff_t>(ky) * k_w * c_count + c;
-            for (int32_t kx = kx_lo; kx < kx_hi; ++kx) {
-              const int32x4_t x = vaddq_s32(
-                  vldrbq_z_s32(row + static_cast<ptrdiff_t>(x0 + kx * p.dilation.w) * c_count,
-                               pred),
-                  off);
-              const int32x4_t w = vldrbq_z_s32(f_row + kx * c_count, pred);
-              acc = vaddq_s32(acc, vmulq_s32(x, w));
-            }
-          }
+          int32x4_t acc =
+              tail ? Taps4<true>(x_first + c, w_first + c, rows, x_row, w_row, cols, x_col,
+                                 c_count, off, pred)
+                   : Taps4<false>(x_first + c, w_first + c, rows, x_row, w_row, cols, x_col,
+                                  c_count, off, pred);
           if (bias != nullptr) acc = vaddq_s32(acc, vldrwq_z_s32(bias + c, pred));
           acc = mve::MulQuantLanes(acc, vldrwq_z_s32(q.multiplier + c, pred),
                                    vldrwq_z_s32(q.shift + c, pred));
           acc = mve::OffsetClamp(acc, p.output_offset, p.activation.min, p.activation.max);
           vstrbq_p_s32(out, acc, pred);  // low byte of each active lane
-          out += c_count - c < 4 ? c_count - c : 4;
+          out += tail ? c_count - c : 4;
         }
       }
     }
