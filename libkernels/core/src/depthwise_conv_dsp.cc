@@ -34,20 +34,27 @@ void DepthwiseMult1(const DepthwiseConvParams& p, const PerChannelRequant& q, co
         const int32_t x0 = ox * p.stride.w - p.padding.w;
         int32_t kx_lo, kx_hi;
         TapRange(x0, k_w, p.dilation.w, in_w, &kx_lo, &kx_hi);
+        const ptrdiff_t x_row = static_cast<ptrdiff_t>(p.dilation.h) * in_w * c_count;
+        const ptrdiff_t w_row = static_cast<ptrdiff_t>(k_w) * c_count;
+        const ptrdiff_t x_col = static_cast<ptrdiff_t>(p.dilation.w) * c_count;
+        const int8_t* x_first =
+            image + (static_cast<ptrdiff_t>(y0 + ky_lo * p.dilation.h) * in_w + x0 +
+                     kx_lo * p.dilation.w) * c_count;
+        const int8_t* w_first = filter + (static_cast<ptrdiff_t>(ky_lo) * k_w + kx_lo) * c_count;
+        const int32_t rows = ky_hi - ky_lo, cols = kx_hi - kx_lo;
         int32_t c = 0;
         for (; c + 4 <= c_count; c += 4) {
           int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-          for (int32_t ky = ky_lo; ky < ky_hi; ++ky) {
-            const int8_t* row =
-                image + static_cast<ptrdiff_t>(y0 + ky * p.dilation.h) * in_w * c_count + c;
-            const int8_t* f_row = filter + static_cast<ptrdiff_t>(ky) * k_w * c_count + c;
-            for (int32_t kx = kx_lo; kx < kx_hi; ++kx) {
+          const int8_t* xr = x_first + c;
+          const int8_t* wr = w_first + c;
+          for (int32_t r = 0; r < rows; ++r, xr += x_row, wr += w_row) {
+            const int8_t* x = xr;
+            const int8_t* w = wr;
+            for (int32_t k = 0; k < cols; ++k, x += x_col, w += c_count) {
               uint32_t xe, xo;
-              dsp::Widen4(dsp::Load32(row + static_cast<ptrdiff_t>(x0 + kx * p.dilation.w) *
-                                                c_count),
-                          off2, &xe, &xo);
-              const uint32_t w = dsp::Load32(f_row + kx * c_count);
-              const uint32_t we = dsp::Sxtb16(w), wo = dsp::Sxtb16Ror8(w);
+              dsp::Widen4(dsp::Load32(x), off2, &xe, &xo);
+              const uint32_t wv = dsp::Load32(w);
+              const uint32_t we = dsp::Sxtb16(wv), wo = dsp::Sxtb16Ror8(wv);
               a0 = dsp::Smlabb(xe, we, a0);
               a2 = dsp::Smlatt(xe, we, a2);
               a1 = dsp::Smlabb(xo, wo, a1);
