@@ -1,6 +1,6 @@
 // DepthwiseConv, DSP body. Depth multiplier 1 (the common case): four channels at a time,
 // input widened with SXTAB16 (offset folded in), filter with SXTB16, per-lane SMLABB/SMLATT.
-// Other depth multipliers use the scalar body.
+// Other depth multipliers use the scalar body. The 16x8 body does the same with int16 pairs.
 #include "depthwise_conv_internal.h"
 #include "internal/dsp_intrinsics.h"
 #include "internal/requantize.h"
@@ -84,7 +84,92 @@ void DepthwiseMult1(const DepthwiseConvParams& p, const PerChannelRequant& q, co
   }
 }
 
+// 16x8, depth multiplier 1: four channels per step, int16 input pairs against int8 filter
+// pairs (SXTB16 + PKHBT/PKHTB), per-lane SMLABB/SMLATT. Each product is below 2^22 in
+// magnitude, so up to 512 taps sum exactly in int32 before the int64 bias (TFLite's int64
+// accumulator holds the same value).
+void Depthwise16x8Mult1(const DepthwiseConvParams& p, const PerChannelRequant& q,
+                        const int16_t* input, const int8_t* filter, const int64_t* bias,
+                        int16_t* out) {
+  const int32_t in_h = p.input.h, in_w = p.input.w, c_count = p.input.c;
+  const int32_t k_w = p.filter.w;
+  const ptrdiff_t x_row = static_cast<ptrdiff_t>(p.dilation.h) * in_w * c_count;
+  const ptrdiff_t w_row = static_cast<ptrdiff_t>(k_w) * c_count;
+  const ptrdiff_t x_col = static_cast<ptrdiff_t>(p.dilation.w) * c_count;
+  const auto finish = [&](int64_t acc, int32_t c) {
+    if (bias != nullptr) acc += bias[c];
+    const int32_t v = MultiplyByQuantizedMultiplier64(acc, q.multiplier[c], q.shift[c]);
+    return static_cast<int16_t>(Clamp(v, p.activation.min, p.activation.max));
+  };
+  for (int32_t b = 0; b < p.input.n; ++b) {
+    const int16_t* image = input + static_cast<ptrdiff_t>(b) * in_h * in_w * c_count;
+    for (int32_t oy = 0; oy < p.output.h; ++oy) {
+      const int32_t y0 = oy * p.stride.h - p.padding.h;
+      int32_t ky_lo, ky_hi;
+      TapRange(y0, p.filter.h, p.dilation.h, in_h, &ky_lo, &ky_hi);
+      for (int32_t ox = 0; ox < p.output.w; ++ox) {
+        const int32_t x0 = ox * p.stride.w - p.padding.w;
+        int32_t kx_lo, kx_hi;
+        TapRange(x0, k_w, p.dilation.w, in_w, &kx_lo, &kx_hi);
+        const int16_t* x_first =
+            image + (static_cast<ptrdiff_t>(y0 + ky_lo * p.dilation.h) * in_w + x0 +
+                     kx_lo * p.dilation.w) * c_count;
+        const int8_t* w_first = filter + (static_cast<ptrdiff_t>(ky_lo) * k_w + kx_lo) * c_count;
+        const int32_t rows = ky_hi - ky_lo, cols = kx_hi - kx_lo;
+        int32_t c = 0;
+        for (; c + 4 <= c_count; c += 4) {
+          int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+          const int16_t* xr = x_first + c;
+          const int8_t* wr = w_first + c;
+          for (int32_t r = 0; r < rows; ++r, xr += x_row, wr += w_row) {
+            const int16_t* x = xr;
+            const int8_t* w = wr;
+            for (int32_t k = 0; k < cols; ++k, x += x_col, w += c_count) {
+              const uint32_t wv = dsp::Load32(w);
+              const uint32_t we = dsp::Sxtb16(wv), wo = dsp::Sxtb16Ror8(wv);
+              const uint32_t w01 = dsp::Pkhbt(we, wo), w23 = dsp::Pkhtb(wo, we);
+              const uint32_t x01 = dsp::Load32(x), x23 = dsp::Load32(x + 2);
+              a0 = dsp::Smlabb(x01, w01, a0);
+              a1 = dsp::Smlatt(x01, w01, a1);
+              a2 = dsp::Smlabb(x23, w23, a2);
+              a3 = dsp::Smlatt(x23, w23, a3);
+            }
+          }
+          *out++ = finish(a0, c);
+          *out++ = finish(a1, c + 1);
+          *out++ = finish(a2, c + 2);
+          *out++ = finish(a3, c + 3);
+        }
+        for (; c < c_count; ++c) {
+          int32_t acc = 0;
+          const int16_t* xr = x_first + c;
+          const int8_t* wr = w_first + c;
+          for (int32_t r = 0; r < rows; ++r, xr += x_row, wr += w_row) {
+            for (int32_t k = 0; k < cols; ++k) acc += wr[k * c_count] * xr[k * x_col];
+          }
+          *out++ = finish(acc, c);
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
+
+KernelStatus DepthwiseConv16x8Dsp(const DepthwiseConvParams& params,
+                                  const PerChannelRequant& quant, const int16_t* input,
+                                  const int8_t* filter, const int64_t* bias, int16_t* output,
+                                  Scratch scratch) {
+  const KernelStatus st = CheckDepthwiseConv(params, quant, input, filter, output, scratch,
+                                             DepthwiseConv16x8ScratchBytes(params, Isa::kDsp),
+                                             true);
+  if (st != KernelStatus::kOk) return st;
+  if (params.depth_multiplier != 1 || int64_t{params.filter.h} * params.filter.w > 512) {
+    return DepthwiseConv16x8Scalar(params, quant, input, filter, bias, output, scratch);
+  }
+  Depthwise16x8Mult1(params, quant, input, filter, bias, output);
+  return KernelStatus::kOk;
+}
 
 KernelStatus DepthwiseConvDsp(const DepthwiseConvParams& params, const PerChannelRequant& quant,
                               const int8_t* input, const int8_t* filter, const int32_t* bias,

@@ -26,6 +26,11 @@ KernelStatus DepthwiseConv16x8Scalar(const DepthwiseConvParams& params,
                                      const int8_t* filter, const int64_t* bias, int16_t* output,
                                      Scratch scratch);
 
+KernelStatus DepthwiseConv16x8Dsp(const DepthwiseConvParams& params,
+                                  const PerChannelRequant& quant, const int16_t* input,
+                                  const int8_t* filter, const int64_t* bias, int16_t* output,
+                                  Scratch scratch);
+
 KernelStatus CheckDepthwiseConv(const DepthwiseConvParams& p, const PerChannelRequant& quant,
                                 const void* input, const void* filter, void* output,
                                 const Scratch& scratch, size_t scratch_needed, bool wide);
