@@ -2,6 +2,8 @@
 // (doc sections 5.4 and 8).
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -269,6 +271,20 @@ absl::StatusOr<Estimate> EstimateEthosU(const Graph& graph, const TargetProfile&
     if (lw.ops[k].chained_into >= 0) continue;
     costs[k] = ethosu::CostOp(arch, ms, lw, k, prev_slack, can_buffer);
     prev_slack = costs[k].op_cycles;
+    if (std::getenv("MICA_ETHOSU_DEBUG")) {
+      const NpuOp& op = lw.ops[k];
+      const OpCost& c = costs[k];
+      std::fprintf(stderr,
+                   "%-22s ofm %dx%dx%d ifm %dx%dx%d blk %dx%dx%d iblk %dx%dx%d ub %dx%dx%d pk%d "
+                   "op %.0f npu %.0f tot %.0f sram %.0f dram %.0f fl %.0f buf %d enc %lld\n",
+                   op.name.c_str(), op.ofm.shape.h, op.ofm.shape.w, op.ofm.shape.c,
+                   op.ifm.shape.h, op.ifm.shape.w, op.ifm.shape.c, c.block.ofm_block.h,
+                   c.block.ofm_block.w, c.block.ofm_block.c, c.block.ifm_block.h,
+                   c.block.ifm_block.w, c.block.ifm_block.c, c.block.ublock.h, c.block.ublock.w,
+                   c.block.ublock.c, c.block.part_kernel, c.op_cycles, c.npu_cycles, c.total,
+                   c.access_cycles[0], c.access_cycles[1], c.access_cycles[2] + c.access_cycles[3],
+                   c.weights_buffered, static_cast<long long>(op.encoded_weight_bytes));
+    }
   }
   for (int32_t k = 0; k < nops; ++k) {
     if (costs[k].weights_buffered) {

@@ -195,9 +195,7 @@ void Lowerer::Softmax(int32_t i) {
   lw_.ops.back().needs_lut = true;
   FmRef sh = ew("Asr", EwKind::kShift, exps, scalar, true, s, 32);
   NpuOp rs = Base(i, base + "ReduceSum", HwOp::kReduceSum);
-  rs.ifm = sh;
-  rs.ifm.shape = {s.h * s.w, s.c, 1};
-  rs.kh = 1, rs.kw = s.c;
+  rs.ifm = sh;  // ReduceSum sums over depth with a 1x1 kernel
   rs.ofm = TempRef(r, 32);
   rs.macs = int64_t{s.c} * s.h * s.w;
   Emit(rs);
@@ -215,8 +213,6 @@ void Lowerer::Softmax(int32_t i) {
     t = ew("Mul", EwKind::kMul, t, scalar, true, r, 32);
     v = ew("Add", EwKind::kAdd, v, t, true, r, 32);
   }
-  // One of the iterations above folds its first Mul into the previous op in Vela; drop one to
-  // keep the op count (27 on U55) — the first Mul of the first iteration.
   FmRef p = ew("Mul", EwKind::kMul, exps, v, true, s, 32);
   NpuOp fin = Base(i, base + "Asr", HwOp::kElementwise);
   fin.ew = EwKind::kShift;
@@ -382,6 +378,12 @@ void Lowerer::LowerOp(int32_t i) {
         op.kw = kw;
         op.ofm = y;
         op.ofm.shape = {std::max(1, x.shape.h / kh), std::max(1, x.shape.w / kw), c};
+      } else if (o.kind == OpKind::kSum) {
+        // ReduceSum reduces over depth with a 1x1 kernel.
+        op.ifm = x;
+        op.ifm.shape = {static_cast<int32_t>(out_el), 1, static_cast<int32_t>(red)};
+        op.ofm = y;
+        op.ofm.shape = {static_cast<int32_t>(out_el), 1, 1};
       } else {
         op.ifm = x;
         op.ifm.shape = {static_cast<int32_t>(out_el), static_cast<int32_t>(red), 1};
@@ -390,7 +392,7 @@ void Lowerer::LowerOp(int32_t i) {
         op.ofm = y;
         op.ofm.shape = {static_cast<int32_t>(out_el), 1, 1};
       }
-      op.sh = op.kh, op.sw = op.kw;
+      op.sh = std::max(op.kh, 1), op.sw = std::max(op.kw, 1);
       op.macs = red * out_el;
       Emit(op);
       return;
