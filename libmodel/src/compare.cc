@@ -228,7 +228,7 @@ std::string SubgraphDifference(size_t s, const Subgraph& a, const Subgraph& b) {
   for (size_t o = 0; o < a.ops.size(); ++o) {
     const std::string d = OpDifference(a.ops[o], b.ops[o]);
     if (!d.empty()) {
-      return absl::StrCat(where, ", operator ", o, " (", QuoteForMessage(a.ops[o].name()),
+      return absl::StrCat(where, ", operator ", o, " (", internal::OpLabel(a.ops[o]),
                           "): ", d);
     }
   }

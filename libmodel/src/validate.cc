@@ -71,6 +71,12 @@ std::string QuoteForMessage(std::string_view s) {
   return out;
 }
 
+std::string OpLabel(const Operator& op) {
+  if (!IsKnownOpKind(op.kind)) return absl::StrCat("kind ", static_cast<int>(op.kind));
+  if (op.kind == OpKind::kOpaque) return QuoteForMessage(op.opaque_name);
+  return std::string(OpKindName(op.kind));
+}
+
 std::string FilePrefix(const Graph& graph) {
   return graph.source_path.empty() ? std::string() : absl::StrCat(graph.source_path, ": ");
 }
@@ -201,11 +207,8 @@ class Validator {
   }
 
   std::string OpWhere(size_t s, size_t o) const {
-    const Operator& op = graph_.subgraphs[s].ops[o];
-    const std::string_view name = internal::IsKnownOpKind(op.kind) ? op.name() : "INVALID_KIND";
     return absl::StrCat("subgraph ", s, ", operator ", o, " (",
-                        op.kind == OpKind::kOpaque ? QuoteForMessage(name) : std::string(name),
-                        "): ");
+                        internal::OpLabel(graph_.subgraphs[s].ops[o]), "): ");
   }
 
   absl::Status CheckTensor(size_t s, size_t t, const Tensor& tensor) const {

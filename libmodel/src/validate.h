@@ -43,6 +43,9 @@ bool IsKnownOpKind(OpKind kind);
 // are cut to 64 characters, and the result is quoted.
 std::string QuoteForMessage(std::string_view s);
 
+// Returns how messages name an operator: its kind ("CONV_2D"), or its quoted name when opaque.
+std::string OpLabel(const Operator& op);
+
 // Returns "<file>: " (or "" when the graph has no source path) for error messages.
 std::string FilePrefix(const Graph& graph);
 

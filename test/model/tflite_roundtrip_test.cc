@@ -354,7 +354,7 @@ TEST_CASE("GraphDifference names the first difference", "[tflite][compare]") {
          g.main().tensors[1].data = g.AddConstData(bytes);
        }},
       {"not constant", [](Graph& g) { g.main().tensors[2].data = ConstData{}; }},
-      {"operator 0 ('CONV_2D'): attribute stride_h 2 vs 1",
+      {"operator 0 (CONV_2D): attribute stride_h 2 vs 1",
        [](Graph& g) { g.main().ops[0].MutableAttrs<Conv2DAttrs>().stride_h = 1; }},
       {"attribute activation",
        [](Graph& g) { g.main().ops[0].MutableAttrs<Conv2DAttrs>().activation = Activation::kNone; }},

@@ -630,7 +630,7 @@ class TfliteReader {
                             : tflite::OpaqueBuiltinName(code.code);
     }
     const std::string where = absl::StrCat("subgraph ", s, ", operator ", o, " (",
-                                           QuoteForMessage(op->name()), "): ");
+                                           internal::OpLabel(*op), "): ");
     op->inputs = ToVector(fop.inputs());
     op->outputs = ToVector(fop.outputs());
     op->intermediates = ToVector(fop.intermediates());

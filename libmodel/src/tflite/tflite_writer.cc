@@ -322,7 +322,7 @@ class TfliteWriter {
     for (size_t o = 0; o < sg.ops.size(); ++o) {
       const Operator& op = sg.ops[o];
       const std::string where = absl::StrCat("subgraph ", s, ", operator ", o, " (",
-                                             internal::QuoteForMessage(op.name()), "): ");
+                                             internal::OpLabel(op), "): ");
       MICA_ASSIGN_OR_RETURN(const uint32_t opcode, OpcodeIndex(op, where));
       const BuiltinOptions options = WriteOptions(b_, op);
       Offset<flatbuffers::Vector<uint8_t>> custom_options = 0;
