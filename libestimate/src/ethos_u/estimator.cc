@@ -267,10 +267,13 @@ absl::StatusOr<Estimate> EstimateEthosU(const Graph& graph, const TargetProfile&
   std::vector<OpCost> costs(nops);
   double prev_slack = 0;
   const bool can_buffer = ms.const_area != ms.staging_area;
+  int32_t prev_step = -2;
   for (int32_t k = 0; k < nops; ++k) {
     if (lw.ops[k].chained_into >= 0) continue;
+    if (step_of_npu[k] != prev_step + 1) prev_slack = 0;  // a CPU op (or start) in between
     costs[k] = ethosu::CostOp(arch, ms, lw, k, prev_slack, can_buffer);
-    prev_slack = costs[k].op_cycles;
+    prev_slack = costs[k].slack_next;
+    prev_step = step_of_npu[k];
     if (std::getenv("MICA_ETHOSU_DEBUG")) {
       const NpuOp& op = lw.ops[k];
       const OpCost& c = costs[k];

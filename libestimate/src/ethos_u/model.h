@@ -150,6 +150,11 @@ struct OpCost {
   double total = 0;
   bool weights_buffered = false;
   int64_t weight_buffer_bytes = 0;
+  double slack_next = 0;       // cycles the next op's weight DMA can hide under this op
+  double refetch = 1;          // weight re-reads (OFM block positions in W x H)
+  double ifm_read_cycles = 0;  // IFM bytes / bandwidth + latency
+  double full_dma = 0;         // DMA time of all weights and scales (buffered variant)
+  double visible_dma = 0;      // part of the first slice's DMA not hidden
   BlockConfig block;
 };
 

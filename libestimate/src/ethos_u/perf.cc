@@ -687,14 +687,11 @@ OpCost CostOp(const Arch& a, const MemSystem& ms, const Lowered& lw, int i, doub
       const FeatureMap* f = fm(extra);
       if (f) t.Add(f->area, 1, double(f->bytes));
     }
-    if (buffered) {
-      const double full = double(op.encoded_weight_bytes + op.scale_bytes);
-      const MemoryArea home = ms.const_area, stage = ms.staging_area;
-      const double unmoved = (full / ms.bandwidth[AreaIndex(home)] + rd_lat(home)) * refetch;
-      const double from_buf = (full / ms.bandwidth[AreaIndex(stage)] + rd_lat(stage)) * refetch;
-      if (refetch <= 1 || from_buf >= unmoved) break;  // Vela keeps such weights unbuffered
-    }
     c.op_cycles = op_cycles;
+    c.slack_next = op_cycles;
+    c.refetch = refetch;
+    c.ifm_read_cycles = t.bytes[AreaIndex(ifm_area)][4] / ms.bandwidth[AreaIndex(ifm_area)] +
+                        rd_lat(ifm_area);
     double npu = op_cycles;
     if (buffered) {
       // Full-depth or OFM-depth-sliced buffering (doc 8.5): the first slice must arrive before
@@ -716,6 +713,9 @@ OpCost CostOp(const Arch& a, const MemSystem& ms, const Lowered& lw, int i, doub
           DmaCycles(a, ms, ms.const_area, ms.staging_area, std::ceil(full_bytes * ratio));
       npu = std::max(full_dma - prev_slack,
                      op_cycles + std::max(first_dma - prev_slack, 0.0));
+      c.full_dma = full_dma;
+      c.visible_dma = std::max(first_dma - prev_slack, 0.0);
+      if (ratio < 1.0) c.slack_next = op_cycles * ratio;
       c.weight_buffer_bytes = static_cast<int64_t>(
           ratio < 1.0 ? std::ceil(full_bytes * std::max(ratio, 0.5)) * 2 : full_bytes);
     }
@@ -725,7 +725,33 @@ OpCost CostOp(const Arch& a, const MemSystem& ms, const Lowered& lw, int i, doub
     double total = npu;
     for (int ar = 0; ar < kNumMemoryAreas; ++ar) total = std::max(total, c.access_cycles[ar]);
     c.total = total;
-    if (variant == 0 || buffered) best = c;
+    if (variant == 0) {
+      best = c;
+      continue;
+    }
+    // Keep the buffered variant only where Vela's scheduler would (doc 8.5): the staged reads
+    // must be faster, the DMA must be worth starting, and the op must not get slower.
+    const OpCost& u = best;
+    const double full = double(op.encoded_weight_bytes + op.scale_bytes);
+    const MemoryArea home = ms.const_area, stage = ms.staging_area;
+    const double unmoved = (full / ms.bandwidth[AreaIndex(home)] + rd_lat(home)) * u.refetch;
+    const double from_buf = (full / ms.bandwidth[AreaIndex(stage)] + rd_lat(stage)) * u.refetch;
+    if (from_buf >= unmoved) break;
+    const bool first_op = prev_slack <= 0;
+    const int32_t depth = std::max(ofm_s.c, 1);
+    const double smallest = c.full_dma * std::min(depth, 16) / depth;
+    const bool force_initial = first_op && u.refetch > 1 &&
+                               (smallest < unmoved / 10 || smallest <= 1000);
+    const double full_buffered = from_buf + std::max(c.full_dma - prev_slack, 0.0);
+    const bool sliced = force_initial || full_buffered < unmoved ||
+                        depth / std::max(bc.ofm_block.c, 1) > 2 ||
+                        (!first_op && smallest < prev_slack && u.refetch > 1);
+    if (!sliced) break;
+    const double original = std::max({u.op_cycles, unmoved, u.ifm_read_cycles});
+    double fresh = std::max({c.npu_cycles, from_buf, c.ifm_read_cycles});
+    if (u.op_cycles > unmoved && c.visible_dma < 1000) fresh -= c.visible_dma;
+    if (original < fresh || (u.refetch <= 1 && c.full_dma + from_buf > original)) break;
+    best = c;
   }
   return best;
 }
