@@ -103,6 +103,33 @@ TEST_CASE("MaxPool / AvgPool int8 match the reference, all variants", "[kernels]
   }
 }
 
+TEST_CASE("AvgPool variants at global-pool shapes (incl. > 256 taps, extreme values)",
+          "[kernels][pool]") {
+  const uint64_t seed = testing::TestSeed(0xB002);
+  CAPTURE(seed);
+  ElemRng rng(seed);
+  for (int hw : {8, 16, 17}) {
+    for (int c : {1, 4, 7, 64}) {
+      PoolParams p;
+      p.input = {1, hw, hw, c};
+      p.output = {1, 1, 1, c};
+      p.filter_h = p.filter_w = hw;
+      p.stride = {hw, hw};
+      for (int32_t fill : {-128, 127, 0}) {
+        auto in = rng.Fill<int8_t>(static_cast<size_t>(p.input.elements()), -128, 127);
+        if (fill != 0) std::fill(in.begin(), in.end(), static_cast<int8_t>(fill));
+        const auto want = RefPool(p, in, false);
+        for (const auto& v : kernels::AvgPoolVariants()) {
+          CAPTURE(hw, c, fill, v.name);
+          std::vector<int8_t> out(want.size());
+          REQUIRE(v.fn(p, in.data(), out.data()) == KernelStatus::kOk);
+          REQUIRE(out == want);
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("MaxPool16 / AvgPool16 match the reference", "[kernels][pool]") {
   const uint64_t seed = testing::TestSeed(0xB016);
   CAPTURE(seed);

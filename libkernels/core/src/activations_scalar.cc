@@ -57,23 +57,46 @@ bool ValidLogistic(const LogisticParams& p) {
   return p.input_left_shift >= -31 && p.input_left_shift <= 31 && p.input_range_radius >= 0;
 }
 
+namespace {
+
+inline int8_t LogisticElement(const LogisticParams& p, int32_t raw) {
+  const int32_t x = raw - p.input_zero_point;
+  if (x <= -p.input_range_radius) return -128;
+  if (x >= p.input_range_radius) return 127;
+  const int32_t q4 = MultiplyByQuantizedMultiplier(x, p.input_multiplier, p.input_left_shift);
+  const int32_t v = RoundingDivideByPOT(fp::Logistic<4>(q4), 31 - 8) - 128;
+  return static_cast<int8_t>(Clamp(v, -128, 127));
+}
+
+inline int8_t TanhElement(const TanhParams& p, int32_t raw) {
+  const int32_t x = raw - p.input_zero_point;
+  if (x <= -p.input_range_radius) return -128;
+  if (x >= p.input_range_radius) return 127;
+  const int32_t q4 = MultiplyByQuantizedMultiplier(x, p.input_multiplier, p.input_left_shift);
+  const int32_t v = RoundingDivideByPOT(fp::Tanh<4>(q4), 31 - 7);
+  return static_cast<int8_t>(Clamp(v, -128, 127));
+}
+
+// Applies `element` to n int8 values. Long inputs first tabulate all 256 possible results
+// (bit-identical: the same function of the same input), then map through the table.
+template <typename Element>
+void MapInt8(int32_t n, const int8_t* in, int8_t* out, Element element) {
+  if (n >= 512) {
+    int8_t table[256];
+    for (int32_t v = -128; v < 128; ++v) table[v + 128] = element(v);
+    for (int32_t i = 0; i < n; ++i) out[i] = table[in[i] + 128];
+  } else {
+    for (int32_t i = 0; i < n; ++i) out[i] = element(in[i]);
+  }
+}
+
+}  // namespace
+
 KernelStatus LogisticScalar(const LogisticParams& p, int32_t n, const int8_t* in, int8_t* out) {
   if (!ValidLogistic(p) || n < 0) return KernelStatus::kArgError;
   if (n == 0) return KernelStatus::kOk;
   if (in == nullptr || out == nullptr) return KernelStatus::kArgError;
-  for (int32_t i = 0; i < n; ++i) {
-    const int32_t x = in[i] - p.input_zero_point;
-    if (x <= -p.input_range_radius) {
-      out[i] = -128;
-    } else if (x >= p.input_range_radius) {
-      out[i] = 127;
-    } else {
-      const int32_t q4 = MultiplyByQuantizedMultiplier(x, p.input_multiplier, p.input_left_shift);
-      const int32_t q0 = fp::Logistic<4>(q4);
-      const int32_t v = RoundingDivideByPOT(q0, 31 - 8) - 128;
-      out[i] = static_cast<int8_t>(Clamp(v, -128, 127));
-    }
-  }
+  MapInt8(n, in, out, [&p](int32_t v) { return LogisticElement(p, v); });
   return KernelStatus::kOk;
 }
 
@@ -81,19 +104,7 @@ KernelStatus TanhScalar(const TanhParams& p, int32_t n, const int8_t* in, int8_t
   if (!ValidLogistic(p) || n < 0) return KernelStatus::kArgError;
   if (n == 0) return KernelStatus::kOk;
   if (in == nullptr || out == nullptr) return KernelStatus::kArgError;
-  for (int32_t i = 0; i < n; ++i) {
-    const int32_t x = in[i] - p.input_zero_point;
-    if (x <= -p.input_range_radius) {
-      out[i] = -128;
-    } else if (x >= p.input_range_radius) {
-      out[i] = 127;
-    } else {
-      const int32_t q4 = MultiplyByQuantizedMultiplier(x, p.input_multiplier, p.input_left_shift);
-      const int32_t q0 = fp::Tanh<4>(q4);
-      const int32_t v = RoundingDivideByPOT(q0, 31 - 7);
-      out[i] = static_cast<int8_t>(Clamp(v, -128, 127));
-    }
-  }
+  MapInt8(n, in, out, [&p](int32_t v) { return TanhElement(p, v); });
   return KernelStatus::kOk;
 }
 

@@ -14,7 +14,11 @@ KernelStatus MaxPool16(const PoolParams& p, const int16_t* in, int16_t* out) {
   return internal::MaxPool16Scalar(p, in, out);
 }
 KernelStatus AvgPool(const PoolParams& p, const int8_t* in, int8_t* out) {
+#if MICA_KERNELS_HAVE_DSP
+  return internal::AvgPoolDsp(p, in, out);
+#else
   return internal::AvgPoolScalar(p, in, out);
+#endif
 }
 KernelStatus AvgPool16(const PoolParams& p, const int16_t* in, int16_t* out) {
   return internal::AvgPool16Scalar(p, in, out);
@@ -32,7 +36,8 @@ VariantList<Pool16Fn> MaxPool16Variants() {
 }
 VariantList<PoolFn> AvgPoolVariants() {
   static constexpr Variant<PoolFn> kVariants[] = {
-      MICA_KERNELS_VARIANT_SCALAR(internal::AvgPoolScalar)};
+      MICA_KERNELS_VARIANT_SCALAR(internal::AvgPoolScalar)
+      MICA_KERNELS_VARIANT_DSP(internal::AvgPoolDsp)};
   return MICA_KERNELS_VARIANT_LIST(kVariants);
 }
 VariantList<Pool16Fn> AvgPool16Variants() {

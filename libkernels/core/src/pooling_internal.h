@@ -19,6 +19,7 @@ KernelStatus MaxPoolScalar(const PoolParams&, const int8_t*, int8_t*);
 KernelStatus MaxPool16Scalar(const PoolParams&, const int16_t*, int16_t*);
 KernelStatus AvgPoolScalar(const PoolParams&, const int8_t*, int8_t*);
 KernelStatus AvgPool16Scalar(const PoolParams&, const int16_t*, int16_t*);
+KernelStatus AvgPoolDsp(const PoolParams&, const int8_t*, int8_t*);
 
 }  // namespace internal
 }  // namespace kernels
