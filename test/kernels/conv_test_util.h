@@ -65,7 +65,8 @@ inline RandomQuant MakeQuant(ConvRng& rng, int32_t count, int32_t acc_bits, int3
 
 // Rough accumulator size in bits for `taps` products of `in_bits` x 8-bit values.
 inline int32_t AccBits(int64_t taps, int32_t in_bits) {
-  return in_bits + 7 + static_cast<int32_t>(std::ceil(std::log2(static_cast<double>(taps) + 1) / 2));
+  return in_bits + 7 +
+         static_cast<int32_t>(std::ceil(std::log2(static_cast<double>(taps) + 1) / 2));
 }
 
 inline kernels::ActivationRange RandomActivation(ConvRng& rng, int32_t lo, int32_t hi) {

@@ -13,7 +13,9 @@ namespace {
 // dst[c][r] = src[r][c] for a rows x cols int8 matrix.
 void Transpose(const int8_t* src, int32_t rows, int32_t cols, int8_t* dst) {
   for (int32_t r = 0; r < rows; ++r) {
-    for (int32_t c = 0; c < cols; ++c) dst[static_cast<ptrdiff_t>(c) * rows + r] = src[r * cols + c];
+    for (int32_t c = 0; c < cols; ++c) {
+      dst[static_cast<ptrdiff_t>(c) * rows + r] = src[r * cols + c];
+    }
   }
 }
 

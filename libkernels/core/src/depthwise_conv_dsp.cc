@@ -85,8 +85,8 @@ void DepthwiseMult1(const DepthwiseConvParams& p, const PerChannelRequant& q, co
 }
 
 // 16x8, depth multiplier 1: four channels per step, int16 input pairs against int8 filter
-// pairs (SXTB16 + PKHBT/PKHTB), per-lane SMLABB/SMLATT. Each product is below 2^22 in
-// magnitude, so up to 512 taps sum exactly in int32 before the int64 bias (TFLite's int64
+// pairs (SXTB16 + PKHBT/PKHTB), per-lane SMLABB/SMLATT. Each product is at most 2^22 in
+// magnitude, so up to 511 taps sum exactly in int32 before the int64 bias (TFLite's int64
 // accumulator holds the same value).
 void Depthwise16x8Mult1(const DepthwiseConvParams& p, const PerChannelRequant& q,
                         const int16_t* input, const int8_t* filter, const int64_t* bias,
@@ -164,7 +164,7 @@ KernelStatus DepthwiseConv16x8Dsp(const DepthwiseConvParams& params,
                                              DepthwiseConv16x8ScratchBytes(params, Isa::kDsp),
                                              true);
   if (st != KernelStatus::kOk) return st;
-  if (params.depth_multiplier != 1 || int64_t{params.filter.h} * params.filter.w > 512) {
+  if (params.depth_multiplier != 1 || int64_t{params.filter.h} * params.filter.w > 511) {
     return DepthwiseConv16x8Scalar(params, quant, input, filter, bias, output, scratch);
   }
   Depthwise16x8Mult1(params, quant, input, filter, bias, output);

@@ -30,13 +30,15 @@ KernelStatus TransposeConvScalar(const TransposeConvParams& p, const PerChannelR
             for (int32_t kx = kx0; kx < kx_end; kx += p.stride.w) {
               const int32_t ix = (ox + p.padding.w - kx) / p.stride.w;
               const int8_t* x = image + (static_cast<ptrdiff_t>(iy) * in_w + ix) * in_c;
-              const int8_t* f = filter + ((static_cast<ptrdiff_t>(oc) * k_h + ky) * k_w + kx) * in_c;
+              const int8_t* f =
+                  filter + ((static_cast<ptrdiff_t>(oc) * k_h + ky) * k_w + kx) * in_c;
               for (int32_t c = 0; c < in_c; ++c) acc += (x[c] + p.input_offset) * f[c];
             }
           }
           if (bias != nullptr) acc += bias[oc];
           const int32_t v =
-              MultiplyByQuantizedMultiplierNonNeg(acc, q.multiplier[oc], q.shift[oc]) + p.output_offset;
+              MultiplyByQuantizedMultiplierNonNeg(acc, q.multiplier[oc], q.shift[oc]) +
+              p.output_offset;
           *output++ = static_cast<int8_t>(Clamp(v, p.activation.min, p.activation.max));
         }
       }

@@ -89,10 +89,12 @@ inline int64_t Smlald(uint32_t x, uint32_t y, int64_t acc) {
   return acc + static_cast<int64_t>(Lo16(x) * Lo16(y)) + static_cast<int64_t>(Hi16(x) * Hi16(y));
 }
 inline int32_t Smlabb(uint32_t x, uint32_t y, int32_t acc) {
-  return static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(Lo16(x) * Lo16(y)));
+  return static_cast<int32_t>(static_cast<uint32_t>(acc) +
+                              static_cast<uint32_t>(Lo16(x) * Lo16(y)));
 }
 inline int32_t Smlatt(uint32_t x, uint32_t y, int32_t acc) {
-  return static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(Hi16(x) * Hi16(y)));
+  return static_cast<int32_t>(static_cast<uint32_t>(acc) +
+                              static_cast<uint32_t>(Hi16(x) * Hi16(y)));
 }
 
 #endif
