@@ -144,17 +144,17 @@ TEST_CASE("onnx: depthwise conv (group == C_in, C_out = C_in*M)") {
   CHECK(Floats(sg, sg.ops[0].inputs[2]) == std::vector<float>(6, 0.0f));
 }
 
-TEST_CASE("onnx: other grouped convolutions are rejected naming the node") {
+TEST_CASE("onnx: grouped ConvTranspose is rejected naming the node") {
   OnnxBuilder b(13);
   b.Input("x", {1, 4, 8, 8});
-  b.Init("w", {4, 2, 1, 1}, std::vector<float>(8, 1.0f));
-  auto& n = b.Node("Conv", {"x", "w"}, {"y"}, "grouped_conv");
+  b.Init("w", {4, 1, 1, 1}, std::vector<float>(4, 1.0f));
+  auto& n = b.Node("ConvTranspose", {"x", "w"}, {"y"}, "grouped_deconv");
   AttrI(n, "group", 2);
   b.Output("y");
   auto g = b.Load();
   REQUIRE_FALSE(g.ok());
   CHECK(g.status().code() == absl::StatusCode::kUnimplemented);
-  CHECK_THAT(std::string(g.status().message()), Catch::Contains("grouped_conv") &&
+  CHECK_THAT(std::string(g.status().message()), Catch::Contains("grouped_deconv") &&
                                                     Catch::Contains("group=2"));
 }
 
@@ -335,16 +335,30 @@ TEST_CASE("onnx: pool pads that are not SAME") {
     REQUIRE(KindNames(g.main()) == "AVERAGE_POOL_2D");
     CHECK(g.main().ops[0].Attrs<Pool2DAttrs>().padding == Padding::kSame);
   }
-  SECTION("average pool excluding non-SAME pads is rejected") {
+  SECTION("average pool excluding non-SAME pads: PAD, AVERAGE_POOL_2D, per-position rescale") {
     OnnxBuilder b(13);
     b.Input("x", {1, 1, 4, 4});
     auto& ap = b.Node("AveragePool", {"x"}, {"y"}, "avg_odd");
     AttrInts(ap, "kernel_shape", {3, 3});
     AttrInts(ap, "pads", {2, 0, 0, 0});
     b.Output("y");
+    Graph g = MustLoad(b);
+    const Subgraph& sg = g.main();
+    REQUIRE(KindNames(sg) == "PAD,AVERAGE_POOL_2D,MUL");
+    CHECK(Shape(sg, sg.outputs[0]) == V{1, 4, 2, 1});
+    // Real rows per window: 1, 2, 3, 3; real columns: 3, 3. Rescale = 9 / (rows * cols).
+    CHECK(Floats(sg, sg.ops[2].inputs[1]) == std::vector<float>{3, 3, 1.5f, 1.5f, 1, 1, 1, 1});
+  }
+  SECTION("average pool window entirely in padding is rejected naming the node") {
+    OnnxBuilder b(13);
+    b.Input("x", {1, 1, 4, 4});
+    auto& ap = b.Node("AveragePool", {"x"}, {"y"}, "avg_all_pad");
+    AttrInts(ap, "kernel_shape", {2, 2});
+    AttrInts(ap, "pads", {2, 0, 0, 0});
+    b.Output("y");
     auto g = b.Load();
     REQUIRE_FALSE(g.ok());
-    CHECK_THAT(std::string(g.status().message()), Catch::Contains("avg_odd"));
+    CHECK_THAT(std::string(g.status().message()), Catch::Contains("avg_all_pad"));
   }
 }
 
@@ -725,6 +739,71 @@ TEST_CASE("onnx: symbolic batch resolves to 1 and is recorded in shape_signature
   CHECK(in.shape_signature == V{-1, 4, 4, 3});
   CHECK(g.source_format == ModelFormat::kOnnx);
   CHECK(g.metadata.at("onnx_opset") == "13");
+}
+
+TEST_CASE("onnx: grouped conv -> SPLIT + per-group CONV_2D + CONCATENATION, BN folded") {
+  const uint64_t seed = testing::TestSeed(31);
+  CAPTURE(seed);
+  std::mt19937 rng(static_cast<uint32_t>(seed));
+  const int64_t c = 4, m = 6, g = 2, k = 3;
+  const auto w = RandomFloats(rng, m * (c / g) * k * k);
+  const auto scale = RandomFloats(rng, m, 0.5f, 2.0f);
+  OnnxBuilder b(13);
+  b.Input("x", {1, c, 5, 5});
+  b.Init("w", {m, c / g, k, k}, w);
+  b.Init("s", {m}, scale);
+  b.Init("z", {m}, std::vector<float>(m, 0.0f));
+  b.Init("one", {m}, std::vector<float>(m, 1.0f));
+  auto& conv = b.Node("Conv", {"x", "w"}, {"c"}, "gconv");
+  AttrI(conv, "group", g);
+  AttrInts(conv, "pads", {1, 1, 1, 1});
+  b.Node("BatchNormalization", {"c", "s", "z", "z", "one"}, {"bn"});
+  b.Node("Relu", {"bn"}, {"y"});
+  b.Output("y");
+  Graph gr = MustLoad(b);
+  const Subgraph& sg = gr.main();
+  REQUIRE(KindNames(sg) == "SPLIT,CONV_2D,CONV_2D,CONCATENATION");
+  CHECK(Ints(sg, sg.ops[0].inputs[0]) == V{3});
+  CHECK(sg.ops[0].Attrs<SplitAttrs>().num_splits == 2);
+  CHECK(sg.ops[3].Attrs<ConcatenationAttrs>().axis == 3);
+  CHECK(Shape(sg, sg.outputs[0]) == V{1, 5, 5, 6});
+  const int64_t mg = m / g, cg = c / g;
+  for (int64_t gi = 0; gi < g; ++gi) {
+    const Operator& op = sg.ops[1 + gi];
+    CHECK(op.Attrs<Conv2DAttrs>().activation == Activation::kRelu);
+    CHECK(op.Attrs<Conv2DAttrs>().padding == Padding::kSame);
+    CHECK(Shape(sg, op.inputs[0]) == V{1, 5, 5, 2});
+    CHECK(Shape(sg, op.inputs[1]) == V{3, 3, 3, 2});
+    const auto wf = Floats(sg, op.inputs[1]);
+    for (int64_t o = 0; o < mg; ++o)
+      for (int64_t y = 0; y < k; ++y)
+        for (int64_t x = 0; x < k; ++x)
+          for (int64_t i = 0; i < cg; ++i) {
+            const int64_t go = gi * mg + o;
+            const float s = scale[go] / std::sqrt(1.0f + 1e-5f);
+            CHECK(wf[((o * k + y) * k + x) * cg + i] ==
+                  Approx(w[((go * cg + i) * k + y) * k + x] * s).epsilon(1e-5));
+          }
+  }
+}
+
+TEST_CASE("onnx: Sum, PRelu, ReduceMean over H,W") {
+  OnnxBuilder b(13);
+  b.Input("x", {1, 3, 4, 4});
+  b.Init("slope", {3, 1, 1}, {0.1f, 0.2f, 0.3f});
+  b.Node("Sum", {"x", "x", "x"}, {"s"});
+  b.Node("PRelu", {"s", "slope"}, {"p"});
+  auto& rm = b.Node("ReduceMean", {"p"}, {"y"});
+  AttrInts(rm, "axes", {2, 3});
+  AttrI(rm, "keepdims", 0);
+  b.Output("y");
+  Graph g = MustLoad(b);
+  const Subgraph& sg = g.main();
+  REQUIRE(KindNames(sg) == "ADD,ADD,PRELU,MEAN");
+  CHECK(Shape(sg, sg.ops[2].inputs[1]) == V{1, 1, 1, 3});
+  CHECK(Ints(sg, sg.ops[3].inputs[1]) == V{1, 2});
+  CHECK_FALSE(sg.ops[3].Attrs<ReduceAttrs>().keep_dims);
+  CHECK(Shape(sg, sg.outputs[0]) == V{1, 3});
 }
 
 TEST_CASE("onnx: unknown operators are rejected with node name and op type") {

@@ -470,6 +470,12 @@ absl::Status OnnxImporter::ConvertNode(const NodeCtx& n) {
   if (op == "Shape") return ConvertShape(n);
   if (op == "Gather") return ConvertGather(n);
   if (op == "Cast") return ConvertCast(n);
+  if (op == "ConstantOfShape") return ConvertConstantOfShape(n);
+  if (op == "Sum") return ConvertSum(n);
+  if (op == "PRelu") return ConvertBinary(n, OpKind::kPrelu);
+  if (op == "ReduceMean") return ConvertReduce(n, OpKind::kMean);
+  if (op == "ReduceMax") return ConvertReduce(n, OpKind::kReduceMax);
+  if (op == "ReduceSum") return ConvertReduce(n, OpKind::kSum);
   return n.Unsupported(absl::StrCat("operator '", op, "' is not supported by mica's ONNX importer"));
 }
 
@@ -772,16 +778,21 @@ absl::StatusOr<bool> OnnxImporter::TryFuseActivation(const NodeCtx& n, Activatio
   const std::string& xname = n.node().input(0);
   auto it = fusable_act_.find(xname);
   if (it == fusable_act_.end() || Uses(xname) != 1) return false;
-  Operator& op = sg_->ops[it->second];
-  Activation* slot = nullptr;
-  if (auto* a = std::get_if<Conv2DAttrs>(&op.attrs)) slot = &a->activation;
-  if (auto* a = std::get_if<DepthwiseConv2DAttrs>(&op.attrs)) slot = &a->activation;
-  if (auto* a = std::get_if<TransposeConvAttrs>(&op.attrs)) slot = &a->activation;
-  if (auto* a = std::get_if<FullyConnectedAttrs>(&op.attrs)) slot = &a->activation;
-  if (auto* a = std::get_if<ElementwiseAttrs>(&op.attrs)) slot = &a->activation;
-  if (auto* a = std::get_if<Pool2DAttrs>(&op.attrs)) slot = &a->activation;
-  if (slot == nullptr || *slot != Activation::kNone) return false;
-  *slot = act;
+  std::vector<Activation*> slots;
+  for (int32_t op_index : it->second) {
+    Operator& op = sg_->ops[op_index];
+    Activation* slot = nullptr;
+    if (auto* a = std::get_if<Conv2DAttrs>(&op.attrs)) slot = &a->activation;
+    if (auto* a = std::get_if<DepthwiseConv2DAttrs>(&op.attrs)) slot = &a->activation;
+    if (auto* a = std::get_if<TransposeConvAttrs>(&op.attrs)) slot = &a->activation;
+    if (auto* a = std::get_if<FullyConnectedAttrs>(&op.attrs)) slot = &a->activation;
+    if (auto* a = std::get_if<ElementwiseAttrs>(&op.attrs)) slot = &a->activation;
+    if (auto* a = std::get_if<Pool2DAttrs>(&op.attrs)) slot = &a->activation;
+    if (slot == nullptr || *slot != Activation::kNone) return false;
+    slots.push_back(slot);
+  }
+  // Grouped convolutions fuse into every group's conv (they end in a CONCATENATION).
+  for (Activation* slot : slots) *slot = act;
   Value out = values_[xname];
   fusable_act_.erase(it);
   foldable_.erase(xname);

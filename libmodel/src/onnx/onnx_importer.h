@@ -40,6 +40,8 @@ namespace onnx_import {
 
 // Largest element count of any tensor the importer creates (activations or constants).
 inline constexpr int64_t kMaxElements = int64_t{1} << 31;
+// Largest total element count of constants the importer computes itself (folding).
+inline constexpr int64_t kMaxFoldedElements = int64_t{1} << 28;
 
 // One ONNX value (graph input, initializer or node output).
 struct Value {
@@ -188,13 +190,22 @@ class OnnxImporter {
   absl::Status ConvertShape(const NodeCtx& n);
   absl::Status ConvertGather(const NodeCtx& n);
   absl::Status ConvertCast(const NodeCtx& n);
+  absl::Status ConvertConstantOfShape(const NodeCtx& n);
+  absl::Status ConvertSum(const NodeCtx& n);
+  absl::Status ConvertReduce(const NodeCtx& n, OpKind kind);
+  // Accounts for `count` elements of constant data created at import time (folding); errors
+  // once a model asks for more than kMaxFoldedElements in total (a tiny hostile file could
+  // otherwise request gigabytes through ConstantOfShape or broadcasting).
+  absl::Status ChargeFolded(const NodeCtx& n, int64_t count);
 
   // A Conv/ConvTranspose/Gemm/MatMul output that BatchNormalization (or a following bias Add)
   // may fold into.
+  // A grouped convolution has one (weights, bias) part per group, each owning an equal,
+  // consecutive range of the output channels.
   struct Foldable {
     int32_t op = -1;
-    int32_t weights = kNoTensor;  // float constant tensor (pending data)
-    int32_t bias = kNoTensor;     // float constant tensor [channels] (pending data)
+    std::vector<int32_t> weights;  // float constant tensors (pending data)
+    std::vector<int32_t> biases;   // float constant tensors [channels / parts] (pending data)
     int64_t channels = 0;
     bool channel_innermost = false;  // depthwise 1HW(C*M); else channel is the outer dim
   };
@@ -209,9 +220,10 @@ class OnnxImporter {
   std::unordered_map<std::string, int> uses_;
   std::unordered_map<int32_t, std::vector<float>> pending_floats_;  // tensor -> data
   std::unordered_map<std::string, Foldable> foldable_;    // value name -> producer
-  std::unordered_map<std::string, int32_t> fusable_act_;  // value name -> op index
+  std::unordered_map<std::string, std::vector<int32_t>> fusable_act_;  // value -> op indices
   std::unordered_map<std::string, int32_t> nhwc_cache_, plain_cache_, memory_cache_;
   std::unordered_map<std::string, int> name_counts_;
+  int64_t folded_elements_ = 0;
 };
 
 // Converts an ONNX TensorProto (initializer or Constant value) into a constant Value.

@@ -231,12 +231,6 @@ absl::Status OnnxImporter::ConvertConv(const NodeCtx& n) {
                                   ShapeStr(w->shape)));
   }
   const bool depthwise = group > 1 && group == c_in;
-  if (group > 1 && !depthwise) {
-    return n.Unsupported(absl::StrCat("grouped convolution with group=", group, " (C_in=", c_in,
-                                      ", C_out=", m,
-                                      ") is not supported; only group=1 and depthwise "
-                                      "(group=C_in) are"));
-  }
   std::vector<float> bias(static_cast<size_t>(m), 0.0f);
   if (n.HasInput(2)) {
     MICA_ASSIGN_OR_RETURN(Value * b, ConstIn(n, 2, "bias"));
@@ -262,7 +256,15 @@ absl::Status OnnxImporter::ConvertConv(const NodeCtx& n) {
   Foldable f;
   f.channels = m;
   f.channel_innermost = depthwise;
-  OpAttrs attrs;
+  Value out;
+  out.shape = {x->shape[0], m, win.out[0], win.out[1]};
+  out.nhwc = true;
+  Conv2DAttrs ca;
+  ca.padding = padding;
+  ca.stride_h = static_cast<int32_t>(win.s[0]);
+  ca.stride_w = static_cast<int32_t>(win.s[1]);
+  ca.dilation_h = static_cast<int32_t>(win.d[0]);
+  ca.dilation_w = static_cast<int32_t>(win.d[1]);
   if (depthwise) {
     // ONNX group g owns output channels [g*M', (g+1)*M'); TFLite's depthwise output channel
     // c*multiplier + j is the same order, so the filter is W[o][0][y][x] at [0][y][x][o].
@@ -272,37 +274,73 @@ absl::Status OnnxImporter::ConvertConv(const NodeCtx& n) {
         for (int64_t xx = 0; xx < kw; ++xx)
           wd[static_cast<size_t>((y * kw + xx) * m + o)] =
               w->floats[static_cast<size_t>((o * kh + y) * kw + xx)];
-    MICA_ASSIGN_OR_RETURN(f.weights,
+    MICA_ASSIGN_OR_RETURN(int32_t wt,
                           AddFloatConst(&n, UniqueName(oname + "/weights"), {1, kh, kw, m}, wd));
+    MICA_ASSIGN_OR_RETURN(int32_t bt, AddFloatConst(&n, UniqueName(oname + "/bias"), {m}, bias));
+    f.weights = {wt};
+    f.biases = {bt};
     DepthwiseConv2DAttrs a;
-    a.padding = padding;
-    a.stride_h = static_cast<int32_t>(win.s[0]);
-    a.stride_w = static_cast<int32_t>(win.s[1]);
-    a.dilation_h = static_cast<int32_t>(win.d[0]);
-    a.dilation_w = static_cast<int32_t>(win.d[1]);
+    a.padding = ca.padding;
+    a.stride_h = ca.stride_h;
+    a.stride_w = ca.stride_w;
+    a.dilation_h = ca.dilation_h;
+    a.dilation_w = ca.dilation_w;
     a.depth_multiplier = static_cast<int32_t>(m / c_in);
-    attrs = a;
+    MICA_ASSIGN_OR_RETURN(out.tensor, AddTensor(&n, oname, PhysShape(out)));
+    f.op = AddOp(OpKind::kDepthwiseConv2D, {src, wt, bt}, {out.tensor}, a);
+    fusable_act_[oname] = {f.op};
+  } else if (group == 1) {
+    MICA_ASSIGN_OR_RETURN(int32_t wt,
+                          AddFloatConst(&n, UniqueName(oname + "/weights"), {m, kh, kw, c_in},
+                                        OihwToOhwi(w->floats, m, c_in, kh, kw)));
+    MICA_ASSIGN_OR_RETURN(int32_t bt, AddFloatConst(&n, UniqueName(oname + "/bias"), {m}, bias));
+    f.weights = {wt};
+    f.biases = {bt};
+    MICA_ASSIGN_OR_RETURN(out.tensor, AddTensor(&n, oname, PhysShape(out)));
+    f.op = AddOp(OpKind::kConv2D, {src, wt, bt}, {out.tensor}, ca);
+    fusable_act_[oname] = {f.op};
   } else {
-    MICA_ASSIGN_OR_RETURN(
-        f.weights, AddFloatConst(&n, UniqueName(oname + "/weights"), {m, kh, kw, c_in},
-                                 OihwToOhwi(w->floats, m, c_in, kh, kw)));
-    Conv2DAttrs a;
-    a.padding = padding;
-    a.stride_h = static_cast<int32_t>(win.s[0]);
-    a.stride_w = static_cast<int32_t>(win.s[1]);
-    a.dilation_h = static_cast<int32_t>(win.d[0]);
-    a.dilation_w = static_cast<int32_t>(win.d[1]);
-    attrs = a;
+    // Other groups: SPLIT the input channels, one CONV_2D per group, CONCATENATION of the
+    // outputs (group g's output channels are [g*M/G, (g+1)*M/G) in ONNX and after the concat).
+    const int64_t cg = c_in / group, mg = m / group;
+    const std::vector<int64_t> padded = {x->shape[0], x->shape[2] + win.pb[0] + win.pe[0],
+                                         x->shape[3] + win.pb[1] + win.pe[1], c_in};
+    std::vector<int64_t> part_in = padding == Padding::kSame ? in_phys : padded;
+    part_in[3] = cg;
+    std::vector<int32_t> parts_in, parts_out;
+    for (int64_t g = 0; g < group; ++g) {
+      MICA_ASSIGN_OR_RETURN(int32_t t,
+                            AddTensor(&n, UniqueName(absl::StrCat(oname, "/group", g, "_in")), part_in));
+      parts_in.push_back(t);
+    }
+    AddOp(OpKind::kSplit, {AddInt32Const(oname + "/split_axis", {}, {3}), src}, parts_in,
+          SplitAttrs{static_cast<int32_t>(group)});
+    std::vector<int64_t> part_out = PhysShape(out);
+    part_out[3] = mg;
+    for (int64_t g = 0; g < group; ++g) {
+      const std::vector<float> wg(w->floats.begin() + g * mg * cg * kh * kw,
+                                  w->floats.begin() + (g + 1) * mg * cg * kh * kw);
+      MICA_ASSIGN_OR_RETURN(
+          int32_t wt, AddFloatConst(&n, UniqueName(absl::StrCat(oname, "/group", g, "_weights")),
+                                    {mg, kh, kw, cg}, OihwToOhwi(wg, mg, cg, kh, kw)));
+      MICA_ASSIGN_OR_RETURN(
+          int32_t bt, AddFloatConst(&n, UniqueName(absl::StrCat(oname, "/group", g, "_bias")), {mg},
+                                    std::vector<float>(bias.begin() + g * mg,
+                                                       bias.begin() + (g + 1) * mg)));
+      MICA_ASSIGN_OR_RETURN(int32_t t,
+                            AddTensor(&n, UniqueName(absl::StrCat(oname, "/group", g)), part_out));
+      fusable_act_[oname].push_back(AddOp(OpKind::kConv2D, {parts_in[static_cast<size_t>(g)], wt, bt},
+                                          {t}, ca));
+      f.weights.push_back(wt);
+      f.biases.push_back(bt);
+      parts_out.push_back(t);
+    }
+    MICA_ASSIGN_OR_RETURN(out.tensor, AddTensor(&n, oname, PhysShape(out)));
+    ConcatenationAttrs cat;
+    cat.axis = 3;
+    f.op = AddOp(OpKind::kConcatenation, parts_out, {out.tensor}, cat);
   }
-  MICA_ASSIGN_OR_RETURN(f.bias, AddFloatConst(&n, UniqueName(oname + "/bias"), {m}, bias));
-  Value out;
-  out.shape = {x->shape[0], m, win.out[0], win.out[1]};
-  out.nhwc = true;
-  MICA_ASSIGN_OR_RETURN(out.tensor, AddTensor(&n, oname, PhysShape(out)));
-  f.op = AddOp(depthwise ? OpKind::kDepthwiseConv2D : OpKind::kConv2D, {src, f.weights, f.bias},
-               {out.tensor}, std::move(attrs));
   foldable_[oname] = f;
-  fusable_act_[oname] = f.op;
   return SetOut(n, 0, std::move(out));
 }
 
@@ -394,9 +432,11 @@ absl::Status OnnxImporter::ConvertConvTranspose(const NodeCtx& n) {
         for (int64_t xx = 0; xx < kw; ++xx)
           wt[static_cast<size_t>(((o * kh + y) * kw + xx) * c_in + c)] =
               w->floats[static_cast<size_t>(((c * m + o) * kh + y) * kw + xx)];
-  MICA_ASSIGN_OR_RETURN(f.weights,
+  MICA_ASSIGN_OR_RETURN(int32_t wtt,
                         AddFloatConst(&n, UniqueName(oname + "/weights"), {m, kh, kw, c_in}, wt));
-  MICA_ASSIGN_OR_RETURN(f.bias, AddFloatConst(&n, UniqueName(oname + "/bias"), {m}, bias));
+  MICA_ASSIGN_OR_RETURN(int32_t btt, AddFloatConst(&n, UniqueName(oname + "/bias"), {m}, bias));
+  f.weights = {wtt};
+  f.biases = {btt};
   Value result;
   result.shape = {x->shape[0], m, out[0], out[1]};
   result.nhwc = true;
@@ -411,7 +451,7 @@ absl::Status OnnxImporter::ConvertConvTranspose(const NodeCtx& n) {
   a.stride_w = static_cast<int32_t>(strides[1]);
   std::vector<int32_t> os(conv_shape.begin(), conv_shape.end());
   f.op = AddOp(OpKind::kTransposeConv,
-               {AddInt32Const(oname + "/output_shape", {4}, os), f.weights, src, f.bias},
+               {AddInt32Const(oname + "/output_shape", {4}, os), wtt, src, btt},
                {conv_out}, a);
   if (need_slice) {
     MICA_ASSIGN_OR_RETURN(result.tensor, AddTensor(&n, oname, PhysShape(result)));
@@ -425,7 +465,7 @@ absl::Status OnnxImporter::ConvertConvTranspose(const NodeCtx& n) {
   } else {
     result.tensor = conv_out;
     foldable_[oname] = f;
-    fusable_act_[oname] = f.op;
+    fusable_act_[oname] = {f.op};
   }
   return SetOut(n, 0, std::move(result));
 }
@@ -490,9 +530,11 @@ absl::Status OnnxImporter::ConvertGemm(const NodeCtx& n) {
       for (int64_t i = 0; i < k; ++i)
         wt[static_cast<size_t>(j * k + i)] =
             alpha * b->floats[static_cast<size_t>(trans_b ? j * k + i : i * nn + j)];
-    MICA_ASSIGN_OR_RETURN(f.weights, AddFloatConst(&n, UniqueName(oname + "/weights"), {nn, k}, wt));
-    MICA_ASSIGN_OR_RETURN(f.bias, AddFloatConst(&n, UniqueName(oname + "/bias"), {nn}, bias));
-    f.op = AddOp(OpKind::kFullyConnected, {src, f.weights, f.bias}, {mm_out}, FullyConnectedAttrs{});
+    MICA_ASSIGN_OR_RETURN(int32_t wtt, AddFloatConst(&n, UniqueName(oname + "/weights"), {nn, k}, wt));
+    MICA_ASSIGN_OR_RETURN(int32_t btt, AddFloatConst(&n, UniqueName(oname + "/bias"), {nn}, bias));
+    f.weights = {wtt};
+    f.biases = {btt};
+    f.op = AddOp(OpKind::kFullyConnected, {src, wtt, btt}, {mm_out}, FullyConnectedAttrs{});
   } else {
     MICA_ASSIGN_OR_RETURN(int32_t bt, AsPlain(n, bname, *b));
     BatchMatMulAttrs bm;
@@ -527,14 +569,14 @@ absl::Status OnnxImporter::ConvertGemm(const NodeCtx& n) {
       MICA_ASSIGN_OR_RETURN(ct, AsPlain(n, n.node().input(2), *c));
     }
     MICA_ASSIGN_OR_RETURN(out.tensor, AddTensor(&n, oname, {m, nn}));
-    fusable_act_[oname] = AddOp(OpKind::kAdd, {mm_out, ct}, {out.tensor}, ElementwiseAttrs{});
+    fusable_act_[oname] = {AddOp(OpKind::kAdd, {mm_out, ct}, {out.tensor}, ElementwiseAttrs{})};
   } else {
     out.tensor = mm_out;
     if (f.op >= 0) {
       foldable_[oname] = f;
-      fusable_act_[oname] = f.op;
+      fusable_act_[oname] = {f.op};
     } else {
-      fusable_act_[oname] = static_cast<int32_t>(sg_->ops.size() - 1);
+      fusable_act_[oname] = {static_cast<int32_t>(sg_->ops.size() - 1)};
     }
   }
   return SetOut(n, 0, std::move(out));
@@ -563,17 +605,19 @@ absl::Status OnnxImporter::ConvertMatMul(const NodeCtx& n) {
         wt[static_cast<size_t>(j * k + i)] = b->floats[static_cast<size_t>(i * nn + j)];
     Foldable f;
     f.channels = nn;
-    MICA_ASSIGN_OR_RETURN(f.weights, AddFloatConst(&n, UniqueName(oname + "/weights"), {nn, k}, wt));
-    MICA_ASSIGN_OR_RETURN(f.bias, AddFloatConst(&n, UniqueName(oname + "/bias"), {nn},
+    MICA_ASSIGN_OR_RETURN(int32_t wtt, AddFloatConst(&n, UniqueName(oname + "/weights"), {nn, k}, wt));
+    MICA_ASSIGN_OR_RETURN(int32_t btt, AddFloatConst(&n, UniqueName(oname + "/bias"), {nn},
                                                 std::vector<float>(static_cast<size_t>(nn), 0.0f)));
+    f.weights = {wtt};
+    f.biases = {btt};
     out.shape = a->shape;
     out.shape.back() = nn;
     MICA_ASSIGN_OR_RETURN(out.tensor, AddTensor(&n, oname, out.shape));
     FullyConnectedAttrs fa;
     fa.keep_num_dims = a->rank() != 2;
-    f.op = AddOp(OpKind::kFullyConnected, {src, f.weights, f.bias}, {out.tensor}, fa);
+    f.op = AddOp(OpKind::kFullyConnected, {src, wtt, btt}, {out.tensor}, fa);
     foldable_[oname] = f;
-    fusable_act_[oname] = f.op;
+    fusable_act_[oname] = {f.op};
     return SetOut(n, 0, std::move(out));
   }
   if (a->rank() < 2 || b->rank() < 2) {
@@ -616,6 +660,8 @@ absl::Status OnnxImporter::ConvertBinary(const NodeCtx& n, OpKind kind) {
   }
   if (a->is_const && b->is_const) {
     if (a->is_int != b->is_int) return n.Invalid("mixed integer and float constants");
+    if (a->is_int && kind == OpKind::kPrelu) return n.Unsupported("integer PRelu");
+    MICA_RETURN_IF_ERROR(ChargeFolded(n, count));
     Value out;
     out.is_const = true;
     out.is_int = a->is_int;
@@ -648,6 +694,7 @@ absl::Status OnnxImporter::ConvertBinary(const NodeCtx& n, OpKind kind) {
           case OpKind::kMul: return x * y;
           case OpKind::kDiv: return x / y;
           case OpKind::kMaximum: return std::max(x, y);
+          case OpKind::kPrelu: return x < 0.0f ? x * y : x;
           default: return std::min(x, y);
         }
       });
@@ -681,10 +728,12 @@ absl::Status OnnxImporter::ConvertBinary(const NodeCtx& n, OpKind kind) {
         }
       }
       if (per_channel && (cdim == f.channels || cdim == 1)) {
-        std::vector<float>& bias = pending_floats_[f.bias];
         const float sign = kind == OpKind::kAdd ? 1.0f : -1.0f;
+        const int64_t per = f.channels / static_cast<int64_t>(f.biases.size());
         for (int64_t c = 0; c < f.channels; ++c) {
-          bias[static_cast<size_t>(c)] += sign * b->floats[cdim == 1 ? 0 : static_cast<size_t>(c)];
+          std::vector<float>& bias = pending_floats_[f.biases[static_cast<size_t>(c / per)]];
+          bias[static_cast<size_t>(c % per)] +=
+              sign * b->floats[cdim == 1 ? 0 : static_cast<size_t>(c)];
         }
         Value out = *a;
         foldable_[n.node().output(0)] = f;
@@ -728,7 +777,7 @@ absl::Status OnnxImporter::ConvertBinary(const NodeCtx& n, OpKind kind) {
     attrs = ElementwiseAttrs{};
   }
   const int32_t op = AddOp(kind, {ta, tb}, {out.tensor}, attrs);
-  if (std::holds_alternative<ElementwiseAttrs>(attrs)) fusable_act_[n.node().output(0)] = op;
+  if (std::holds_alternative<ElementwiseAttrs>(attrs)) fusable_act_[n.node().output(0)] = {op};
   return SetOut(n, 0, std::move(out));
 }
 
@@ -823,9 +872,17 @@ absl::Status OnnxImporter::ConvertPool(const NodeCtx& n, bool is_max) {
   }
   MICA_ASSIGN_OR_RETURN(auto ks, n.Ints("kernel_shape", {}));
   if (ks.size() != 2) return n.Invalid("kernel_shape must have 2 entries");
-  MICA_ASSIGN_OR_RETURN(Window win, ReadWindow(n, x->shape[2], x->shape[3], ks[0], ks[1], is_max));
-  if (win.d[0] != 1 || win.d[1] != 1) return n.Unsupported("dilated pooling");
   MICA_ASSIGN_OR_RETURN(int64_t count_include_pad, n.Int("count_include_pad", 0));
+  MICA_ASSIGN_OR_RETURN(Window win, ReadWindow(n, x->shape[2], x->shape[3], ks[0], ks[1],
+                                               is_max || count_include_pad == 0));
+  if (win.d[0] != 1 || win.d[1] != 1) return n.Unsupported("dilated pooling");
+  if (!is_max && count_include_pad != 0 && win.ceil_grew) {
+    return n.Unsupported("ceil_mode=1 with count_include_pad=1 changes the output size");
+  }
+  // Average pooling that excludes padding, with pads TFLite cannot express: average over the
+  // zero-padded input (which divides by kH*kW), then rescale each output position by
+  // kH*kW / (number of real input cells in its window), a constant known at import time.
+  std::vector<float> rescale;
   MICA_ASSIGN_OR_RETURN(int32_t src, AsNhwc(n, xname, *x));
   const std::vector<int64_t> in_phys = {x->shape[0], x->shape[2], x->shape[3], x->shape[1]};
   // TFLite's SAME pooling ignores padded cells, like ONNX MaxPool and AveragePool with
@@ -842,9 +899,31 @@ absl::Status OnnxImporter::ConvertPool(const NodeCtx& n, bool is_max) {
                                           {0, 0}},
                                          value, nullptr));
   } else {
-    return n.Unsupported(absl::StrCat("pads [", win.pb[0], ",", win.pb[1], ",", win.pe[0], ",",
-                                      win.pe[1],
-                                      "] with count_include_pad=0 differ from SAME padding"));
+    auto counts = [&](int i) {
+      std::vector<int64_t> c(static_cast<size_t>(win.out[i]));
+      for (int64_t o = 0; o < win.out[i]; ++o) {
+        const int64_t begin = o * win.s[i] - win.pb[i];
+        const int64_t lo = std::max<int64_t>(begin, 0);
+        const int64_t hi = std::min<int64_t>(begin + win.k[i], win.in[i]);
+        c[static_cast<size_t>(o)] = std::max<int64_t>(hi - lo, 0);
+      }
+      return c;
+    };
+    const auto ch = counts(0), cw = counts(1);
+    const int64_t total = win.out[0] * win.out[1];
+    if (total > kMaxElements / 4) return n.Invalid("output too large");
+    MICA_RETURN_IF_ERROR(ChargeFolded(n, total));
+    rescale.reserve(static_cast<size_t>(total));
+    for (int64_t oy : ch) {
+      for (int64_t ox : cw) {
+        if (oy * ox == 0) return n.Unsupported("a pooling window lies entirely in the padding");
+        rescale.push_back(static_cast<float>(win.k[0] * win.k[1]) / static_cast<float>(oy * ox));
+      }
+    }
+    MICA_ASSIGN_OR_RETURN(src, InsertPad(n, src, in_phys,
+                                         {{0, 0}, {win.pb[0], win.pe[0]}, {win.pb[1], win.pe[1]},
+                                          {0, 0}},
+                                         0.0f, nullptr));
   }
   Pool2DAttrs a;
   a.padding = padding;
@@ -855,8 +934,18 @@ absl::Status OnnxImporter::ConvertPool(const NodeCtx& n, bool is_max) {
   Value out;
   out.shape = {x->shape[0], x->shape[1], win.out[0], win.out[1]};
   out.nhwc = true;
-  MICA_ASSIGN_OR_RETURN(out.tensor, AddTensor(&n, n.node().output(0), PhysShape(out)));
-  AddOp(is_max ? OpKind::kMaxPool2D : OpKind::kAveragePool2D, {src}, {out.tensor}, a);
+  const std::string& oname = n.node().output(0);
+  if (rescale.empty()) {
+    MICA_ASSIGN_OR_RETURN(out.tensor, AddTensor(&n, oname, PhysShape(out)));
+    AddOp(is_max ? OpKind::kMaxPool2D : OpKind::kAveragePool2D, {src}, {out.tensor}, a);
+    return SetOut(n, 0, std::move(out));
+  }
+  MICA_ASSIGN_OR_RETURN(int32_t pooled, AddTensor(&n, UniqueName(oname + "/sum_avg"), PhysShape(out)));
+  AddOp(OpKind::kAveragePool2D, {src}, {pooled}, a);
+  MICA_ASSIGN_OR_RETURN(int32_t scale, AddFloatConst(&n, UniqueName(oname + "/count_rescale"),
+                                                     {1, win.out[0], win.out[1], 1}, rescale));
+  MICA_ASSIGN_OR_RETURN(out.tensor, AddTensor(&n, oname, PhysShape(out)));
+  AddOp(OpKind::kMul, {pooled, scale}, {out.tensor}, ElementwiseAttrs{});
   return SetOut(n, 0, std::move(out));
 }
 
@@ -915,13 +1004,18 @@ absl::Status OnnxImporter::ConvertBatchNorm(const NodeCtx& n) {
   auto it = foldable_.find(xname);
   if (it != foldable_.end() && Uses(xname) == 1 && it->second.channels == c) {
     const Foldable f = it->second;
-    std::vector<float>& w = pending_floats_[f.weights];
-    std::vector<float>& b = pending_floats_[f.bias];
-    const size_t per = w.size() / static_cast<size_t>(c);
-    for (size_t i = 0; i < w.size(); ++i) {
-      w[i] *= mul[f.channel_innermost ? i % static_cast<size_t>(c) : i / per];
+    const size_t parts = f.weights.size();
+    const size_t cpart = static_cast<size_t>(c) / parts;  // output channels per part
+    for (size_t part = 0; part < parts; ++part) {
+      std::vector<float>& w = pending_floats_[f.weights[part]];
+      std::vector<float>& b = pending_floats_[f.biases[part]];
+      const size_t per = w.size() / cpart;
+      const size_t base = part * cpart;
+      for (size_t i = 0; i < w.size(); ++i) {
+        w[i] *= mul[base + (f.channel_innermost ? i % cpart : i / per)];
+      }
+      for (size_t i = 0; i < b.size(); ++i) b[i] = b[i] * mul[base + i] + add[base + i];
     }
-    for (size_t i = 0; i < b.size(); ++i) b[i] = b[i] * mul[i] + add[i];
     Value out = *x;
     foldable_.erase(it);
     foldable_[oname] = f;
@@ -948,7 +1042,7 @@ absl::Status OnnxImporter::ConvertBatchNorm(const NodeCtx& n) {
   MICA_ASSIGN_OR_RETURN(int32_t mid, AddTensor(&n, UniqueName(oname + "/scaled"), PhysShape(out)));
   MICA_ASSIGN_OR_RETURN(out.tensor, AddTensor(&n, oname, PhysShape(out)));
   AddOp(OpKind::kMul, {src, mc}, {mid}, ElementwiseAttrs{});
-  fusable_act_[oname] = AddOp(OpKind::kAdd, {mid, ac}, {out.tensor}, ElementwiseAttrs{});
+  fusable_act_[oname] = {AddOp(OpKind::kAdd, {mid, ac}, {out.tensor}, ElementwiseAttrs{})};
   return SetOut(n, 0, std::move(out));
 }
 
@@ -1119,6 +1213,9 @@ absl::Status OnnxImporter::ConvertConcat(const NodeCtx& n) {
   }
   if (out.shape[static_cast<size_t>(axis)] > kMaxElements) return n.Invalid("result too large");
   if (all_const) {
+    int64_t total = 1;
+    for (int64_t d : out.shape) total *= d;
+    MICA_RETURN_IF_ERROR(ChargeFolded(n, total));
     out.is_const = true;
     out.is_int = in[0]->is_int;
     const int64_t outer = Product(out.shape, 0, static_cast<size_t>(axis));
@@ -1398,7 +1495,10 @@ absl::Status OnnxImporter::ConvertGather(const NodeCtx& n) {
   if (out.rank() > 8) return n.Unsupported("rank above 8");
   const int64_t outer = Product(data->shape, 0, static_cast<size_t>(axis));
   const int64_t inner = Product(data->shape, static_cast<size_t>(axis) + 1, data->rank());
-  if (outer * idx->num_elements() * inner > kMaxElements) return n.Invalid("result too large");
+  const double total = static_cast<double>(outer) * static_cast<double>(idx->num_elements()) *
+                       static_cast<double>(inner);
+  if (total > static_cast<double>(kMaxElements)) return n.Invalid("result too large");
+  MICA_RETURN_IF_ERROR(ChargeFolded(n, static_cast<int64_t>(total)));
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t i : idx->ints) {
       if (i < -dim || i >= dim) return n.Invalid(absl::StrCat("index ", i, " out of range"));
@@ -1443,6 +1543,134 @@ absl::Status OnnxImporter::ConvertCast(const NodeCtx& n) {
     }
     out.floats.clear();
   }
+  return SetOut(n, 0, std::move(out));
+}
+
+absl::Status OnnxImporter::ChargeFolded(const NodeCtx& n, int64_t count) {
+  folded_elements_ += count;
+  if (count > kMaxFoldedElements || folded_elements_ > kMaxFoldedElements) {
+    return n.Invalid(absl::StrCat("constant folding would create more than ", kMaxFoldedElements,
+                                  " elements"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status OnnxImporter::ConvertConstantOfShape(const NodeCtx& n) {
+  MICA_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ConstInts(n, 0, "shape"));
+  if (shape.size() > 8) return n.Unsupported("rank above 8");
+  int64_t count = 1;
+  for (int64_t d : shape) {
+    if (d < 0 || d > kMaxElements || (count *= d) > kMaxElements) {
+      return n.Invalid(absl::StrCat("shape ", ShapeStr(shape), " is negative or too large"));
+    }
+  }
+  MICA_RETURN_IF_ERROR(ChargeFolded(n, count));
+  Value v;
+  v.is_const = true;
+  v.shape = shape;
+  if (const auto* a = n.Find("value")) {
+    if (a->type() != onnx::AttributeProto::TENSOR) return n.Invalid("value must be a TENSOR");
+    MICA_ASSIGN_OR_RETURN(Value fill, TensorToValue(a->t(), n.label() + " value"));
+    if (fill.num_elements() != 1) return n.Invalid("value must hold one element");
+    v.is_int = fill.is_int;
+    if (fill.is_int) {
+      v.ints.assign(static_cast<size_t>(count), fill.ints[0]);
+    } else {
+      v.floats.assign(static_cast<size_t>(count), fill.floats[0]);
+    }
+  } else {
+    v.floats.assign(static_cast<size_t>(count), 0.0f);
+  }
+  return SetOut(n, 0, std::move(v));
+}
+
+absl::Status OnnxImporter::ConvertSum(const NodeCtx& n) {
+  const int count = n.num_inputs();
+  if (count < 1) return n.Invalid("no inputs");
+  if (count == 1) return ConvertIdentity(n);
+  if (count == 2) return ConvertBinary(n, OpKind::kAdd);
+  // Variadic: a chain of ADDs through node-local intermediate values.
+  std::string acc = n.node().input(0);
+  for (int i = 1; i < count; ++i) {
+    onnx::NodeProto step;
+    step.set_name(absl::StrCat(n.node().name(), "/add", i));
+    step.set_op_type("Add");
+    step.add_input(acc);
+    step.add_input(n.node().input(i));
+    const std::string out = i + 1 == count ? n.node().output(0)
+                                           : UniqueName(absl::StrCat(n.node().output(0), "/sum", i));
+    step.add_output(out);
+    if (i + 1 < count) uses_[out] = 1;
+    NodeCtx sub(step, -1, origin_);
+    MICA_RETURN_IF_ERROR(ConvertBinary(sub, OpKind::kAdd));
+    acc = out;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status OnnxImporter::ConvertReduce(const NodeCtx& n, OpKind kind) {
+  MICA_ASSIGN_OR_RETURN(Value * x, In(n, 0));
+  if (x->is_int || x->is_const) return n.Unsupported("reduction of constants or integers");
+  const int64_t r = static_cast<int64_t>(x->rank());
+  MICA_ASSIGN_OR_RETURN(int64_t keepdims, n.Int("keepdims", 1));
+  MICA_ASSIGN_OR_RETURN(int64_t noop_empty, n.Int("noop_with_empty_axes", 0));
+  std::vector<int64_t> axes;
+  // Axes moved from attribute to input: ReduceSum at opset 13, the others at opset 18.
+  const bool axes_input = opset_ >= (kind == OpKind::kSum ? 13 : 18);
+  if (axes_input) {
+    if (n.HasInput(1)) {
+      MICA_ASSIGN_OR_RETURN(axes, ConstInts(n, 1, "axes"));
+    }
+  } else {
+    MICA_ASSIGN_OR_RETURN(axes, n.Ints("axes", {}));
+  }
+  if (axes.empty()) {
+    if (noop_empty) return ConvertIdentity(n);
+    for (int64_t i = 0; i < r; ++i) axes.push_back(i);
+  }
+  std::vector<bool> reduced(static_cast<size_t>(r), false);
+  for (int64_t a : axes) {
+    MICA_ASSIGN_OR_RETURN(int64_t na, NormAxis(n, a, r));
+    reduced[static_cast<size_t>(na)] = true;
+  }
+  Value out;
+  for (int64_t i = 0; i < r; ++i) {
+    if (!reduced[static_cast<size_t>(i)]) {
+      out.shape.push_back(x->shape[static_cast<size_t>(i)]);
+    } else if (keepdims) {
+      out.shape.push_back(1);
+    }
+  }
+  // On an NHWC tensor reduce the physical axes. With keepdims the result stays NHWC; without,
+  // the kept axes must already be in logical order physically (e.g. N, C after reducing H, W).
+  bool phys = x->nhwc;
+  if (phys && !keepdims) {
+    int last = -1;
+    for (int64_t i = 0; i < r; ++i) {
+      if (reduced[static_cast<size_t>(i)]) continue;
+      if (kToNchw[i] < last) phys = false;
+      last = kToNchw[i];
+    }
+  }
+  int32_t src;
+  std::vector<int32_t> paxes;
+  if (phys) {
+    src = x->tensor;
+    for (int64_t i = 0; i < r; ++i) {
+      if (reduced[static_cast<size_t>(i)]) paxes.push_back(kToNchw[i]);
+    }
+    std::sort(paxes.begin(), paxes.end());
+    out.nhwc = keepdims != 0;
+  } else {
+    MICA_ASSIGN_OR_RETURN(src, AsPlain(n, n.node().input(0), *x));
+    for (int64_t i = 0; i < r; ++i) {
+      if (reduced[static_cast<size_t>(i)]) paxes.push_back(static_cast<int32_t>(i));
+    }
+  }
+  const std::string& oname = n.node().output(0);
+  MICA_ASSIGN_OR_RETURN(out.tensor, AddTensor(&n, oname, PhysShape(out)));
+  AddOp(kind, {src, AddInt32Const(oname + "/axes", {static_cast<int64_t>(paxes.size())}, paxes)},
+        {out.tensor}, ReduceAttrs{keepdims != 0});
   return SetOut(n, 0, std::move(out));
 }
 
