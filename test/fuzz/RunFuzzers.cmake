@@ -1,0 +1,79 @@
+# Runs every libFuzzer target for a bounded time; any crash, leak, sanitizer report or broken
+# round trip fails the test. Invoked by ctest (test/fuzz/CMakeLists.txt) as
+#   cmake -DSOURCE_DIR=... -DBUILD_DIR=... -DSHARED_DIR=... -DCLANG=... -DCLANGXX=...
+#         -DSECONDS=60 -P RunFuzzers.cmake
+# Corpus per target fuzz_<fmt>: what earlier runs found (BUILD_DIR/corpus/fuzz_<fmt>), seeds
+# written by mica_fuzz_seeds (tflite) and every *.<fmt> model under SHARED_DIR/models (read in
+# place, never copied into the source tree).
+cmake_minimum_required(VERSION 3.25)
+foreach(v SOURCE_DIR BUILD_DIR CLANG CLANGXX SECONDS)
+  if(NOT ${v})
+    message(FATAL_ERROR "RunFuzzers.cmake: ${v} is not set")
+  endif()
+endforeach()
+
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}")
+  endif()
+endfunction()
+
+message(STATUS "fuzz: configuring the clang build in ${BUILD_DIR}")
+run(${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${BUILD_DIR}
+    -DCMAKE_C_COMPILER=${CLANG} -DCMAKE_CXX_COMPILER=${CLANGXX}
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMICA_SANITIZE=address,undefined
+    -DMICA_BUILD_FUZZERS=ON -DMICA_BUILD_TESTS=OFF -DMICA_BUILD_BENCHMARKS=OFF
+    -DMICA_SHARED_DIR=${SHARED_DIR})
+message(STATUS "fuzz: building the fuzz targets")
+run(${CMAKE_COMMAND} --build ${BUILD_DIR} --target mica_fuzzers -j2)
+
+set(bin ${BUILD_DIR}/fuzzers)
+set(seeds ${BUILD_DIR}/seeds)
+file(REMOVE_RECURSE ${seeds})
+file(MAKE_DIRECTORY ${seeds}/fuzz_tflite)
+run(${bin}/mica_fuzz_seeds ${seeds}/fuzz_tflite)
+
+file(GLOB fuzzers ${bin}/fuzz_*)
+if(NOT fuzzers)
+  message(FATAL_ERROR "no fuzz targets were built in ${bin}")
+endif()
+set(summary "")
+foreach(fuzzer IN LISTS fuzzers)
+  get_filename_component(name ${fuzzer} NAME)
+  string(REGEX REPLACE "^fuzz_" "" format ${name})
+  set(corpus ${BUILD_DIR}/corpus/${name})
+  set(artifacts ${BUILD_DIR}/artifacts/${name})
+  file(MAKE_DIRECTORY ${corpus} ${artifacts} ${seeds}/${name})
+  set(dirs ${corpus} ${seeds}/${name})
+  if(SHARED_DIR AND IS_DIRECTORY ${SHARED_DIR}/models)
+    file(GLOB_RECURSE shared_models ${SHARED_DIR}/models/*.${format})
+    set(model_dirs "")
+    foreach(m IN LISTS shared_models)
+      get_filename_component(d ${m} DIRECTORY)
+      list(APPEND model_dirs ${d})
+    endforeach()
+    list(REMOVE_DUPLICATES model_dirs)
+    list(APPEND dirs ${model_dirs})
+  endif()
+  message(STATUS "fuzz: ${name} for ${SECONDS} s on ${dirs}")
+  execute_process(
+    COMMAND ${fuzzer} -max_total_time=${SECONDS} -timeout=30 -rss_limit_mb=2560
+            -print_final_stats=1 -artifact_prefix=${artifacts}/ ${dirs}
+    RESULT_VARIABLE rc OUTPUT_VARIABLE log ERROR_VARIABLE log)
+  file(WRITE ${BUILD_DIR}/${name}.log "${log}")
+  string(REGEX MATCH "stat::number_of_executed_units: *([0-9]+)" _ "${log}")
+  set(execs "${CMAKE_MATCH_1}")
+  if(NOT rc EQUAL 0)
+    string(LENGTH "${log}" n)
+    math(EXPR start "${n} - 6000")
+    if(start LESS 0)
+      set(start 0)
+    endif()
+    string(SUBSTRING "${log}" ${start} -1 tail)
+    message(FATAL_ERROR "fuzz: ${name} FAILED (exit ${rc}) after ${execs} executions; "
+                        "reproducer in ${artifacts}, full log ${BUILD_DIR}/${name}.log\n${tail}")
+  endif()
+  string(APPEND summary "${name}: ${execs} executions in ${SECONDS} s, no crash\n")
+endforeach()
+message(STATUS "fuzz summary:\n${summary}")
