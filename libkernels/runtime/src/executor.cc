@@ -94,6 +94,57 @@ uint8_t* AlignUp(uint8_t* p, size_t align) {
   return reinterpret_cast<uint8_t*>((v + align - 1) / align * align);
 }
 
+// Float graphs with integer weights ("hybrid" / weight-only quantization, e.g. float MLPerf
+// Tiny models with int8 filters): their constant quantized operands of float operators become
+// float constants (scale * (q - zero_point), per channel along the quantized axis), so the fp32
+// kernels run them. TFLite's hybrid kernels instead quantize activations on the fly, so results
+// differ from TFLite within quantization error; there is no bit-exact reference for those.
+void DequantizeHybridWeights(Subgraph* sg, Graph* graph) {
+  std::vector<bool> done(sg->tensors.size(), false);
+  for (const Operator& op : sg->ops) {
+    if (op.kind == OpKind::kQuantize || op.kind == OpKind::kDequantize) continue;
+    if (op.outputs.empty() || op.outputs[0] < 0 ||
+        sg->tensors[op.outputs[0]].dtype != DType::kFloat32) {
+      continue;
+    }
+    for (int32_t t : op.inputs) {
+      if (t < 0 || done[t]) continue;
+      Tensor& tensor = sg->tensors[t];
+      if (!tensor.is_constant() || tensor.quant.empty()) continue;
+      if (tensor.dtype != DType::kInt8 && tensor.dtype != DType::kUInt8 &&
+          tensor.dtype != DType::kInt16) {
+        continue;
+      }
+      const int64_t n = tensor.num_elements();
+      const size_t channels = tensor.quant.scale.size();
+      int64_t inner = 1;
+      const int axis = tensor.quant.axis;
+      if (channels > 1) {
+        if (axis < 0 || axis >= static_cast<int>(tensor.shape.size()) ||
+            tensor.shape[axis] != static_cast<int32_t>(channels)) {
+          continue;  // malformed: the lowering reports the dtype mismatch
+        }
+        for (size_t d = axis + 1; d < tensor.shape.size(); ++d) inner *= tensor.shape[d];
+      }
+      std::vector<uint8_t> bytes(static_cast<size_t>(n) * 4);
+      for (int64_t i = 0; i < n; ++i) {
+        const size_t c = channels > 1 ? static_cast<size_t>((i / inner) % channels) : 0;
+        int32_t q = 0;
+        if (tensor.dtype == DType::kInt8) q = tensor.data.as<int8_t>()[i];
+        if (tensor.dtype == DType::kUInt8) q = tensor.data.as<uint8_t>()[i];
+        if (tensor.dtype == DType::kInt16) q = tensor.data.as<int16_t>()[i];
+        const int64_t zp = c < tensor.quant.zero_point.size() ? tensor.quant.zero_point[c] : 0;
+        const float v = static_cast<float>(static_cast<double>(tensor.quant.scale[c]) * (q - zp));
+        std::memcpy(&bytes[static_cast<size_t>(i) * 4], &v, 4);
+      }
+      tensor.data = graph->AddConstData(std::move(bytes));
+      tensor.dtype = DType::kFloat32;
+      tensor.quant = Quantization{};
+      done[t] = true;
+    }
+  }
+}
+
 }  // namespace
 
 void Executor::Impl::ResetState() {
@@ -146,6 +197,7 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(const Graph& graph,
   } else {
     impl->isa = HostIsas().back();
   }
+  DequantizeHybridWeights(&impl->graph.subgraphs[impl->sg_index], &impl->graph);
   const Subgraph& sg = impl->sg();
 
   // Lower every operator.
