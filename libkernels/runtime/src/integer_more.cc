@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "integer_common.h"
 #include "mica/base/status_macros.h"
+#include "mica/kernels/batch_matmul.h"
 #include "mica/kernels/fully_connected.h"
 #include "mica/kernels/lstm.h"
 #include "mica/kernels/reduce.h"
@@ -481,12 +482,73 @@ absl::StatusOr<KernelPtr> LowerLstm(const LowerContext& ctx) {
   return KernelPtr(std::move(k));
 }
 
+
+// ---- batch matmul ----------------------------------------------------------------------------
+
+class BatchMatMulKernel : public OpKernel {
+ public:
+  kernels::BatchMatMulParams p;
+  kernels::BatchMatMulFn fn = nullptr;
+  int32_t lhs = 0, rhs = 0, out = 0;
+  absl::Status Eval(const EvalContext& ctx) override {
+    return KernelError(fn(p, ctx.In<int8_t>(lhs), ctx.In<int8_t>(rhs), ctx.Out<int8_t>(out),
+                          kernels::Scratch{ctx.scratch, ctx.scratch_bytes}),
+                       "BatchMatMul");
+  }
+};
+
+absl::StatusOr<KernelPtr> LowerBatchMatMul(const LowerContext& ctx) {
+  if (!ctx.HasInput(1)) return ctx.Invalid("needs two inputs");
+  const Tensor& l = ctx.input(0);
+  const Tensor& r = ctx.input(1);
+  const Tensor& y = ctx.output(0);
+  if (l.dtype != DType::kInt8 || r.dtype != DType::kInt8 || y.dtype != DType::kInt8) {
+    return ctx.Unimplemented("only int8 batch matmul is supported (got ", DT(l.dtype), ")");
+  }
+  for (const Tensor* t : {&l, &r, &y}) MICA_RETURN_IF_ERROR(RequireQuantized(ctx, *t));
+  const int rl = static_cast<int>(l.shape.size()), rr = static_cast<int>(r.shape.size());
+  if (rl < 2 || rr < 2 || rl > 5 || rr > 5) return ctx.Unimplemented("operand ranks 2..5");
+  const auto& a = ctx.op.Attrs<BatchMatMulAttrs>();
+  auto k = std::make_unique<BatchMatMulKernel>();
+  kernels::BatchMatMulParams& p = k->p;
+  p.adj_x = a.adj_x;
+  p.adj_y = a.adj_y;
+  p.m = a.adj_x ? l.shape[rl - 1] : l.shape[rl - 2];
+  p.k = a.adj_x ? l.shape[rl - 2] : l.shape[rl - 1];
+  const int32_t kr = a.adj_y ? r.shape[rr - 1] : r.shape[rr - 2];
+  p.n = a.adj_y ? r.shape[rr - 2] : r.shape[rr - 1];
+  if (kr != p.k) return ctx.Invalid("inner dimensions differ: ", p.k, " vs ", kr);
+  int64_t batches = 1;
+  for (int i = 0; i < 3; ++i) {
+    const int li = rl - 3 - i, ri = rr - 3 - i;
+    p.lhs_batch[2 - i] = li >= 0 ? l.shape[li] : 1;
+    p.rhs_batch[2 - i] = ri >= 0 ? r.shape[ri] : 1;
+    const int32_t dl = p.lhs_batch[2 - i], dr = p.rhs_batch[2 - i];
+    if (dl != dr && dl != 1 && dr != 1) return ctx.Invalid("batch dimensions do not broadcast");
+    batches *= std::max(dl, dr);
+  }
+  if (y.num_elements() != batches * p.m * p.n) return ctx.Invalid("output size differs");
+  p.lhs_offset = -ZeroPoint(l);
+  p.rhs_offset = -ZeroPoint(r);
+  p.output_offset = ZeroPoint(y);
+  p.requant = Multiplier(static_cast<double>(Scale(l)) * static_cast<double>(Scale(r)) /
+                         static_cast<double>(Scale(y)));
+  p.activation = {-128, 127};
+  k->fn = PickVariant(kernels::BatchMatMulVariants(), ctx.isa, &kernels::BatchMatMul);
+  k->scratch_bytes = kernels::BatchMatMulScratchBytes(p, ctx.isa);
+  k->lhs = ctx.in_index(0);
+  k->rhs = ctx.in_index(1);
+  k->out = ctx.out_index(0);
+  return KernelPtr(std::move(k));
+}
+
 }  // namespace
 
 absl::StatusOr<KernelPtr> LowerIntegerMore(const LowerContext& ctx) {
   switch (ctx.op.kind) {
     case OpKind::kFullyConnected: return LowerFullyConnected(ctx);
     case OpKind::kTransposeConv: return LowerTransposeConv(ctx);
+    case OpKind::kBatchMatMul: return LowerBatchMatMul(ctx);
     case OpKind::kMean:
     case OpKind::kSum:
     case OpKind::kReduceMax:
