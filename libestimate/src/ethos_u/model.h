@@ -140,6 +140,7 @@ struct BlockConfig {
   bool acc40 = false;
 };
 BlockConfig FindBlockConfig(const Arch& arch, const NpuOp& op);
+BlockConfig FindBlockConfigU85(const Arch& arch, const NpuOp& op);
 
 // Cycle/traffic result for one NPU op before the network-level combination.
 struct OpCost {

@@ -91,32 +91,7 @@ Traversal ChooseTraversal(const Arch& a, const NpuOp& op) {
   return t;
 }
 
-int32_t IfmBlockDepth(const Arch& a, const NpuOp& op, bool pk, const Shape3& ub, int32_t ofm_d) {
-  if (EqualDepth(op.hw)) return ofm_d;
-  const int32_t c = op.ifm.shape.c;
-  if (!IsU85(a)) {
-    if (op.ifm.bits == 16) return RoundUp(std::min(c, 16), 4);
-    return RoundUp(std::min(c, pk ? 16 : 32), 8);
-  }
-  int32_t d = 64;
-  if (pk) d = 16;
-  else if (op.ifm.bits == 32 || ((a.macs == 128 || a.macs == 256) && ub.c == 16)) d = 32;
-  return RoundUp(std::min(c, d), 8);
-}
 
-Shape3 IfmBlockFor(const Arch& a, const NpuOp& op, Shape3 ob, int32_t ifm_depth) {
-  if (op.hw == HwOp::kElementwise) return {ob.h, ob.w, ifm_depth};
-  const int32_t kh = std::min(DilatedK(op.kh, op.dh), 8);
-  const int32_t kw = std::min(DilatedK(op.kw, op.dw), 8);
-  const int32_t up = std::max(op.upscale, 1);
-  int32_t h = CeilDiv((ob.h - 1) * op.sh + kh, up);
-  int32_t w = CeilDiv((ob.w - 1) * op.sw + kw, up);
-  h = RoundUp(h, a.ifm_ublock.h);
-  w = RoundUp(w, a.ifm_ublock.w);
-  h = std::min(h, std::max(op.ifm.shape.h, 1));
-  w = std::min(w, std::max(op.ifm.shape.w, 1));
-  return {h, w, ifm_depth};
-}
 
 // U55/U65 SHRAM layout check (doc 4.2): IFM (double-buffered) and accumulators must fit
 // between the reserved output banks and the LUT banks.
@@ -143,22 +118,6 @@ bool FitsU55(const Arch& a, const NpuOp& op, Shape3 ob, Shape3 ib, bool acc40, b
   return ifm_end <= acc_start;
 }
 
-bool FitsU85(const Arch& a, const NpuOp& op, Shape3 ob, Shape3 ib, bool acc48) {
-  const int32_t eb = std::max(op.ifm.bits / 8, 1);
-  const int64_t ifm_bytes = int64_t{ib.w} * ib.h * RoundUp(ib.c, 8) * eb;
-  const bool ew = op.hw == HwOp::kElementwise;
-  int64_t ifm_need = ifm_bytes * 2;
-  if (ew && op.has_ifm2 && !op.ifm2.scalar) ifm_need *= 2;
-  if (ifm_need > a.ifm_ram) return false;
-  if (!ew) {
-    const int64_t acc_bytes = int64_t{ob.w} * ob.h * RoundUp(ob.c, 16) * (acc48 ? 8 : 4);
-    if (acc_bytes > a.acc_ram) return false;
-  } else {
-    const int64_t ob_bytes = int64_t{ob.w} * ob.h * ob.c * std::max(op.ofm.bits / 8, 1);
-    if (ob_bytes > a.acc_ram) return false;
-  }
-  return true;
-}
 
 int32_t RequiredInput(int32_t out, int32_t stride, int32_t k, int32_t upscale, int32_t rounding) {
   const int32_t need = (out - 1) * stride + k;
@@ -273,64 +232,7 @@ BlockConfig FindBlockU55(const Arch& a, const NpuOp& op) {
 }  // namespace
 
 BlockConfig FindBlockConfig(const Arch& a, const NpuOp& op) {
-  if (!IsU85(a)) return FindBlockU55(a, op);
-  BlockConfig best;
-  const Shape3 ofm = op.ofm.shape;
-  const Shape3 ub = ChooseUBlock(a, op);
-  const Traversal tr = ChooseTraversal(a, op);
-  const bool acc40 = op.ifm.bits == 16 && op.hw != HwOp::kElementwise;
-  best.ublock = ub;
-  best.part_kernel = tr.part_kernel;
-  best.acc40 = acc40;
-  const int32_t lim_h = RoundUp(std::min(ofm.h, a.max_block.h), ub.h);
-  const int32_t lim_w = RoundUp(std::min(ofm.w, a.max_block.w), ub.w);
-  const int32_t lim_c = RoundUp(std::min(ofm.c, a.max_block.c), ub.c);
-  const int32_t start_c = std::max(ub.c, RoundUp(std::min(ofm.c, 16), ub.c));
-  const int32_t subk = CeilDiv(DilatedK(op.kh, op.dh), 8) * CeilDiv(DilatedK(op.kw, op.dw), 8);
-  const int64_t ofm_el = std::max<int64_t>(ofm.elements(), 1);
-  const int64_t ifm_el = std::max<int64_t>(op.ifm.shape.elements(), 1);
-  double best_cost = -1;
-  const int32_t step_h = std::max(ub.h, RoundUp(lim_h / 64, ub.h));
-  const int32_t step_w = std::max(ub.w, RoundUp(lim_w / 64, ub.w));
-  for (int32_t h = ub.h; h <= lim_h; h += step_h) {
-    for (int32_t w = ub.w; w <= lim_w; w += step_w) {
-      for (int32_t d = start_c; d <= lim_c; d += ub.c) {
-        if (d < ofm.c && d % 16 != 0 && d != start_c) continue;
-        const Shape3 ob{h, w, d};
-        const int32_t idepth = IfmBlockDepth(a, op, tr.part_kernel, ub, d);
-        const Shape3 ib = IfmBlockFor(a, op, ob, idepth);
-        if (!FitsU85(a, op, ob, ib, acc40)) continue;
-        const int64_t bh = CeilDiv(ofm.h, h), bw = CeilDiv(ofm.w, w), bc = CeilDiv(ofm.c, d);
-        double cost;
-        if (op.hw == HwOp::kElementwise) {
-          cost = double(ofm_el) / (double(h) * w * d);
-        } else {
-          double weight_fetch = 0;
-          const double kel = double(op.kh) * op.kw;
-          if (op.hw == HwOp::kDepthwise) {
-            weight_fetch = kel * op.ifm.shape.c * bh * bw;
-          } else if (op.hw == HwOp::kConvolution) {
-            weight_fetch = kel * op.ifm.shape.c * bh * bw * bc * d;
-          }
-          const double frac_h = double(ofm.h) / h, frac_w = double(ofm.w) / w;
-          double ifm_fetch = double(ib.h) * ib.w * op.ifm.shape.c * subk * frac_h * frac_w;
-          if (!EqualDepth(op.hw)) ifm_fetch *= bc;
-          cost = (ifm_fetch + weight_fetch) / double(ofm_el);
-          if (2 * ib.elements() > ifm_el) cost /= 2;
-        }
-        if (best_cost < 0 || cost < best_cost) {
-          best_cost = cost;
-          best.ofm_block = ob;
-          best.ifm_block = ib;
-        }
-      }
-    }
-  }
-  if (best_cost < 0) {
-    best.ofm_block = ub;
-    best.ifm_block = IfmBlockFor(a, op, ub, IfmBlockDepth(a, op, tr.part_kernel, ub, ub.c));
-  }
-  return best;
+  return IsU85(a) ? FindBlockConfigU85(a, op) : FindBlockU55(a, op);
 }
 
 namespace {
@@ -367,7 +269,7 @@ double MacCyclesPerBlock(const Arch& a, const NpuOp& op, const BlockConfig& bc) 
       } else if (!pk) {
         steps = e;
         if (u85 && op.hw != HwOp::kReduceSum) {
-          cycles = std::max(wb, (ifm_blk_c / 8.0) * nwh) * e * nc * (b / 8.0);
+          cycles = std::max(wb, double(ifm_blk_c / 8 * nwh)) * e * nc * (b / 8);
         } else {
           cycles = std::max(wb, double(4 * nwh)) * steps * nc;
         }
@@ -433,7 +335,8 @@ int AreaIndex(MemoryArea m) { return static_cast<int>(m); }
 // the memory's burst length over the burst the access pattern allows. `blk` is the op's
 // (unclipped) block, `shape` the tensor's shape.
 double Transfer(const MemSystem& ms, MemoryArea area, Format fmt, bool write, Shape3 shape,
-                Shape3 blk, int32_t bits, int32_t cores, double count) {
+                Shape3 blk, int32_t bits, int32_t cores, bool u85, double count) {
+  if (u85) cores = 1;
   const int64_t max_burst = ms.mem[AreaIndex(area)].burst_length;
   int64_t burst_bits = 8 * 8;
   if (fmt == Format::kNhcwb16) {
@@ -451,7 +354,9 @@ double Transfer(const MemSystem& ms, MemoryArea area, Format fmt, bool write, Sh
     }
   }
   const int64_t burst = std::max<int64_t>(1, std::min<int64_t>(max_burst, burst_bits / 8));
-  return std::floor(count * double(max_burst) / double(burst));
+  // U55/U65 scale the element count (doc 5.2 note); U85 scales bytes.
+  const double units = u85 ? std::floor(count * bits / 8) : count;
+  return std::floor(units * double(max_burst) / double(burst));
 }
 
 // U85 channel bandwidth (doc 6.4). Channels: 0 Mem2Mem, 1 IFM-stream, 2 Weight, 3 FastWeight,
@@ -574,12 +479,12 @@ OpCost CostOp(const Arch& a, const MemSystem& ms, const Lowered& lw, int i, doub
   // Per-block transfer times (doc 4.5).
   const double ifm_blk_cycles =
       rd_lat(ifm_area) +
-      std::floor(Transfer(ms, ifm_area, ifm_fmt, false, ifm_s, bc.ifm_block, ibits, a.cores,
-                          double(ib.elements()) * ibits / 8) / ms.bandwidth[AreaIndex(ifm_area)]);
+      std::floor(Transfer(ms, ifm_area, ifm_fmt, false, ifm_s, bc.ifm_block, ibits, a.cores, u85,
+                          double(ib.elements()) * (u85 ? 1 : ibits / 8)) / ms.bandwidth[AreaIndex(ifm_area)]);
   const double ofm_blk_cycles =
       wr_lat(ofm_area) +
-      std::floor(Transfer(ms, ofm_area, ofm_fmt, true, ofm_s, bc.ofm_block, obits, a.cores,
-                          double(ob.elements()) * obits / 8) / ms.bandwidth[AreaIndex(ofm_area)]);
+      std::floor(Transfer(ms, ofm_area, ofm_fmt, true, ofm_s, bc.ofm_block, obits, a.cores, u85,
+                          double(ob.elements()) * (u85 ? 1 : obits / 8)) / ms.bandwidth[AreaIndex(ofm_area)]);
   const double ofm_store_el = double(round16(ofm_fmt, ofm_s).elements());
 
   // Weight buffering decision (doc 8.5): buffer when several W x H block positions re-read
@@ -604,15 +509,15 @@ OpCost CostOp(const Arch& a, const MemSystem& ms, const Lowered& lw, int i, doub
       const double in_el = double(round16(ifm_fmt, ofm_s).elements());
       if (!(op.ifm.scalar && op.ifm.bits <= 8)) {
         t.Add(ifm_area, 4, Transfer(ms, ifm_area, ifm_fmt, false, ifm_s, bc.ifm_block, ibits,
-                                    a.cores, op.ifm.scalar ? 1.0 : in_el));
+                                    a.cores, u85, op.ifm.scalar ? 1.0 : in_el));
       }
       if (op.has_ifm2 && !(op.ifm2.scalar && op.ifm2.bits <= 8)) {
         const double n2 = op.ifm2.scalar ? 1.0 : in_el;
         t.Add(ifm2_area, 1, Transfer(ms, ifm2_area, ifm2_fmt, false, op.ifm2.shape, bc.ifm_block,
-                                     std::max(op.ifm2.bits, 8), a.cores, n2));
+                                     std::max(op.ifm2.bits, 8), a.cores, u85, n2));
       }
       t.Add(ofm_area, 6, Transfer(ms, ofm_area, ofm_fmt, true, ofm_s, bc.ofm_block, obits,
-                                  a.cores, n));
+                                  a.cores, u85, n));
     } else if (op.hw == HwOp::kTranspose) {
       const double in_b = double(ifm_s.elements()) * ibits / 8;
       const double out_b = double(ofm_s.elements()) * obits / 8;
@@ -665,9 +570,9 @@ OpCost CostOp(const Arch& a, const MemSystem& ms, const Lowered& lw, int i, doub
       const double ifm_fetch = double(ib.h) * ib.w * round16(ifm_fmt, ifm_s).c;
       const double ifm_el = ifm_fetch * subk * double(bh * bw_ * bcn);
       t.Add(ifm_area, 4, Transfer(ms, ifm_area, ifm_fmt, false, ifm_s, bc.ifm_block, ibits,
-                                  a.cores, ifm_el));
+                                  a.cores, u85, ifm_el));
       t.Add(ofm_area, 6, Transfer(ms, ofm_area, ofm_fmt, true, ofm_s, bc.ofm_block, obits,
-                                  a.cores, ofm_store_el));
+                                  a.cores, u85, ofm_store_el));
       if (has_weights) {
         refetch = double(bh) * bw_;
         const double enc = double(op.encoded_weight_bytes);
