@@ -67,13 +67,56 @@ void PoolT(const PoolParams& p, const T* input, T* output) {
   }
 }
 
+// Max pool with channels innermost: the output row is the running maximum (a max of int8 /
+// int16 values fits the type), taps are walked in order, then the activation clamp.
+template <typename T>
+void MaxPoolChannelsInner(const PoolParams& p, const T* input, T* output) {
+  const Dims& in = p.input;
+  const Dims& out = p.output;
+  const int32_t depth = in.c;
+  for (int32_t b = 0; b < in.n; ++b) {
+    for (int32_t oy = 0; oy < out.h; ++oy) {
+      const int32_t y0 = oy * p.stride.h - p.padding.h;
+      const int32_t fy0 = y0 < 0 ? -y0 : 0;
+      const int32_t fy1 = p.filter_h < in.h - y0 ? p.filter_h : in.h - y0;
+      for (int32_t ox = 0; ox < out.w; ++ox) {
+        const int32_t x0 = ox * p.stride.w - p.padding.w;
+        const int32_t fx0 = x0 < 0 ? -x0 : 0;
+        const int32_t fx1 = p.filter_w < in.w - x0 ? p.filter_w : in.w - x0;
+        T* o = output + ((static_cast<int64_t>(b) * out.h + oy) * out.w + ox) * depth;
+        bool first = true;
+        for (int32_t fy = fy0; fy < fy1; ++fy) {
+          const T* row =
+              input + ((static_cast<int64_t>(b) * in.h + (y0 + fy)) * in.w + x0) * depth;
+          for (int32_t fx = fx0; fx < fx1; ++fx) {
+            const T* px = row + static_cast<int64_t>(fx) * depth;
+            if (first) {
+              for (int32_t c = 0; c < depth; ++c) o[c] = px[c];
+              first = false;
+            } else {
+              for (int32_t c = 0; c < depth; ++c) o[c] = px[c] > o[c] ? px[c] : o[c];
+            }
+          }
+        }
+        for (int32_t c = 0; c < depth; ++c) {
+          o[c] = static_cast<T>(Clamp(o[c], p.activation.min, p.activation.max));
+        }
+      }
+    }
+  }
+}
+
 template <typename T, bool kMax>
 KernelStatus PoolChecked(const PoolParams& p, const T* input, T* output, int32_t lo,
                          int32_t hi) {
   if (!ValidPoolParams(p, lo, hi)) return KernelStatus::kArgError;
   if (p.output.elements() == 0) return KernelStatus::kOk;
   if (input == nullptr || output == nullptr) return KernelStatus::kArgError;
-  PoolT<T, kMax>(p, input, output);
+  if (kMax) {
+    MaxPoolChannelsInner(p, input, output);
+  } else {
+    PoolT<T, false>(p, input, output);
+  }
   return KernelStatus::kOk;
 }
 
