@@ -85,7 +85,7 @@ KernelStatus MulDsp(const MulParams& p, const Shape& s1, const int8_t* in1, cons
                 [&q](uint32_t a, uint32_t b, bool hi) {
                   // SMULBB / SMULTT: the 16x16 product of the offset-added lanes.
                   const int32_t prod = hi ? dsp::Smlatt(a, b, 0) : dsp::Smlabb(a, b, 0);
-                  const int32_t v = MultiplyByQuantizedMultiplier(prod, q.output.multiplier,
+                  const int32_t v = FastMbqm(prod, q.output.multiplier,
                                                                   q.output.shift) +
                                     q.output_offset;
                   return Clamp(v, q.activation.min, q.activation.max);

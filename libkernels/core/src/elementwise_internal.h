@@ -3,6 +3,7 @@
 #ifndef MICA_KERNELS_ELEMENTWISE_INTERNAL_H_
 #define MICA_KERNELS_ELEMENTWISE_INTERNAL_H_
 
+#include <climits>
 #include <cstdint>
 
 #include "internal/requantize.h"
@@ -30,18 +31,35 @@ inline int32_t ShiftLeftWrap(int32_t x, int shift) {
   return static_cast<int32_t>(static_cast<uint32_t>(x) << shift);
 }
 
+// MultiplyByQuantizedMultiplier with the high multiply written as one multiply-accumulate and
+// an arithmetic shift: floor((x * m + 2^30) / 2^31) equals TFLite's nudge-and-truncate
+// rounding for every product (ties go up either way); only -1 * -1 saturates. Same results as
+// internal::MultiplyByQuantizedMultiplier, fewer instructions on 32-bit cores (SMLAL + shifts).
+inline int32_t FastMbqm(int32_t x, int32_t multiplier, int32_t shift) {
+  const int left = shift > 0 ? shift : 0;
+  const int right = shift > 0 ? 0 : -shift;
+  const int32_t xs = ShiftLeftWrap(x, left);
+  int32_t high;
+  if (xs == INT32_MIN && multiplier == INT32_MIN) {
+    high = INT32_MAX;
+  } else {
+    high = static_cast<int32_t>((static_cast<int64_t>(xs) * multiplier + (int64_t{1} << 30)) >> 31);
+  }
+  return RoundingDivideByPOT(high, right);
+}
+
 // One ADD (sign = +1) or SUB (sign = -1) element, TFLite's general quantized path.
 template <int kSign>
 inline int32_t AddSubElement(const AddParams& p, int32_t a, int32_t b) {
   const int32_t shifted1 = ShiftLeftWrap(a + p.input1_offset, p.left_shift);
   const int32_t shifted2 = ShiftLeftWrap(b + p.input2_offset, p.left_shift);
-  const int32_t scaled1 = MultiplyByQuantizedMultiplier(shifted1, p.input1.multiplier,
+  const int32_t scaled1 = FastMbqm(shifted1, p.input1.multiplier,
                                                         p.input1.shift);
-  const int32_t scaled2 = MultiplyByQuantizedMultiplier(shifted2, p.input2.multiplier,
+  const int32_t scaled2 = FastMbqm(shifted2, p.input2.multiplier,
                                                         p.input2.shift);
   const int32_t raw = kSign > 0 ? scaled1 + scaled2 : scaled1 - scaled2;
   const int32_t out =
-      MultiplyByQuantizedMultiplier(raw, p.output.multiplier, p.output.shift) + p.output_offset;
+      FastMbqm(raw, p.output.multiplier, p.output.shift) + p.output_offset;
   return Clamp(out, p.activation.min, p.activation.max);
 }
 
@@ -49,22 +67,22 @@ inline int32_t MulElement(const MulParams& p, int32_t a, int32_t b) {
   const int32_t prod = static_cast<int32_t>(static_cast<uint32_t>(a + p.input1_offset) *
                                            static_cast<uint32_t>(b + p.input2_offset));
   const int32_t out =
-      MultiplyByQuantizedMultiplier(prod, p.output.multiplier, p.output.shift) + p.output_offset;
+      FastMbqm(prod, p.output.multiplier, p.output.shift) + p.output_offset;
   return Clamp(out, p.activation.min, p.activation.max);
 }
 
 inline int32_t SquaredDifferenceElement(const AddParams& p, int32_t a, int32_t b) {
   const int32_t shifted1 = ShiftLeftWrap(a + p.input1_offset, p.left_shift);
   const int32_t shifted2 = ShiftLeftWrap(b + p.input2_offset, p.left_shift);
-  const int32_t scaled1 = MultiplyByQuantizedMultiplier(shifted1, p.input1.multiplier,
+  const int32_t scaled1 = FastMbqm(shifted1, p.input1.multiplier,
                                                         p.input1.shift);
-  const int32_t scaled2 = MultiplyByQuantizedMultiplier(shifted2, p.input2.multiplier,
+  const int32_t scaled2 = FastMbqm(shifted2, p.input2.multiplier,
                                                         p.input2.shift);
   const int32_t diff = scaled1 - scaled2;
   // int32 product as TFLite computes it (wraps modulo 2^32 for extreme int16 inputs).
   const int32_t sq = static_cast<int32_t>(static_cast<uint32_t>(diff) * static_cast<uint32_t>(diff));
   const int32_t out =
-      MultiplyByQuantizedMultiplier(sq, p.output.multiplier, p.output.shift) + p.output_offset;
+      FastMbqm(sq, p.output.multiplier, p.output.shift) + p.output_offset;
   return Clamp(out, p.activation.min, p.activation.max);
 }
 
