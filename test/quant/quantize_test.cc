@@ -6,6 +6,8 @@
 #include <cmath>
 
 #include "mica/model/builder.h"
+#include "mica/model/load.h"
+#include "mica/model/zoo.h"
 #include "mica/quant/metrics.h"
 #include "mica/quant/quant_params.h"
 #include "testing/catch.h"
@@ -287,6 +289,81 @@ TEST_CASE("Quantized FC matches the float FC (SQNR) through an integer reference
   CHECK(m.sqnr_db > 30.0);
   // Error stays within a few output steps.
   CHECK(m.max_abs_error < 2.0 * qout.quant.scale[0]);
+}
+
+}  // namespace
+}  // namespace quant
+}  // namespace mica
+
+namespace mica {
+namespace quant {
+namespace {
+
+std::string QuantKind(const Tensor& t) {
+  if (t.quant.empty()) return "none";
+  if (!t.quant.per_channel()) return "per-tensor";
+  return "per-channel(" + std::to_string(t.quant.axis) + "," +
+         std::to_string(t.quant.scale.size()) + ")";
+}
+
+TEST_CASE("Quantized zoo models carry the real MLPerf Tiny int8 models' quantization layout") {
+  const std::string shared = testing::SharedDir();
+  if (shared.empty()) {
+    WARN("MICA_SHARED_DIR absent: skipped the comparison with the real int8 models");
+    return;
+  }
+  for (const auto& m : zoo::Models()) {
+    CAPTURE(m.name);
+    auto real = LoadModel(shared + "/models/mlperf-tiny/" + m.name + "_int8.tflite");
+    if (!real.ok()) {
+      WARN("cannot load the real " << m.name << " int8 model: " << real.status().message());
+      continue;
+    }
+    auto fg = m.build(1);
+    REQUIRE(fg.ok());
+    auto q = QuantizeGraph(*fg, FakeRanges(*fg));
+    REQUIRE(q.ok());
+    // Compare operator by operator, ignoring QUANTIZE/DEQUANTIZE at the real model's edges.
+    auto core = [](const Graph& g) {
+      std::vector<const Operator*> v;
+      for (const Operator& op : g.main().ops) {
+        if (op.kind != OpKind::kQuantize && op.kind != OpKind::kDequantize) v.push_back(&op);
+      }
+      return v;
+    };
+    const auto ro = core(*real), qo = core(*q);
+    REQUIRE(ro.size() == qo.size());
+    for (size_t i = 0; i < ro.size(); ++i) {
+      CAPTURE(i, std::string(ro[i]->name()));
+      REQUIRE(ro[i]->kind == qo[i]->kind);
+      REQUIRE(ro[i]->inputs.size() == qo[i]->inputs.size());
+      for (size_t k = 0; k < ro[i]->inputs.size(); ++k) {
+        CAPTURE(k);
+        if (ro[i]->inputs[k] < 0 || qo[i]->inputs[k] < 0) {
+          CHECK(ro[i]->inputs[k] == qo[i]->inputs[k]);
+          continue;
+        }
+        const Tensor& rt = real->main().tensors[static_cast<size_t>(ro[i]->inputs[k])];
+        const Tensor& qt = q->main().tensors[static_cast<size_t>(qo[i]->inputs[k])];
+        CAPTURE(rt.name, qt.name);
+        CHECK(rt.dtype == qt.dtype);
+        CHECK(rt.shape == qt.shape);
+        CHECK(rt.is_constant() == qt.is_constant());
+        if (rt.dtype != DType::kInt32 || !rt.quant.empty()) CHECK(QuantKind(rt) == QuantKind(qt));
+        if (rt.is_constant() && rt.dtype == DType::kInt8) {
+          CHECK(std::all_of(rt.quant.zero_point.begin(), rt.quant.zero_point.end(),
+                            [](int64_t z) { return z == 0; }) ==
+                std::all_of(qt.quant.zero_point.begin(), qt.quant.zero_point.end(),
+                            [](int64_t z) { return z == 0; }));
+        }
+      }
+      const Tensor& rout = real->main().tensors[static_cast<size_t>(ro[i]->outputs[0])];
+      const Tensor& qout = q->main().tensors[static_cast<size_t>(qo[i]->outputs[0])];
+      CHECK(rout.dtype == qout.dtype);
+      CHECK(QuantKind(rout) == QuantKind(qout));
+      if (ro[i]->kind == OpKind::kSoftmax) CHECK(rout.quant == qout.quant);
+    }
+  }
 }
 
 }  // namespace
