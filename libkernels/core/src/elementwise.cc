@@ -8,7 +8,9 @@
 namespace mica {
 namespace kernels {
 
-#if MICA_KERNELS_HAVE_DSP
+#if MICA_KERNELS_HAVE_MVE
+#define MICA_ELEMENTWISE_BEST(op) internal::op##Mve
+#elif MICA_KERNELS_HAVE_DSP
 #define MICA_ELEMENTWISE_BEST(op) internal::op##Dsp
 #else
 #define MICA_ELEMENTWISE_BEST(op) internal::op##Scalar
@@ -94,7 +96,8 @@ KernelStatus Maximum16(const Shape& s1, const int16_t* in1, const Shape& s2, con
 VariantList<AddFn> AddVariants() {
   static constexpr Variant<AddFn> kVariants[] = {
       MICA_KERNELS_VARIANT_SCALAR(internal::AddScalar)
-      MICA_KERNELS_VARIANT_DSP(internal::AddDsp)};
+      MICA_KERNELS_VARIANT_DSP(internal::AddDsp)
+      MICA_KERNELS_VARIANT_MVE(internal::AddMve)};
   return MICA_KERNELS_VARIANT_LIST(kVariants);
 }
 VariantList<Add16Fn> Add16Variants() {
@@ -115,7 +118,8 @@ VariantList<Add16Fn> Sub16Variants() {
 VariantList<MulFn> MulVariants() {
   static constexpr Variant<MulFn> kVariants[] = {
       MICA_KERNELS_VARIANT_SCALAR(internal::MulScalar)
-      MICA_KERNELS_VARIANT_DSP(internal::MulDsp)};
+      MICA_KERNELS_VARIANT_DSP(internal::MulDsp)
+      MICA_KERNELS_VARIANT_MVE(internal::MulMve)};
   return MICA_KERNELS_VARIANT_LIST(kVariants);
 }
 VariantList<Mul16Fn> Mul16Variants() {

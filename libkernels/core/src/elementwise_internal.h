@@ -103,6 +103,10 @@ KernelStatus AddDsp(const AddParams&, const Shape&, const int8_t*, const Shape&,
                     const Shape&, int8_t*);
 KernelStatus MulDsp(const MulParams&, const Shape&, const int8_t*, const Shape&, const int8_t*,
                     const Shape&, int8_t*);
+KernelStatus AddMve(const AddParams&, const Shape&, const int8_t*, const Shape&, const int8_t*,
+                    const Shape&, int8_t*);
+KernelStatus MulMve(const MulParams&, const Shape&, const int8_t*, const Shape&, const int8_t*,
+                    const Shape&, int8_t*);
 
 }  // namespace internal
 }  // namespace kernels
