@@ -21,6 +21,14 @@ std::string Percent(double fraction) { return absl::StrFormat("%.0f%%", 100 * fr
 
 std::string Kib(double bytes) { return absl::StrFormat("%.1f KiB", bytes / 1024.0); }
 
+// The last ';'-separated part of a TFLite tensor name, tail-truncated to 40 characters.
+std::string ShortName(const std::string& name) {
+  size_t semi = name.rfind(';');
+  std::string s = semi == std::string::npos ? name : name.substr(semi + 1);
+  if (s.size() > 40) s = "..." + s.substr(s.size() - 37);
+  return s;
+}
+
 std::string OpLabel(const OpEstimate& o) {
   return absl::StrCat("#", o.op_index, " ", o.op_name);
 }
@@ -46,6 +54,23 @@ bool HasFloatActivations(const Graph& graph) {
 }
 
 }  // namespace
+
+std::string CompactNames(const std::string& text) {
+  std::string out;
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t open = text.find('\'', i);
+    if (open == std::string::npos) break;
+    size_t close = text.find('\'', open + 1);
+    if (close == std::string::npos) break;
+    out += text.substr(i, open + 1 - i);
+    out += ShortName(text.substr(open + 1, close - open - 1));
+    out += '\'';
+    i = close + 1;
+  }
+  out += text.substr(i);
+  return out;
+}
 
 const char* AdviceCategoryName(AdviceCategory c) {
   switch (c) {
@@ -139,24 +164,26 @@ std::vector<Advice> Advise(const Graph& graph, const TargetProfile& profile, con
         absl::StrCat(e.cpu_ops, " of ", e.ops.size(), " operators fall back to the host ",
                      profile.cortex_m.cpu, " and take ", Percent(cpu_share),
                      " of the estimated time; making them NPU-compatible comes first."));
-    // Group the fallbacks by operator type and first reason.
-    std::map<std::pair<std::string, std::string>, std::vector<int32_t>> groups;
-    std::vector<std::pair<std::string, std::string>> order;
+    // Group the fallbacks by operator type (the first one's reason stands for the group).
+    std::map<std::string, std::vector<const OpEstimate*>> groups;
+    std::vector<std::string> order;
     for (const OpEstimate& o : e.ops) {
       if (o.placement != Placement::kCpu) continue;
-      auto key = std::make_pair(o.op_name, o.reasons.empty() ? std::string("no reason given")
-                                                             : o.reasons.front());
-      if (!groups.count(key)) order.push_back(key);
-      groups[key].push_back(o.op_index);
+      if (!groups.count(o.op_name)) order.push_back(o.op_name);
+      groups[o.op_name].push_back(&o);
     }
     for (size_t i = 0; i < order.size() && i < 3; ++i) {
-      const auto& ids = groups[order[i]];
+      const auto& ops = groups[order[i]];
       std::vector<std::string> labels;
-      for (size_t k = 0; k < ids.size() && k < 4; ++k) labels.push_back(absl::StrCat("#", ids[k]));
-      if (ids.size() > 4) labels.push_back("...");
+      for (size_t k = 0; k < ops.size() && k < 4; ++k) {
+        labels.push_back(absl::StrCat("#", ops[k]->op_index));
+      }
+      if (ops.size() > 4) labels.push_back("...");
+      std::string reason = ops.front()->reasons.empty() ? std::string("no reason given")
+                                                        : ops.front()->reasons.front();
       add(AdviceCategory::kCompatibility,
-          absl::StrCat(order[i].first, " (", absl::StrJoin(labels, ", "),
-                       ") runs on the CPU: ", order[i].second, "."));
+          absl::StrCat(order[i], " x", ops.size(), " (", absl::StrJoin(labels, ", "),
+                       ") on the CPU: ", CompactNames(reason), "."));
     }
   }
   std::set<std::string> unknown;
@@ -225,7 +252,7 @@ std::vector<Advice> Advise(const Graph& graph, const TargetProfile& profile, con
     std::string where =
         o.placement == Placement::kCpu && ethos ? " on the host CPU" : std::string();
     add(AdviceCategory::kPerformance,
-        absl::StrCat(OpLabel(o), where, " ('", o.output_name, "') takes ", Percent(t.share),
+        absl::StrCat(OpLabel(o), where, " ('", ShortName(o.output_name), "') takes ", Percent(t.share),
                      " of the cycles (", BottleneckName(t.bottleneck), "-bound",
                      o.kernel.empty() ? std::string() : absl::StrCat(", ", o.kernel),
                      "): fewer channels or a smaller kernel there pays off most."));

@@ -153,9 +153,6 @@ CortexMOpCost CortexMKernelCost(const CortexMWork& w, Isa isa, const CortexMConf
         instr += 4 * c.mul_elem * elements;
         r.notes.push_back("recurrent op: matmul formula plus gate arithmetic (uncalibrated)");
       }
-      if (isa == Isa::kMve && w.kind == OpKind::kFullyConnected) {
-        r.notes.push_back("MVE kernel sums are computed once at prepare time (not per inference)");
-      }
       break;
     }
     case OpKind::kAdd:

@@ -14,6 +14,10 @@
 #include "cortex_m/internal.h"
 #include "mica/base/status_macros.h"
 #include "mica/estimate/cortex_m.h"
+#include "mica/kernels/conv.h"
+#include "mica/kernels/depthwise_conv.h"
+#include "mica/kernels/fully_connected.h"
+#include "mica/model/analysis.h"
 
 namespace mica {
 namespace estimate {
@@ -38,23 +42,45 @@ int32_t SoftmaxDiffMin(float scale, float beta) {
 int64_t ScratchBytes(const CortexMWork& w, Isa isa, const std::string& kernel) {
   const int64_t taps = int64_t{w.k_h} * w.k_w;
   const bool is_float = absl::StrContains(kernel, "_f32");
+  const bool s16 = w.dtype == DType::kInt16;
   if (is_float) return 0;
+  const int32_t n = std::max(1, w.batch);
+  // Convolutions and fully connected: mica's own kernels say what their body for `isa` needs
+  // (libkernels' ...ScratchBytes, pure arithmetic valid for any ISA on the host).
   switch (w.kind) {
-    case OpKind::kConv2D:
-    case OpKind::kTransposeConv: {
-      if (absl::StrContains(kernel, "1x1")) return 0;
-      const int64_t k = taps * w.in_c;
-      // DSP/scalar: two im2col columns of int16; MVE: four int8 columns (+ tail padding).
-      return isa == Isa::kMve ? 4 * (k + 8) : 2 * k * 2;
+    case OpKind::kConv2D: {
+      kernels::ConvParams p;
+      p.input = {n, w.in_h, w.in_w, w.in_c};
+      p.filter = {w.out_c, w.k_h, w.k_w, w.in_c};
+      p.output = {n, w.out_h, w.out_w, w.out_c};
+      p.stride = {w.stride_h, w.stride_w};
+      p.padding = {w.pad_h, w.pad_w};
+      return static_cast<int64_t>(s16 ? kernels::Conv16x8ScratchBytes(p, isa)
+                                      : kernels::ConvScratchBytes(p, isa));
     }
-    case OpKind::kDepthwiseConv2D:
-      if (absl::StrContains(kernel, "_opt")) {
-        const int64_t ct = taps * w.in_c;
-        return isa == Isa::kMve ? 4 * ct : isa == Isa::kDsp ? 2 * ct : 0;
-      }
-      return 0;
-    case OpKind::kFullyConnected:
-      return isa == Isa::kMve ? 4 * int64_t{w.out_c} : 0;  // per-output kernel sums
+    case OpKind::kDepthwiseConv2D: {
+      kernels::DepthwiseConvParams p;
+      p.input = {n, w.in_h, w.in_w, w.in_c};
+      p.filter = {1, w.k_h, w.k_w, w.out_c};
+      p.output = {n, w.out_h, w.out_w, w.out_c};
+      p.depth_multiplier = w.depth_multiplier;
+      p.stride = {w.stride_h, w.stride_w};
+      p.padding = {w.pad_h, w.pad_w};
+      return static_cast<int64_t>(s16 ? kernels::DepthwiseConv16x8ScratchBytes(p, isa)
+                                      : kernels::DepthwiseConvScratchBytes(p, isa));
+    }
+    case OpKind::kFullyConnected: {
+      kernels::FullyConnectedParams p;
+      p.output_depth = std::max(1, w.out_c);
+      p.batches = static_cast<int32_t>(std::max<int64_t>(1, w.elements / p.output_depth));
+      p.input_depth = static_cast<int32_t>(
+          std::max<int64_t>(1, w.macs / std::max<int64_t>(1, w.elements)));
+      return static_cast<int64_t>(s16 ? kernels::FullyConnected16x8ScratchBytes(p, isa)
+                                      : kernels::FullyConnectedScratchBytes(p, isa));
+    }
+    case OpKind::kTransposeConv:
+      // CMSIS-NN rule: two int16 im2col columns (DSP/scalar) or four int8 columns (MVE).
+      return isa == Isa::kMve ? 4 * (taps * w.in_c + 8) : 2 * taps * w.in_c * 2;
     case OpKind::kAveragePool2D:
       return isa == Isa::kDsp ? 4 * int64_t{w.in_c} : 0;  // int32 accumulators
     case OpKind::kUnidirectionalSequenceLstm:
@@ -94,6 +120,11 @@ int64_t CodeBytes(const CortexMWork& w, Isa isa) {
 int64_t CortexMArenaBytes(const Graph& graph) {
   if (graph.subgraphs.empty()) return 0;
   const Subgraph& sg = graph.main();
+  // libmodel's planner (greedy by size, first fit, 16-byte aligned) when the graph is in
+  // topological order; otherwise the same rule over stored order below.
+  if (absl::StatusOr<ArenaPlan> plan = PlanArena(sg); plan.ok()) {
+    return static_cast<int64_t>(plan->peak_bytes);
+  }
   const int n_ops = static_cast<int>(sg.ops.size());
   const int n_t = static_cast<int>(sg.tensors.size());
   std::vector<int> first(n_t, -1), last(n_t, -1);

@@ -41,9 +41,11 @@
 // Flash: each weight load from flash costs `flash_wait_states` extra cycles; loads per MAC are
 // 1/(bytes per load * reuse) with 1/4/16 bytes per load (scalar/DSP/MVE) and reuse 2 (4 on MVE)
 // for convolutions, 1 otherwise.
-// Memory: RAM = activation arena peak (greedy lifetime-based planner, 16-byte aligned) + the
-// largest kernel scratch (CMSIS-NN buffer-size rules); flash = constant tensors + code (a
-// per-kernel code-size estimate for each distinct kernel used + a fixed runtime size).
+// Memory: RAM = activation arena peak (libmodel's greedy lifetime-based planner, 16-byte
+// aligned) + the largest kernel scratch (libkernels' ConvScratchBytes/DepthwiseConvScratchBytes/
+// FullyConnectedScratchBytes for the variant; CMSIS-NN buffer-size rules for the rest); flash =
+// constant tensors + code (a per-kernel code-size estimate for each distinct kernel used + a
+// fixed runtime size).
 #ifndef MICA_ESTIMATE_CORTEX_M_H_
 #define MICA_ESTIMATE_CORTEX_M_H_
 
@@ -120,7 +122,8 @@ absl::StatusOr<CortexMOpCost> CortexMOpCostFor(const Graph& graph, int op_index,
                                                const CortexMConfig& cpu);
 
 // Returns the activation arena peak in bytes of the main subgraph: non-constant tensors placed
-// by a greedy first-fit planner over their lifetimes (largest first, 16-byte aligned).
+// by a greedy first-fit planner over their lifetimes (largest first, 16-byte aligned; libmodel's
+// PlanArena, or the same rule over stored order when the graph is not topologically ordered).
 int64_t CortexMArenaBytes(const Graph& graph);
 
 // Estimates the whole model on the Cortex-M profile `profile` (kind kCortexM): per-op cycles and

@@ -55,6 +55,10 @@ std::vector<MemoryFit> MemoryFits(const Estimate& e, const TargetProfile& profil
 // items; empty only when there is nothing to say.
 std::vector<Advice> Advise(const Graph& graph, const TargetProfile& profile, const Estimate& e);
 
+// Returns `text` with every '...'-quoted name shortened to its last ';'-separated part (TFLite
+// tensor names fuse many layer names) and at most 40 characters, for display.
+std::string CompactNames(const std::string& text);
+
 // Returns the MAC utilisation of the NPU in [0, 1]: MACs / (npu_cycles * MACs per cycle); 0 for
 // Cortex-M profiles or when nothing ran on the NPU.
 double MacUtilisation(const Estimate& e, const TargetProfile& profile);
