@@ -21,6 +21,8 @@ KernelStatus AvgPoolScalar(const PoolParams&, const int8_t*, int8_t*);
 KernelStatus AvgPool16Scalar(const PoolParams&, const int16_t*, int16_t*);
 KernelStatus AvgPoolDsp(const PoolParams&, const int8_t*, int8_t*);
 KernelStatus MaxPoolDsp(const PoolParams&, const int8_t*, int8_t*);
+KernelStatus AvgPoolMve(const PoolParams&, const int8_t*, int8_t*);
+KernelStatus MaxPoolMve(const PoolParams&, const int8_t*, int8_t*);
 
 }  // namespace internal
 }  // namespace kernels
