@@ -76,19 +76,72 @@ void ConvLoops(const ConvParams& p, const PerChannelRequant& quant, const typena
   }
 }
 
-// 1x1, stride 1, no padding, one group: each pixel is a dot product with each filter row.
-void Conv1x1Int8(const ConvParams& p, const PerChannelRequant& quant, const int8_t* input,
+// 2 filter rows x 2 int16 columns of length k. Kept out of line so the four accumulators and
+// four pointers get registers of their own (inlined, GCC spills them on Armv7-M).
+__attribute__((noinline)) void Dot2x2(const int8_t* f0, const int8_t* f1, const int16_t* c0,
+                                      const int16_t* c1, int32_t k, int32_t acc[4]) {
+  int32_t a00 = 0, a01 = 0, a10 = 0, a11 = 0;
+  const int8_t* const end = f0 + k;
+  while (f0 != end) {
+    const int32_t w0 = *f0++, w1 = *f1++, x0 = *c0++, x1 = *c1++;
+    a00 += w0 * x0;
+    a01 += w0 * x1;
+    a10 += w1 * x0;
+    a11 += w1 * x1;
+  }
+  acc[0] = a00;
+  acc[1] = a01;
+  acc[2] = a10;
+  acc[3] = a11;
+}
+
+// The same with int8 columns read in place, offset added on the fly (1x1 path).
+__attribute__((noinline)) void Dot2x2S8(const int8_t* f0, const int8_t* f1, const int8_t* c0,
+                                        const int8_t* c1, int32_t k, int32_t off,
+                                        int32_t acc[4]) {
+  int32_t a00 = 0, a01 = 0, a10 = 0, a11 = 0;
+  const int8_t* const end = f0 + k;
+  while (f0 != end) {
+    const int32_t w0 = *f0++, w1 = *f1++, x0 = *c0++ + off, x1 = *c1++ + off;
+    a00 += w0 * x0;
+    a01 += w0 * x1;
+    a10 += w1 * x0;
+    a11 += w1 * x1;
+  }
+  acc[0] = a00;
+  acc[1] = a01;
+  acc[2] = a10;
+  acc[3] = a11;
+}
+
+// 1x1, stride 1, no padding, one group: pixels are the columns, read in place, two pixels x two
+// filter rows per pass.
+void Conv1x1Int8(const ConvParams& p, const PerChannelRequant& q, const int8_t* input,
                  const int8_t* filter, const int32_t* bias, int8_t* output) {
   const int32_t pixels = p.input.n * p.input.h * p.input.w;
-  const int32_t in_c = p.input.c, out_c = p.output.c;
-  for (int32_t px = 0; px < pixels; ++px) {
-    const int8_t* in_px = input + static_cast<ptrdiff_t>(px) * in_c;
-    for (int32_t oc = 0; oc < out_c; ++oc) {
-      const int8_t* f = filter + static_cast<ptrdiff_t>(oc) * in_c;
-      int32_t acc = 0;
-      for (int32_t c = 0; c < in_c; ++c) acc += f[c] * (in_px[c] + p.input_offset);
-      if (bias != nullptr) acc += bias[oc];
-      *output++ = Int8Path::Finish(acc, quant.multiplier[oc], quant.shift[oc], p);
+  const int32_t k = p.input.c, out_c = p.output.c;
+  const auto finish = [&](int32_t acc, int32_t oc) {
+    if (bias != nullptr) acc += bias[oc];
+    return Int8Path::Finish(acc, q.multiplier[oc], q.shift[oc], p);
+  };
+  for (int32_t px = 0; px < pixels; px += 2) {
+    const bool pair = px + 1 < pixels;
+    const int8_t* x0 = input + static_cast<ptrdiff_t>(px) * k;
+    const int8_t* x1 = pair ? x0 + k : x0;
+    int8_t* out0 = output + static_cast<ptrdiff_t>(px) * out_c;
+    int8_t* out1 = out0 + out_c;
+    for (int32_t oc = 0; oc < out_c; oc += 2) {
+      const bool two = oc + 1 < out_c;
+      const int8_t* f0 = filter + static_cast<ptrdiff_t>(oc) * k;
+      const int8_t* f1 = two ? f0 + k : f0;
+      int32_t acc[4];
+      Dot2x2S8(f0, f1, x0, x1, k, p.input_offset, acc);
+      out0[oc] = finish(acc[0], oc);
+      if (pair) out1[oc] = finish(acc[1], oc);
+      if (two) {
+        out0[oc + 1] = finish(acc[2], oc + 1);
+        if (pair) out1[oc + 1] = finish(acc[3], oc + 1);
+      }
     }
   }
 }
@@ -130,19 +183,13 @@ void ConvIm2ColInt8(const ConvParams& p, const PerChannelRequant& q, const int8_
         const bool two = oc + 1 < oc_end;
         const int8_t* f0 = filter + static_cast<ptrdiff_t>(oc) * k;
         const int8_t* f1 = two ? f0 + k : f0;
-        int32_t a00 = 0, a01 = 0, a10 = 0, a11 = 0;
-        for (int32_t i = 0; i < k; ++i) {
-          const int32_t w0 = f0[i], w1 = f1[i], x0 = col0[i], x1 = c1[i];
-          a00 += w0 * x0;
-          a01 += w0 * x1;
-          a10 += w1 * x0;
-          a11 += w1 * x1;
-        }
-        out0[oc] = finish(a00, oc);
-        if (pair) out1[oc] = finish(a01, oc);
+        int32_t acc[4];
+        Dot2x2(f0, f1, col0, c1, k, acc);
+        out0[oc] = finish(acc[0], oc);
+        if (pair) out1[oc] = finish(acc[1], oc);
         if (two) {
-          out0[oc + 1] = finish(a10, oc + 1);
-          if (pair) out1[oc + 1] = finish(a11, oc + 1);
+          out0[oc + 1] = finish(acc[2], oc + 1);
+          if (pair) out1[oc + 1] = finish(acc[3], oc + 1);
         }
       }
     }
