@@ -24,12 +24,16 @@ std::string FloatText(float f) { return absl::StrFormat("%g (%a)", f, f); }
 
 std::string Text(int32_t v) { return absl::StrCat(v); }
 std::string Text(bool v) { return v ? "true" : "false"; }
-std::string Text(Padding p) { return std::string(PaddingName(p)) + absl::StrCat("(", static_cast<int>(p), ")"); }
+std::string Text(Padding p) {
+  return std::string(PaddingName(p)) + absl::StrCat("(", static_cast<int>(p), ")");
+}
 std::string Text(Activation a) {
   return std::string(ActivationName(a)) + absl::StrCat("(", static_cast<int>(a), ")");
 }
 std::string Text(DType t) { return absl::StrCat("dtype ", static_cast<int>(t)); }
-std::string Text(const std::vector<int32_t>& v) { return absl::StrCat("[", absl::StrJoin(v, ","), "]"); }
+std::string Text(const std::vector<int32_t>& v) {
+  return absl::StrCat("[", absl::StrJoin(v, ","), "]");
+}
 
 Fields AttrFields(const std::monostate&) { return {}; }
 Fields AttrFields(const Conv2DAttrs& a) {
@@ -38,12 +42,9 @@ Fields AttrFields(const Conv2DAttrs& a) {
           {"dilation_h", Text(a.dilation_h)}, {"activation", Text(a.activation)}};
 }
 Fields AttrFields(const DepthwiseConv2DAttrs& a) {
-  return {{"padding", Text(a.padding)},
-          {"stride_w", Text(a.stride_w)},
-          {"stride_h", Text(a.stride_h)},
-          {"dilation_w", Text(a.dilation_w)},
-          {"dilation_h", Text(a.dilation_h)},
-          {"depth_multiplier", Text(a.depth_multiplier)},
+  return {{"padding", Text(a.padding)},       {"stride_w", Text(a.stride_w)},
+          {"stride_h", Text(a.stride_h)},     {"dilation_w", Text(a.dilation_w)},
+          {"dilation_h", Text(a.dilation_h)}, {"depth_multiplier", Text(a.depth_multiplier)},
           {"activation", Text(a.activation)}};
 }
 Fields AttrFields(const TransposeConvAttrs& a) {
@@ -116,7 +117,8 @@ std::string AttrsDifference(const OpAttrs& a, const OpAttrs& b) {
   const Fields fb = std::visit([](const auto& x) { return AttrFields(x); }, b);
   for (size_t i = 0; i < fa.size() && i < fb.size(); ++i) {
     if (fa[i].second != fb[i].second) {
-      return absl::StrCat("attribute ", std::string(fa[i].first), " ", fa[i].second, " vs ", fb[i].second);
+      return absl::StrCat("attribute ", std::string(fa[i].first), " ", fa[i].second, " vs ",
+                          fb[i].second);
     }
   }
   return "";
@@ -143,7 +145,8 @@ std::string TensorDifference(const Tensor& a, const Tensor& b) {
     return absl::StrCat("name ", QuoteForMessage(a.name), " vs ", QuoteForMessage(b.name));
   }
   if (a.dtype != b.dtype) {
-    return absl::StrCat("dtype ", std::string(DTypeName(a.dtype)), " vs ", std::string(DTypeName(b.dtype)));
+    return absl::StrCat("dtype ", std::string(DTypeName(a.dtype)), " vs ",
+                        std::string(DTypeName(b.dtype)));
   }
   if (a.shape != b.shape) return absl::StrCat("shape ", Text(a.shape), " vs ", Text(b.shape));
   if (a.shape_signature != b.shape_signature) {
@@ -185,7 +188,8 @@ std::string TensorDifference(const Tensor& a, const Tensor& b) {
 
 std::string OpDifference(const Operator& a, const Operator& b) {
   if (a.kind != b.kind) {
-    return absl::StrCat("kind ", std::string(OpKindName(a.kind)), " vs ", std::string(OpKindName(b.kind)));
+    return absl::StrCat("kind ", std::string(OpKindName(a.kind)), " vs ",
+                        std::string(OpKindName(b.kind)));
   }
   if (a.opaque_name != b.opaque_name) {
     return absl::StrCat("opaque name ", QuoteForMessage(a.opaque_name), " vs ",
@@ -209,8 +213,7 @@ std::string OpDifference(const Operator& a, const Operator& b) {
 std::string SubgraphDifference(size_t s, const Subgraph& a, const Subgraph& b) {
   const std::string where = absl::StrCat("subgraph ", s);
   if (a.name != b.name) {
-    return absl::StrCat(where, ": name ", QuoteForMessage(a.name), " vs ",
-                        QuoteForMessage(b.name));
+    return absl::StrCat(where, ": name ", QuoteForMessage(a.name), " vs ", QuoteForMessage(b.name));
   }
   if (a.tensors.size() != b.tensors.size()) {
     return absl::StrCat(where, ": ", a.tensors.size(), " tensors vs ", b.tensors.size());
@@ -228,8 +231,7 @@ std::string SubgraphDifference(size_t s, const Subgraph& a, const Subgraph& b) {
   for (size_t o = 0; o < a.ops.size(); ++o) {
     const std::string d = OpDifference(a.ops[o], b.ops[o]);
     if (!d.empty()) {
-      return absl::StrCat(where, ", operator ", o, " (", internal::OpLabel(a.ops[o]),
-                          "): ", d);
+      return absl::StrCat(where, ", operator ", o, " (", internal::OpLabel(a.ops[o]), "): ", d);
     }
   }
   if (a.inputs != b.inputs) {
@@ -268,8 +270,8 @@ std::string GraphDifference(const Graph& a, const Graph& b) {
     if (ia->first != ib->first) {
       return absl::StrCat("metadata ", QuoteForMessage(ib->first), " only in the second graph");
     }
-    return absl::StrCat("metadata ", QuoteForMessage(ia->first), ": ",
-                        QuoteForMessage(ia->second), " vs ", QuoteForMessage(ib->second));
+    return absl::StrCat("metadata ", QuoteForMessage(ia->first), ": ", QuoteForMessage(ia->second),
+                        " vs ", QuoteForMessage(ib->second));
   }
   return "";
 }

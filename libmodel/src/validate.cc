@@ -87,7 +87,9 @@ namespace {
 
 using internal::QuoteForMessage;
 
-bool IsKnownDType(DType t) { return static_cast<uint8_t>(t) <= static_cast<uint8_t>(DType::kFloat16); }
+bool IsKnownDType(DType t) {
+  return static_cast<uint8_t>(t) <= static_cast<uint8_t>(DType::kFloat16);
+}
 bool IsKnownPadding(Padding p) { return p == Padding::kSame || p == Padding::kValid; }
 bool IsKnownActivation(Activation a) {
   return static_cast<uint8_t>(a) <= static_cast<uint8_t>(Activation::kSignBit);
@@ -224,8 +226,8 @@ class Validator {
     for (size_t d = 0; d < tensor.shape.size(); ++d) {
       const int32_t dim = tensor.shape[d];
       if (dim < 0) {
-        return fail(absl::StrCat("dimension ", d, " of shape ", ShapeString(tensor.shape),
-                                 " is negative"));
+        return fail(
+            absl::StrCat("dimension ", d, " of shape ", ShapeString(tensor.shape), " is negative"));
       }
       elements *= static_cast<uint64_t>(dim);
       if (elements > internal::kMaxTensorBytes) break;  // stays well inside uint64
@@ -252,8 +254,8 @@ class Validator {
     }
     if (tensor.is_constant() && tensor.data.size != bytes) {
       return fail(absl::StrCat("constant data is ", tensor.data.size, " bytes but shape ",
-                               ShapeString(tensor.shape), " of ", std::string(DTypeName(tensor.dtype)),
-                               " needs ", bytes));
+                               ShapeString(tensor.shape), " of ",
+                               std::string(DTypeName(tensor.dtype)), " needs ", bytes));
     }
     return CheckQuant(s, t, tensor);
   }
@@ -268,8 +270,8 @@ class Validator {
       return absl::OkStatus();
     }
     if (q.zero_point.size() != q.scale.size()) {
-      return fail(absl::StrCat(q.scale.size(), " scales but ", q.zero_point.size(),
-                               " zero points"));
+      return fail(
+          absl::StrCat(q.scale.size(), " scales but ", q.zero_point.size(), " zero points"));
     }
     const auto rank = static_cast<int64_t>(tensor.shape.size());
     if (q.per_channel()) {
@@ -279,12 +281,11 @@ class Validator {
       }
       if (static_cast<size_t>(tensor.shape[q.axis]) != q.scale.size()) {
         return fail(absl::StrCat(q.scale.size(), " scales along axis ", q.axis, " of shape ",
-                                 ShapeString(tensor.shape), " (needs ", tensor.shape[q.axis],
-                                 ")"));
+                                 ShapeString(tensor.shape), " (needs ", tensor.shape[q.axis], ")"));
       }
     } else if (q.axis < 0 || (q.axis > 0 && q.axis >= rank)) {
-      return fail(absl::StrCat("quantized axis ", q.axis, " is outside shape ",
-                               ShapeString(tensor.shape)));
+      return fail(
+          absl::StrCat("quantized axis ", q.axis, " is outside shape ", ShapeString(tensor.shape)));
     }
     int64_t zp_min = std::numeric_limits<int64_t>::min();
     int64_t zp_max = std::numeric_limits<int64_t>::max();
@@ -297,8 +298,8 @@ class Validator {
     }
     for (size_t i = 0; i < q.scale.size(); ++i) {
       if (!std::isfinite(q.scale[i]) || q.scale[i] < 0.0f) {
-        return fail(absl::StrCat("scale ", i, " is ", q.scale[i],
-                                 "; must be finite and non-negative"));
+        return fail(
+            absl::StrCat("scale ", i, " is ", q.scale[i], "; must be finite and non-negative"));
       }
       if (q.zero_point[i] < zp_min || q.zero_point[i] > zp_max) {
         return fail(absl::StrCat("zero point ", i, " is ", q.zero_point[i], ", outside the ",
@@ -324,8 +325,8 @@ class Validator {
     };
     auto rank_is = [&](const char* role, const Tensor* t, size_t rank) -> absl::Status {
       if (t != nullptr && t->shape.size() != rank) {
-        return fail(absl::StrCat(role, " has shape ", ShapeString(t->shape), "; must be rank ",
-                                 rank));
+        return fail(
+            absl::StrCat(role, " has shape ", ShapeString(t->shape), "; must be rank ", rank));
       }
       return absl::OkStatus();
     };
@@ -465,8 +466,8 @@ class Validator {
                                    op.kind == OpKind::kPack ? " inputs" : " outputs"));
         }
         if (in0) {
-          const int64_t rank = static_cast<int64_t>(in0->shape.size()) +
-                               (op.kind == OpKind::kPack ? 1 : 0);
+          const int64_t rank =
+              static_cast<int64_t>(in0->shape.size()) + (op.kind == OpKind::kPack ? 1 : 0);
           MICA_RETURN_IF_ERROR(axis_in("axis", a.axis, rank));
         }
         break;
@@ -484,8 +485,9 @@ class Validator {
       case OpKind::kArgMin: {
         const DType t = op.Attrs<ArgMinMaxAttrs>().output_type;
         if (t != DType::kInt32 && t != DType::kInt64) {
-          return fail(absl::StrCat("output_type must be int32 or int64, not ",
-                                   IsKnownDType(t) ? std::string(DTypeName(t)) : std::string("unknown")));
+          return fail(
+              absl::StrCat("output_type must be int32 or int64, not ",
+                           IsKnownDType(t) ? std::string(DTypeName(t)) : std::string("unknown")));
         }
         break;
       }
@@ -525,8 +527,8 @@ class Validator {
     }
     const size_t want = internal::AttrsIndexFor(op.kind);
     if (op.attrs.index() != want) {
-      return fail(absl::StrCat("attributes have the wrong type (variant index ",
-                               op.attrs.index(), ", expected ", want, ")"));
+      return fail(absl::StrCat("attributes have the wrong type (variant index ", op.attrs.index(),
+                               ", expected ", want, ")"));
     }
     const Arity ar = ArityFor(op.kind);
     const auto n_in = static_cast<int64_t>(op.inputs.size());
@@ -553,10 +555,12 @@ class Validator {
         continue;
       }
       if (t < 0 || t >= n_tensors) {
-        return fail(absl::StrCat("input ", i, " refers to tensor ", t, "; the subgraph has ",
-                                 n_tensors));
+        return fail(
+            absl::StrCat("input ", i, " refers to tensor ", t, "; the subgraph has ", n_tensors));
       }
-      if (!available[t]) {
+      // Operators mica does not know may take workspace tensors nobody writes (e.g. the
+      // scratch buffers of Vela's ethos-u operator), so only known kinds are held to order.
+      if (!available[t] && op.kind != OpKind::kOpaque) {
         return fail(absl::StrCat("input ", i, " reads tensor ", t, " (",
                                  QuoteForMessage(sg.tensors[t].name),
                                  ") before any operator produces it (cycle or missing producer)"));
@@ -565,15 +569,15 @@ class Validator {
     for (size_t i = 0; i < op.intermediates.size(); ++i) {
       const int32_t t = op.intermediates[i];
       if (t < 0 || t >= n_tensors) {
-        return fail(absl::StrCat("intermediate ", i, " refers to tensor ", t,
-                                 "; the subgraph has ", n_tensors));
+        return fail(absl::StrCat("intermediate ", i, " refers to tensor ", t, "; the subgraph has ",
+                                 n_tensors));
       }
     }
     for (size_t i = 0; i < op.outputs.size(); ++i) {
       const int32_t t = op.outputs[i];
       if (t < 0 || t >= n_tensors) {
-        return fail(absl::StrCat("output ", i, " refers to tensor ", t, "; the subgraph has ",
-                                 n_tensors));
+        return fail(
+            absl::StrCat("output ", i, " refers to tensor ", t, "; the subgraph has ", n_tensors));
       }
       const Tensor& tensor = sg.tensors[t];
       if (produced[t]) {

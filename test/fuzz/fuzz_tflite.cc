@@ -41,7 +41,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   (void)total;
   absl::StatusOr<std::vector<uint8_t>> written = mica::WriteTflite(*g);
-  if (!written.ok()) Fail("cannot write a loaded graph: " + std::string(written.status().message()));
+  if (!written.ok())
+    Fail("cannot write a loaded graph: " + std::string(written.status().message()));
   absl::StatusOr<mica::Graph> again = mica::LoadTflite(
       std::make_shared<const std::vector<uint8_t>>(*std::move(written)), "again.tflite");
   if (!again.ok()) Fail("cannot re-read a written graph: " + std::string(again.status().message()));

@@ -63,12 +63,31 @@ Graph SingleOp(const Seed& s) {
 std::vector<Seed> Seeds() {
   const Shape a = {1, 4, 4, 2};
   std::vector<Seed> seeds = {
-      {"conv", OpKind::kConv2D, mica::Conv2DAttrs{mica::Padding::kSame, 2, 1, 1, 2, mica::Activation::kRelu},
-       {a, {3, 3, 3, 2}, {3}}, {{1, 4, 2, 3}}},
-      {"dwconv", OpKind::kDepthwiseConv2D, mica::DepthwiseConv2DAttrs{}, {a, {1, 3, 3, 2}, {kAbsent}}, {{1, 2, 2, 2}}},
-      {"tconv", OpKind::kTransposeConv, mica::TransposeConvAttrs{}, {{4}, {2, 3, 3, 2}, a}, {{1, 4, 4, 2}}},
-      {"fc", OpKind::kFullyConnected, mica::FullyConnectedAttrs{mica::Activation::kRelu6, true}, {{1, 8}, {3, 8}, {3}}, {{1, 3}}},
-      {"bmm", OpKind::kBatchMatMul, mica::BatchMatMulAttrs{false, true}, {{1, 2, 3}, {1, 4, 3}}, {{1, 2, 4}}},
+      {"conv",
+       OpKind::kConv2D,
+       mica::Conv2DAttrs{mica::Padding::kSame, 2, 1, 1, 2, mica::Activation::kRelu},
+       {a, {3, 3, 3, 2}, {3}},
+       {{1, 4, 2, 3}}},
+      {"dwconv",
+       OpKind::kDepthwiseConv2D,
+       mica::DepthwiseConv2DAttrs{},
+       {a, {1, 3, 3, 2}, {kAbsent}},
+       {{1, 2, 2, 2}}},
+      {"tconv",
+       OpKind::kTransposeConv,
+       mica::TransposeConvAttrs{},
+       {{4}, {2, 3, 3, 2}, a},
+       {{1, 4, 4, 2}}},
+      {"fc",
+       OpKind::kFullyConnected,
+       mica::FullyConnectedAttrs{mica::Activation::kRelu6, true},
+       {{1, 8}, {3, 8}, {3}},
+       {{1, 3}}},
+      {"bmm",
+       OpKind::kBatchMatMul,
+       mica::BatchMatMulAttrs{false, true},
+       {{1, 2, 3}, {1, 4, 3}},
+       {{1, 2, 4}}},
       {"add", OpKind::kAdd, mica::ElementwiseAttrs{}, {a, a}, {a}},
       {"sub", OpKind::kSub, mica::ElementwiseAttrs{}, {a, a}, {a}},
       {"mul", OpKind::kMul, mica::ElementwiseAttrs{}, {a, a}, {a}},
@@ -76,7 +95,11 @@ std::vector<Seed> Seeds() {
       {"max", OpKind::kMaximum, std::monostate{}, {a, a}, {a}},
       {"min", OpKind::kMinimum, std::monostate{}, {a, a}, {a}},
       {"sqdiff", OpKind::kSquaredDifference, std::monostate{}, {a, a}, {a}},
-      {"maxpool", OpKind::kMaxPool2D, mica::Pool2DAttrs{mica::Padding::kValid, 2, 2, 2, 2, mica::Activation::kNone}, {a}, {{1, 2, 2, 2}}},
+      {"maxpool",
+       OpKind::kMaxPool2D,
+       mica::Pool2DAttrs{mica::Padding::kValid, 2, 2, 2, 2, mica::Activation::kNone},
+       {a},
+       {{1, 2, 2, 2}}},
       {"avgpool", OpKind::kAveragePool2D, mica::Pool2DAttrs{}, {a}, {a}},
       {"mean", OpKind::kMean, mica::ReduceAttrs{true}, {a, {2}}, {{1, 1, 1, 2}}},
       {"sum", OpKind::kSum, mica::ReduceAttrs{}, {a, {1}}, {{1, 4, 2}}},
@@ -102,23 +125,39 @@ std::vector<Seed> Seeds() {
       {"transpose", OpKind::kTranspose, std::monostate{}, {a, {4}}, {a}},
       {"pad", OpKind::kPad, std::monostate{}, {a, {4, 2}}, {a}},
       {"padv2", OpKind::kPadV2, std::monostate{}, {a, {4, 2}, {}}, {a}},
-      {"concat", OpKind::kConcatenation, mica::ConcatenationAttrs{3, mica::Activation::kNone}, {a, a}, {{1, 4, 4, 4}}},
+      {"concat",
+       OpKind::kConcatenation,
+       mica::ConcatenationAttrs{3, mica::Activation::kNone},
+       {a, a},
+       {{1, 4, 4, 4}}},
       {"split", OpKind::kSplit, mica::SplitAttrs{2}, {{}, a}, {{1, 4, 4, 1}, {1, 4, 4, 1}}},
       {"splitv", OpKind::kSplitV, mica::SplitAttrs{2}, {a, {2}, {}}, {{1, 4, 4, 1}, {1, 4, 4, 1}}},
-      {"stridedslice", OpKind::kStridedSlice, mica::StridedSliceAttrs{1, 1, 0, 0, 0, false}, {a, {4}, {4}, {4}}, {a}},
+      {"stridedslice",
+       OpKind::kStridedSlice,
+       mica::StridedSliceAttrs{1, 1, 0, 0, 0, false},
+       {a, {4}, {4}, {4}},
+       {a}},
       {"slice", OpKind::kSlice, std::monostate{}, {a, {4}, {4}}, {a}},
       {"gather", OpKind::kGather, mica::GatherAttrs{1, 0}, {a, {2}}, {{1, 2, 4, 2}}},
       {"pack", OpKind::kPack, mica::PackAttrs{2, 0}, {{4}, {4}}, {{2, 4}}},
       {"unpack", OpKind::kUnpack, mica::PackAttrs{2, 0}, {{2, 4}}, {{4}, {4}}},
       {"resizenn", OpKind::kResizeNearestNeighbor, mica::ResizeAttrs{}, {a, {2}}, {{1, 8, 8, 2}}},
-      {"resizebl", OpKind::kResizeBilinear, mica::ResizeAttrs{false, true}, {a, {2}}, {{1, 8, 8, 2}}},
+      {"resizebl",
+       OpKind::kResizeBilinear,
+       mica::ResizeAttrs{false, true},
+       {a, {2}},
+       {{1, 8, 8, 2}}},
       {"s2d", OpKind::kSpaceToDepth, mica::SpaceDepthAttrs{2}, {a}, {{1, 2, 2, 8}}},
       {"d2s", OpKind::kDepthToSpace, mica::SpaceDepthAttrs{2}, {{1, 2, 2, 8}}, {a}},
       {"argmax", OpKind::kArgMax, mica::ArgMinMaxAttrs{}, {a, {}}, {{1, 4, 4}}},
       {"argmin", OpKind::kArgMin, mica::ArgMinMaxAttrs{}, {a, {}}, {{1, 4, 4}}},
       {"quantize", OpKind::kQuantize, std::monostate{}, {a}, {a}},
       {"dequantize", OpKind::kDequantize, std::monostate{}, {a}, {a}},
-      {"svdf", OpKind::kSvdf, mica::SvdfAttrs{2, mica::Activation::kRelu, false}, {{1, 8}, {4, 8}, {4, 5}, {kAbsent}, {1, 20}}, {{1, 2}}},
+      {"svdf",
+       OpKind::kSvdf,
+       mica::SvdfAttrs{2, mica::Activation::kRelu, false},
+       {{1, 8}, {4, 8}, {4, 5}, {kAbsent}, {1, 20}},
+       {{1, 2}}},
       {"CUMSUM", OpKind::kOpaque, std::monostate{}, {a, {}}, {a}},
       {"MyCustomOp", OpKind::kOpaque, std::monostate{}, {a}, {a, a}},
   };
@@ -134,7 +173,11 @@ std::vector<Seed> Seeds() {
 
 // An int8 convolution with per-channel weights, bias, metadata and a dynamic batch.
 Graph QuantizedConv() {
-  Seed s{"qconv", OpKind::kConv2D, mica::Conv2DAttrs{}, {{1, 5, 5, 2}, {4, 3, 3, 2}, {4}}, {{1, 3, 3, 4}}};
+  Seed s{"qconv",
+         OpKind::kConv2D,
+         mica::Conv2DAttrs{},
+         {{1, 5, 5, 2}, {4, 3, 3, 2}, {4}},
+         {{1, 3, 3, 4}}};
   Graph g = SingleOp(s);
   g.description = "mica fuzz seed";
   g.metadata["min_runtime_version"] = "1.14.0";
@@ -159,7 +202,8 @@ Graph QuantizedConv() {
 bool Write(const std::string& dir, const std::string& name, const Graph& g) {
   absl::StatusOr<std::vector<uint8_t>> bytes = mica::WriteTflite(g);
   if (!bytes.ok()) {
-    std::fprintf(stderr, "seed %s: %s\n", name.c_str(), std::string(bytes.status().message()).c_str());
+    std::fprintf(stderr, "seed %s: %s\n", name.c_str(),
+                 std::string(bytes.status().message()).c_str());
     return false;
   }
   const absl::Status st = mica::WriteFileBytes(dir + "/" + name + ".tflite", *bytes);

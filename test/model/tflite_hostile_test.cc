@@ -134,8 +134,8 @@ testing::FbOptionsFn ConvOptions(int8_t padding, int32_t stride_w, int32_t strid
     return std::make_pair(
         tfl::BuiltinOptions_Conv2DOptions,
         tfl::CreateConv2DOptions(b, static_cast<tfl::Padding>(padding), stride_w, stride_h,
-                                 static_cast<tfl::ActivationFunctionType>(activation),
-                                 dilation_w, dilation_h)
+                                 static_cast<tfl::ActivationFunctionType>(activation), dilation_w,
+                                 dilation_h)
             .Union());
   };
 }
@@ -150,7 +150,8 @@ FbOp Relu(int32_t in, int32_t out) {
 
 const std::vector<Case>& HostileCases() {
   static const auto* cases = new std::vector<Case>{
-      {"operator code index out of range", [](FbModel& m) { m.ops[0].opcode_index = 5; },
+      {"operator code index out of range",
+       [](FbModel& m) { m.ops[0].opcode_index = 5; },
        {"operator 0", "operator code index 5"}},
       {"invalid builtin code",
        [](FbModel& m) {
@@ -158,30 +159,47 @@ const std::vector<Case>& HostileCases() {
          m.ops[0].deprecated_code = -5;
        },
        {"invalid builtin code -5"}},
-      {"operator input index out of range", [](FbModel& m) { m.ops[0].inputs[0] = 99; },
+      {"operator input index out of range",
+       [](FbModel& m) { m.ops[0].inputs[0] = 99; },
        {"subgraph 0, operator 0 (CONV_2D)", "input 0 refers to tensor 99"}},
-      {"operator input index negative", [](FbModel& m) { m.ops[0].inputs[0] = -7; },
+      {"operator input index negative",
+       [](FbModel& m) { m.ops[0].inputs[0] = -7; },
        {"operator 0", "tensor -7"}},
-      {"operator output index out of range", [](FbModel& m) { m.ops[0].outputs = {4}; },
+      {"operator output index out of range",
+       [](FbModel& m) { m.ops[0].outputs = {4}; },
        {"output 0 refers to tensor 4"}},
-      {"graph input index out of range", [](FbModel& m) { m.inputs = {12}; },
+      {"graph input index out of range",
+       [](FbModel& m) { m.inputs = {12}; },
        {"subgraph 0: input 0 refers to tensor 12"}},
-      {"graph output index negative", [](FbModel& m) { m.outputs = {-1}; },
+      {"graph output index negative",
+       [](FbModel& m) { m.outputs = {-1}; },
        {"subgraph 0: output 0 refers to tensor -1"}},
-      {"buffer index out of range", [](FbModel& m) { m.tensors[1].buffer = 40; },
+      {"buffer index out of range",
+       [](FbModel& m) { m.tensors[1].buffer = 40; },
        {"tensor 1 ('filter')", "buffer 40"}},
-      {"huge shape", [](FbModel& m) { m.tensors[3].shape = {65536, 65536, 65536, 4}; },
+      {"huge shape",
+       [](FbModel& m) {
+         m.tensors[3].shape = {65536, 65536, 65536, 4};
+       },
        {"tensor 3 ('output')", "exceeds mica's limit"}},
       {"int32-max dimensions",
-       [](FbModel& m) { m.tensors[3].shape = {2147483647, 2147483647, 2147483647, 2147483647}; },
+       [](FbModel& m) {
+         m.tensors[3].shape = {2147483647, 2147483647, 2147483647, 2147483647};
+       },
        {"tensor 3 ('output')", "exceeds"}},
-      {"negative dimension", [](FbModel& m) { m.tensors[3].shape = {1, -5, 3, 4}; },
+      {"negative dimension",
+       [](FbModel& m) {
+         m.tensors[3].shape = {1, -5, 3, 4};
+       },
        {"tensor 3 ('output')", "negative"}},
       {"rank above the limit",
-       [](FbModel& m) { m.tensors[3].shape = {1, 1, 1, 1, 1, 1, 1, 1, 1}; }, {"rank 9"}},
-      {"constant buffer one byte short", [](FbModel& m) { m.buffers[1].data->pop_back(); },
+       [](FbModel& m) { m.tensors[3].shape = {1, 1, 1, 1, 1, 1, 1, 1, 1}; },
+       {"rank 9"}},
+      {"constant buffer one byte short",
+       [](FbModel& m) { m.buffers[1].data->pop_back(); },
        {"tensor 1 ('filter')", "constant data is 71 bytes", "needs 72"}},
-      {"constant buffer too long", [](FbModel& m) { m.buffers[2].data->push_back(0); },
+      {"constant buffer too long",
+       [](FbModel& m) { m.buffers[2].data->push_back(0); },
        {"tensor 2 ('bias')", "17 bytes"}},
       {"operator reads a tensor produced later",
        [](FbModel& m) {
@@ -197,20 +215,23 @@ const std::vector<Case>& HostileCases() {
          m.ops.push_back(Relu(3, 4));
        },
        {"operator 0 (CONV_2D)", "reads tensor 4 ('loop')", "cycle"}},
-      {"tensor produced twice", [](FbModel& m) { m.ops.push_back(Relu(0, 3)); },
+      {"tensor produced twice",
+       [](FbModel& m) { m.ops.push_back(Relu(0, 3)); },
        {"operator 1 (RELU)", "tensor 3 ('output')", "already produced"}},
-      {"operator writes a graph input", [](FbModel& m) { m.ops.push_back(Relu(3, 0)); },
+      {"operator writes a graph input",
+       [](FbModel& m) { m.ops.push_back(Relu(3, 0)); },
        {"operator 1 (RELU)", "already produced"}},
-      {"operator writes a constant", [](FbModel& m) { m.ops.push_back(Relu(3, 2)); },
+      {"operator writes a constant",
+       [](FbModel& m) { m.ops.push_back(Relu(3, 2)); },
        {"operator 1 (RELU)", "writes constant tensor 2 ('bias')"}},
       {"graph output never produced",
-       [](FbModel& m) {
-         m.ops.clear();
-       },
+       [](FbModel& m) { m.ops.clear(); },
        {"output 0 is tensor 3 ('output')", "no operator produces"}},
-      {"required input absent", [](FbModel& m) { m.ops[0].inputs[1] = -1; },
+      {"required input absent",
+       [](FbModel& m) { m.ops[0].inputs[1] = -1; },
        {"operator 0 (CONV_2D)", "required input 1 is absent"}},
-      {"too few inputs", [](FbModel& m) { m.ops[0].inputs = {0}; },
+      {"too few inputs",
+       [](FbModel& m) { m.ops[0].inputs = {0}; },
        {"operator 0 (CONV_2D)", "has 1 inputs; expects 2 to 3"}},
       {"too many outputs",
        [](FbModel& m) {
@@ -225,18 +246,24 @@ const std::vector<Case>& HostileCases() {
        },
        {"tensor 1 ('filter')", "3 scales along axis 0"}},
       {"scales and zero points differ in count",
-       [](FbModel& m) { m.tensors[1].zero_point = {0, 0}; },
+       [](FbModel& m) {
+         m.tensors[1].zero_point = {0, 0};
+       },
        {"tensor 1 ('filter')", "4 scales but 2 zero points"}},
-      {"scales without zero points", [](FbModel& m) { m.tensors[0].zero_point.clear(); },
+      {"scales without zero points",
+       [](FbModel& m) { m.tensors[0].zero_point.clear(); },
        {"tensor 0 ('input')", "1 scales but 0 zero points"}},
       {"quantized axis out of range",
        [](FbModel& m) { m.tensors[1].quantized_dimension = 7; },
        {"tensor 1 ('filter')", "quantized axis 7"}},
       {"negative quantized axis",
-       [](FbModel& m) { m.tensors[0].quantized_dimension = -1; }, {"quantized axis -1"}},
-      {"int8 zero point out of range", [](FbModel& m) { m.tensors[0].zero_point = {300}; },
+       [](FbModel& m) { m.tensors[0].quantized_dimension = -1; },
+       {"quantized axis -1"}},
+      {"int8 zero point out of range",
+       [](FbModel& m) { m.tensors[0].zero_point = {300}; },
        {"tensor 0 ('input')", "zero point 0 is 300"}},
-      {"negative scale", [](FbModel& m) { m.tensors[0].scale = {-1.0f}; },
+      {"negative scale",
+       [](FbModel& m) { m.tensors[0].scale = {-1.0f}; },
        {"tensor 0 ('input')", "scale 0 is -1"}},
       {"NaN scale",
        [](FbModel& m) { m.tensors[3].scale = {std::numeric_limits<float>::quiet_NaN()}; },
@@ -268,24 +295,38 @@ const std::vector<Case>& HostileCases() {
          };
        },
        {"operator 0 (CONV_2D)", "builtin options have type 5", "Conv2DOptions"}},
-      {"conv input of rank 3", [](FbModel& m) { m.tensors[0].shape = {5, 5, 2}; },
+      {"conv input of rank 3",
+       [](FbModel& m) {
+         m.tensors[0].shape = {5, 5, 2};
+       },
        {"operator 0 (CONV_2D)", "input has shape [5,5,2]; must be rank 4"}},
       {"conv channels not a multiple of the filter's",
-       [](FbModel& m) { m.tensors[0].shape = {1, 5, 5, 3}; },
+       [](FbModel& m) {
+         m.tensors[0].shape = {1, 5, 5, 3};
+       },
        {"operator 0 (CONV_2D)", "not a multiple"}},
       {"schema version 2", [](FbModel& m) { m.version = 2; }, {"schema version 2"}},
       {"no subgraphs", [](FbModel& m) { m.extra_subgraphs = -1; }, {"no subgraphs"}},
-      {"string tensors", [](FbModel& m) { m.tensors[3].type = tfl::TensorType_STRING; },
+      {"string tensors",
+       [](FbModel& m) { m.tensors[3].type = tfl::TensorType_STRING; },
        {"tensor 3 ('output')", "STRING", "not supported"}},
-      {"unknown element type", [](FbModel& m) { m.tensors[3].type = 99; },
+      {"unknown element type",
+       [](FbModel& m) { m.tensors[3].type = 99; },
        {"tensor 3 ('output')", "code 99"}},
-      {"metadata buffer out of range", [](FbModel& m) { m.metadata = {{"meta", 77}}; },
+      {"metadata buffer out of range",
+       [](FbModel& m) {
+         m.metadata = {{"meta", 77}};
+       },
        {"metadata 'meta'", "buffer 77"}},
       {"external buffer past the end of the file",
-       [](FbModel& m) { m.buffers[1] = {std::nullopt, uint64_t{1} << 40, 72}; },
+       [](FbModel& m) {
+         m.buffers[1] = {std::nullopt, uint64_t{1} << 40, 72};
+       },
        {"buffer 1", "outside"}},
       {"external buffer size overflows",
-       [](FbModel& m) { m.buffers[1] = {std::nullopt, 16, ~uint64_t{0}}; },
+       [](FbModel& m) {
+         m.buffers[1] = {std::nullopt, 16, ~uint64_t{0}};
+       },
        {"buffer 1", "outside"}},
       {"custom options past the end of the file",
        [](FbModel& m) {
@@ -300,7 +341,9 @@ const std::vector<Case>& HostileCases() {
        },
        {"operator 1 ('Evil')", "custom options"}},
       {"shape signature disagrees with the shape",
-       [](FbModel& m) { m.tensors[0].shape_signature = std::vector<int32_t>{2, 5, 5, 2}; },
+       [](FbModel& m) {
+         m.tensors[0].shape_signature = std::vector<int32_t>{2, 5, 5, 2};
+       },
        {"tensor 0 ('input')", "disagrees"}},
       {"control characters in a tensor name",
        [](FbModel& m) {
@@ -324,6 +367,27 @@ TEST_CASE("LoadTflite refuses hand-crafted hostile models with a precise message
     CheckOneLineError(msg);
     for (const char* e : c.expect) CHECK_THAT(msg, Catch::Contains(e));
   }
+}
+
+TEST_CASE("LoadTflite refuses files whose objects share data to amplify memory",
+          "[tflite][hostile]") {
+  // One tensor table with a 64 KiB name, referenced 2000 times: a 74 KB file that would
+  // copy out 130 MB of names.
+  flatbuffers::FlatBufferBuilder b;
+  const auto tensor =
+      tfl::CreateTensor(b, b.CreateVector(std::vector<int32_t>{1}), tfl::TensorType_INT8, 0,
+                        b.CreateString(std::string(64 * 1024, 'n')));
+  const std::vector<flatbuffers::Offset<tfl::Tensor>> tensors(2000, tensor);
+  const auto sg = tfl::CreateSubGraph(b, b.CreateVector(tensors));
+  const std::vector<flatbuffers::Offset<tfl::SubGraph>> subgraphs = {sg};
+  const std::vector<flatbuffers::Offset<tfl::Buffer>> buffers = {tfl::CreateBuffer(b)};
+  tfl::FinishModelBuffer(
+      b, tfl::CreateModel(b, 3, 0, b.CreateVector(subgraphs), 0, b.CreateVector(buffers)));
+  const std::vector<uint8_t> bytes(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
+  REQUIRE(bytes.size() < 80 * 1024);
+  const std::string msg = LoadError(bytes);
+  CheckOneLineError(msg);
+  CHECK_THAT(msg, Catch::Contains("share data far beyond the file's size"));
 }
 
 }  // namespace

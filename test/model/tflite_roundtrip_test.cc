@@ -1,5 +1,6 @@
 // WriteTflite: read -> write -> read is lossless; GraphDifference finds what differs.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <functional>
@@ -49,6 +50,9 @@ TEST_CASE("TFLite round trip is lossless for every shared model", "[tflite]") {
     WARN("shared models not found (MICA_SHARED_DIR); skipped");
     return;
   }
+  // The rewritten files stay in the build tree for test/tools/tflite_crosscheck.py, which
+  // runs them against the originals in an independent interpreter.
+  const std::string out_dir = testing::TempDir("tflite_rewritten");
   for (const std::string& path : models) {
     CAPTURE(path);
     absl::StatusOr<Graph> original = LoadModel(path);
@@ -58,6 +62,7 @@ TEST_CASE("TFLite round trip is lossless for every shared model", "[tflite]") {
     INFO((again.ok() ? std::string("ok") : Msg(again.status())));
     REQUIRE(again.ok());
     CHECK(GraphDifference(*original, *again) == "");
+    CHECK(WriteFileBytes(out_dir + "/" + fs::path(path).filename().string(), first).ok());
     // Writing is deterministic and idempotent: the reloaded graph writes the same bytes.
     absl::StatusOr<std::vector<uint8_t>> second = WriteTflite(*again);
     REQUIRE(second.ok());
@@ -68,6 +73,38 @@ TEST_CASE("TFLite round trip is lossless for every shared model", "[tflite]") {
         CHECK(reinterpret_cast<uintptr_t>(t.data.ptr) % 16 == 0);
       }
     }
+  }
+}
+
+TEST_CASE("TFLite load and round trip of models in MICA_EXTRA_MODELS (optional)", "[tflite]") {
+  // Lets a developer try models mica has never seen: every *.tflite under the directory
+  // named by MICA_EXTRA_MODELS must load (or be refused as unsupported with a message) and
+  // round-trip losslessly.
+  const char* extra = std::getenv("MICA_EXTRA_MODELS");
+  if (extra == nullptr || !fs::is_directory(extra)) return;
+  const std::string out_dir = testing::TempDir("tflite_rewritten_extra");
+  for (const auto& e : fs::recursive_directory_iterator(extra)) {
+    if (e.path().extension() != ".tflite") continue;
+    const std::string path = e.path().string();
+    CAPTURE(path);
+    absl::StatusOr<Graph> g = LoadModel(path);
+    if (!g.ok()) {
+      WARN(path << ": " << Msg(g.status()));
+      CHECK(g.status().code() == absl::StatusCode::kUnimplemented);
+      continue;
+    }
+    size_t opaque = 0;
+    for (const Subgraph& sg : g->subgraphs) {
+      for (const Operator& op : sg.ops) opaque += op.kind == OpKind::kOpaque;
+    }
+    std::vector<uint8_t> written;
+    absl::StatusOr<Graph> again = Reload(*g, &written);
+    INFO((again.ok() ? std::string("ok") : Msg(again.status())));
+    REQUIRE(again.ok());
+    CHECK(GraphDifference(*g, *again) == "");
+    CHECK(WriteFileBytes(out_dir + "/" + e.path().filename().string(), written).ok());
+    WARN(path << ": " << g->subgraphs.size() << " subgraphs, " << g->main().ops.size()
+              << " operators (" << opaque << " opaque), round trip ok");
   }
 }
 
@@ -102,7 +139,7 @@ Tensor MakeTensor(std::vector<int32_t> shape, DType dtype = DType::kFloat32) {
 struct OpCase {
   OpKind kind;
   OpAttrs attrs;
-  std::vector<std::vector<int32_t>> inputs;   // shapes; an empty shape list entry {-1} = absent
+  std::vector<std::vector<int32_t>> inputs;  // shapes; an empty shape list entry {-1} = absent
   std::vector<std::vector<int32_t>> outputs;
   DType output_dtype = DType::kFloat32;
 };
@@ -145,15 +182,22 @@ std::vector<OpCase> AllKindCases() {
   const std::vector<int32_t> act = {1, 8, 8, 4};
   const std::vector<int32_t> vec = {4};
   std::vector<OpCase> cases = {
-      {OpKind::kConv2D, Conv2DAttrs{Padding::kSame, 2, 1, 1, 2, Activation::kRelu},
-       {act, {6, 3, 3, 4}, {6}}, {{1, 4, 8, 6}}},
+      {OpKind::kConv2D,
+       Conv2DAttrs{Padding::kSame, 2, 1, 1, 2, Activation::kRelu},
+       {act, {6, 3, 3, 4}, {6}},
+       {{1, 4, 8, 6}}},
       {OpKind::kDepthwiseConv2D,
        DepthwiseConv2DAttrs{Padding::kValid, 1, 2, 2, 1, 2, Activation::kRelu6},
-       {act, {1, 3, 3, 8}, {-1}}, {{1, 6, 3, 8}}},
-      {OpKind::kTransposeConv, TransposeConvAttrs{Padding::kSame, 2, 3, Activation::kReluN1To1},
-       {vec, {4, 3, 3, 2}, {1, 4, 4, 2}, {4}}, {{1, 8, 12, 4}}},
-      {OpKind::kFullyConnected, FullyConnectedAttrs{Activation::kTanh, true},
-       {{1, 16}, {4, 16}, {-1}}, {{1, 4}}},
+       {act, {1, 3, 3, 8}, {-1}},
+       {{1, 6, 3, 8}}},
+      {OpKind::kTransposeConv,
+       TransposeConvAttrs{Padding::kSame, 2, 3, Activation::kReluN1To1},
+       {vec, {4, 3, 3, 2}, {1, 4, 4, 2}, {4}},
+       {{1, 8, 12, 4}}},
+      {OpKind::kFullyConnected,
+       FullyConnectedAttrs{Activation::kTanh, true},
+       {{1, 16}, {4, 16}, {-1}},
+       {{1, 4}}},
       {OpKind::kBatchMatMul, BatchMatMulAttrs{true, false}, {{1, 3, 2}, {1, 3, 4}}, {{1, 2, 4}}},
       {OpKind::kAdd, ElementwiseAttrs{Activation::kRelu}, {act, act}, {act}},
       {OpKind::kSub, ElementwiseAttrs{Activation::kRelu6}, {act, act}, {act}},
@@ -162,10 +206,14 @@ std::vector<OpCase> AllKindCases() {
       {OpKind::kMaximum, std::monostate{}, {act, act}, {act}},
       {OpKind::kMinimum, std::monostate{}, {act, act}, {act}},
       {OpKind::kSquaredDifference, std::monostate{}, {act, act}, {act}},
-      {OpKind::kMaxPool2D, Pool2DAttrs{Padding::kSame, 2, 3, 4, 5, Activation::kRelu},
-       {act}, {{1, 3, 4, 4}}},
-      {OpKind::kAveragePool2D, Pool2DAttrs{Padding::kValid, 1, 1, 8, 8, Activation::kNone},
-       {act}, {{1, 1, 1, 4}}},
+      {OpKind::kMaxPool2D,
+       Pool2DAttrs{Padding::kSame, 2, 3, 4, 5, Activation::kRelu},
+       {act},
+       {{1, 3, 4, 4}}},
+      {OpKind::kAveragePool2D,
+       Pool2DAttrs{Padding::kValid, 1, 1, 8, 8, Activation::kNone},
+       {act},
+       {{1, 1, 1, 4}}},
       {OpKind::kMean, ReduceAttrs{true}, {act, {2}}, {{1, 1, 1, 4}}},
       {OpKind::kSum, ReduceAttrs{false}, {act, {1}}, {{1, 8, 4}}},
       {OpKind::kReduceMax, ReduceAttrs{true}, {act, {1}}, {{1, 1, 8, 4}}},
@@ -190,11 +238,15 @@ std::vector<OpCase> AllKindCases() {
       {OpKind::kTranspose, std::monostate{}, {act, {4}}, {{1, 4, 8, 8}}},
       {OpKind::kPad, std::monostate{}, {act, {4, 2}}, {{1, 10, 10, 4}}},
       {OpKind::kPadV2, std::monostate{}, {act, {4, 2}, {}}, {{1, 10, 10, 4}}},
-      {OpKind::kConcatenation, ConcatenationAttrs{-1, Activation::kRelu}, {act, act},
+      {OpKind::kConcatenation,
+       ConcatenationAttrs{-1, Activation::kRelu},
+       {act, act},
        {{1, 8, 8, 8}}},
       {OpKind::kSplit, SplitAttrs{2}, {{}, act}, {{1, 8, 8, 2}, {1, 8, 8, 2}}},
       {OpKind::kSplitV, SplitAttrs{3}, {act, {3}, {}}, {{1, 8, 8, 1}, {1, 8, 8, 1}, {1, 8, 8, 2}}},
-      {OpKind::kStridedSlice, StridedSliceAttrs{1, 2, 0, 0, 8, true}, {act, {4}, {4}, {4}},
+      {OpKind::kStridedSlice,
+       StridedSliceAttrs{1, 2, 0, 0, 8, true},
+       {act, {4}, {4}, {4}},
        {{1, 4, 4}}},
       {OpKind::kSlice, std::monostate{}, {act, {4}, {4}}, {{1, 2, 2, 4}}},
       {OpKind::kGather, GatherAttrs{1, 0}, {act, {3}}, {{1, 3, 8, 4}}},
@@ -208,11 +260,15 @@ std::vector<OpCase> AllKindCases() {
       {OpKind::kArgMin, ArgMinMaxAttrs{DType::kInt64}, {act, {}}, {{1, 8, 8}}, DType::kInt64},
       {OpKind::kQuantize, std::monostate{}, {act}, {act}},
       {OpKind::kDequantize, std::monostate{}, {act}, {act}},
-      {OpKind::kSvdf, SvdfAttrs{2, Activation::kRelu, true},
-       {{1, 8}, {4, 8}, {4, 10}, {-1}, {1, 40}}, {{1, 2}}},
+      {OpKind::kSvdf,
+       SvdfAttrs{2, Activation::kRelu, true},
+       {{1, 8}, {4, 8}, {4, 10}, {-1}, {1, 40}},
+       {{1, 2}}},
   };
   OpCase lstm{OpKind::kUnidirectionalSequenceLstm,
-              LstmAttrs{Activation::kTanh, 10.0f, 0.0f, true, false, true}, {}, {{1, 3, 4}}};
+              LstmAttrs{Activation::kTanh, 10.0f, 0.0f, true, false, true},
+              {},
+              {{1, 3, 4}}};
   for (int i = 0; i < 24; ++i) {
     const bool required =
         i == 0 || (i >= 2 && i <= 4) || (i >= 6 && i <= 8) || (i >= 13 && i <= 15) || i >= 18;
@@ -256,8 +312,7 @@ TEST_CASE("TFLite round trip keeps opaque builtins and custom operators", "[tfli
   }
 }
 
-TEST_CASE("TFLite round trip keeps constants, quantization, signatures and metadata",
-          "[tflite]") {
+TEST_CASE("TFLite round trip keeps constants, quantization, signatures and metadata", "[tflite]") {
   Graph g;
   g.subgraphs.emplace_back();
   g.description = "built by the round-trip test";
@@ -312,8 +367,10 @@ TEST_CASE("TFLite round trip keeps constants, quantization, signatures and metad
 }
 
 TEST_CASE("WriteTflite refuses an invalid graph with a message", "[tflite]") {
-  OpCase c{OpKind::kConv2D, Conv2DAttrs{Padding::kSame, 0, 1, 1, 1, Activation::kNone},
-           {{1, 8, 8, 4}, {6, 3, 3, 4}}, {{1, 8, 8, 6}}};
+  OpCase c{OpKind::kConv2D,
+           Conv2DAttrs{Padding::kSame, 0, 1, 1, 1, Activation::kNone},
+           {{1, 8, 8, 4}, {6, 3, 3, 4}},
+           {{1, 8, 8, 6}}};
   Graph g = SingleOpGraph(c);
   absl::StatusOr<std::vector<uint8_t>> bytes = WriteTflite(g);
   REQUIRE_FALSE(bytes.ok());
@@ -341,7 +398,10 @@ TEST_CASE("GraphDifference names the first difference", "[tflite][compare]") {
       {"tensor 0 ('input'): name", [](Graph& g) { g.main().tensors[0].name = "x"; }},
       {"dtype", [](Graph& g) { g.main().tensors[3].dtype = DType::kUInt8; }},
       {"shape [1,2,3,4] vs [1,2,3,5]", [](Graph& g) { g.main().tensors[3].shape[3] = 5; }},
-      {"shape signature", [](Graph& g) { g.main().tensors[0].shape_signature = {-1, 5, 5, 2}; }},
+      {"shape signature",
+       [](Graph& g) {
+         g.main().tensors[0].shape_signature = {-1, 5, 5, 2};
+       }},
       {"quantization scales", [](Graph& g) { g.main().tensors[1].quant.scale[2] = 0.31f; }},
       {"zero points", [](Graph& g) { g.main().tensors[0].quant.zero_point[0] = 0; }},
       {"quantized axis", [](Graph& g) { g.main().tensors[0].quant.axis = 1; }},
@@ -357,7 +417,9 @@ TEST_CASE("GraphDifference names the first difference", "[tflite][compare]") {
       {"operator 0 (CONV_2D): attribute stride_h 2 vs 1",
        [](Graph& g) { g.main().ops[0].MutableAttrs<Conv2DAttrs>().stride_h = 1; }},
       {"attribute activation",
-       [](Graph& g) { g.main().ops[0].MutableAttrs<Conv2DAttrs>().activation = Activation::kNone; }},
+       [](Graph& g) {
+         g.main().ops[0].MutableAttrs<Conv2DAttrs>().activation = Activation::kNone;
+       }},
       {"version", [](Graph& g) { g.main().ops[0].version = 1; }},
       {"inputs [0,1,2] vs [0,1,-1]", [](Graph& g) { g.main().ops[0].inputs[2] = kNoTensor; }},
       {"kind", [](Graph& g) { g.main().ops[0].kind = OpKind::kDepthwiseConv2D; }},

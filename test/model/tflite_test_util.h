@@ -45,9 +45,8 @@ inline FbTensor MakeTensor(std::vector<int32_t> shape, int8_t type, uint32_t buf
   return t;
 }
 
-using FbOptionsFn =
-    std::function<std::pair<tfl::BuiltinOptions, flatbuffers::Offset<void>>(
-        flatbuffers::FlatBufferBuilder&)>;
+using FbOptionsFn = std::function<std::pair<tfl::BuiltinOptions, flatbuffers::Offset<void>>(
+    flatbuffers::FlatBufferBuilder&)>;
 
 struct FbOp {
   int32_t builtin_code = 0;
@@ -77,7 +76,7 @@ struct FbModel {
   std::vector<FbTensor> tensors;
   std::vector<FbOp> ops;
   std::vector<int32_t> inputs, outputs;
-  std::vector<FbBuffer> buffers = {FbBuffer{}};  // buffers[0]: the empty sentinel
+  std::vector<FbBuffer> buffers = {FbBuffer{}};            // buffers[0]: the empty sentinel
   std::vector<std::pair<std::string, uint32_t>> metadata;  // name, buffer index
   std::string description;
   std::string subgraph_name;
@@ -99,9 +98,9 @@ inline std::vector<uint8_t> BuildFlatbuffer(const FbModel& m) {
   std::vector<flatbuffers::Offset<tfl::Operator>> ops;
   for (size_t i = 0; i < m.ops.size(); ++i) {
     const FbOp& op = m.ops[i];
-    const int8_t deprecated = op.deprecated_code
-                                  ? *op.deprecated_code
-                                  : static_cast<int8_t>(op.builtin_code < 127 ? op.builtin_code : 127);
+    const int8_t deprecated =
+        op.deprecated_code ? *op.deprecated_code
+                           : static_cast<int8_t>(op.builtin_code < 127 ? op.builtin_code : 127);
     codes.push_back(tfl::CreateOperatorCode(
         b, deprecated, op.custom_code.empty() ? 0 : b.CreateString(op.custom_code), op.version,
         op.builtin_code));
@@ -118,15 +117,14 @@ inline std::vector<uint8_t> BuildFlatbuffer(const FbModel& m) {
   for (const FbTensor& t : m.tensors) {
     flatbuffers::Offset<tfl::QuantizationParameters> q = 0;
     if (!t.scale.empty() || !t.zero_point.empty()) {
-      q = tfl::CreateQuantizationParameters(b, 0, 0, b.CreateVector(t.scale),
-                                            b.CreateVector(t.zero_point),
-                                            tfl::QuantizationDetails_NONE, 0,
-                                            t.quantized_dimension);
+      q = tfl::CreateQuantizationParameters(
+          b, 0, 0, b.CreateVector(t.scale), b.CreateVector(t.zero_point),
+          tfl::QuantizationDetails_NONE, 0, t.quantized_dimension);
     }
-    tensors.push_back(tfl::CreateTensor(
-        b, b.CreateVector(t.shape), static_cast<tfl::TensorType>(t.type), t.buffer,
-        b.CreateString(t.name), q, t.is_variable, 0,
-        t.shape_signature ? b.CreateVector(*t.shape_signature) : 0));
+    tensors.push_back(
+        tfl::CreateTensor(b, b.CreateVector(t.shape), static_cast<tfl::TensorType>(t.type),
+                          t.buffer, b.CreateString(t.name), q, t.is_variable, 0,
+                          t.shape_signature ? b.CreateVector(*t.shape_signature) : 0));
   }
   const auto tensors_vec = b.CreateVector(tensors);
   const auto inputs = b.CreateVector(m.inputs);
@@ -139,10 +137,10 @@ inline std::vector<uint8_t> BuildFlatbuffer(const FbModel& m) {
   for (const auto& [mname, buffer] : m.metadata) {
     metadata.push_back(tfl::CreateMetadata(b, b.CreateString(mname), buffer));
   }
-  const auto model = tfl::CreateModel(
-      b, m.version, b.CreateVector(codes), b.CreateVector(subgraphs),
-      m.description.empty() ? 0 : b.CreateString(m.description), b.CreateVector(buffers), 0,
-      metadata.empty() ? 0 : b.CreateVector(metadata));
+  const auto model =
+      tfl::CreateModel(b, m.version, b.CreateVector(codes), b.CreateVector(subgraphs),
+                       m.description.empty() ? 0 : b.CreateString(m.description),
+                       b.CreateVector(buffers), 0, metadata.empty() ? 0 : b.CreateVector(metadata));
   tfl::FinishModelBuffer(b, model);
   return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
 }
@@ -178,10 +176,11 @@ inline FbModel ConvModel() {
   conv.inputs = {0, 1, 2};
   conv.outputs = {3};
   conv.options = [](flatbuffers::FlatBufferBuilder& b) {
-    return std::make_pair(tfl::BuiltinOptions_Conv2DOptions,
-                          tfl::CreateConv2DOptions(b, tfl::Padding_VALID, /*stride_w=*/1,
-                                                   /*stride_h=*/2, tfl::ActivationFunctionType_RELU6)
-                              .Union());
+    return std::make_pair(
+        tfl::BuiltinOptions_Conv2DOptions,
+        tfl::CreateConv2DOptions(b, tfl::Padding_VALID, /*stride_w=*/1,
+                                 /*stride_h=*/2, tfl::ActivationFunctionType_RELU6)
+            .Union());
   };
   m.ops = {conv};
   m.inputs = {0};

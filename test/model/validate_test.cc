@@ -143,6 +143,15 @@ TEST_CASE("ValidateGraph accepts valid graphs and names what is wrong", "[valida
          return g;
        },
        {"operator 0 (CONV_2D)", "reads tensor 1 ('in1')"}},
+      {"opaque operators may read workspace tensors nobody writes",
+       [] {
+         Graph g = OneOp(OpKind::kOpaque, std::monostate{}, {kAct}, {kAct});
+         g.main().ops[0].opaque_name = "ethos-u";
+         g.main().tensors.push_back(T({1024}, DType::kInt8, "scratch"));
+         g.main().ops[0].inputs.push_back(2);
+         return g;
+       },
+       {}},
       {"depthwise multiplier negative",
        [] {
          DepthwiseConv2DAttrs a;
@@ -164,9 +173,7 @@ TEST_CASE("ValidateGraph accepts valid graphs and names what is wrong", "[valida
        },
        {"beta is not finite"}},
       {"leaky relu alpha NaN",
-       [] {
-         return OneOp(OpKind::kLeakyRelu, LeakyReluAttrs{std::nanf("")}, {kAct}, {kAct});
-       },
+       [] { return OneOp(OpKind::kLeakyRelu, LeakyReluAttrs{std::nanf("")}, {kAct}, {kAct}); },
        {"alpha is not finite"}},
       {"reshape new_shape below -1",
        [] {
@@ -183,24 +190,31 @@ TEST_CASE("ValidateGraph accepts valid graphs and names what is wrong", "[valida
        },
        {"axis -5 is outside [-4, 4)"}},
       {"split count differs from the outputs",
-       [] { return OneOp(OpKind::kSplit, SplitAttrs{3}, {{}, kAct}, {kAct, kAct}); },
+       [] {
+         return OneOp(OpKind::kSplit, SplitAttrs{3}, {{}, kAct}, {kAct, kAct});
+       },
        {"num_splits is 3 but there are 2 outputs"}},
       {"pack count differs from the inputs",
-       [] { return OneOp(OpKind::kPack, PackAttrs{3, 0}, {{4}, {4}}, {{2, 4}}); },
+       [] {
+         return OneOp(OpKind::kPack, PackAttrs{3, 0}, {{4}, {4}}, {{2, 4}});
+       },
        {"values_count is 3 but there are 2 inputs"}},
       {"unpack axis outside the rank",
-       [] { return OneOp(OpKind::kUnpack, PackAttrs{2, 2}, {{2, 4}}, {{4}, {4}}); },
+       [] {
+         return OneOp(OpKind::kUnpack, PackAttrs{2, 2}, {{2, 4}}, {{4}, {4}});
+       },
        {"axis 2 is outside [-2, 2)"}},
       {"gather axis outside the rank",
-       [] { return OneOp(OpKind::kGather, GatherAttrs{7, 0}, {kAct, {2}}, {kAct}); },
+       [] {
+         return OneOp(OpKind::kGather, GatherAttrs{7, 0}, {kAct, {2}}, {kAct});
+       },
        {"axis 7"}},
       {"block size 0",
        [] { return OneOp(OpKind::kSpaceToDepth, SpaceDepthAttrs{0}, {kAct}, {kAct}); },
        {"block_size is 0"}},
       {"arg max to float",
        [] {
-         return OneOp(OpKind::kArgMax, ArgMinMaxAttrs{DType::kFloat32}, {kAct, {}},
-                      {{1, 8, 8}});
+         return OneOp(OpKind::kArgMax, ArgMinMaxAttrs{DType::kFloat32}, {kAct, {}}, {{1, 8, 8}});
        },
        {"output_type must be int32 or int64, not float32"}},
       {"svdf filters not a multiple of the rank",
@@ -234,8 +248,8 @@ TEST_CASE("ValidateGraph accepts valid graphs and names what is wrong", "[valida
        {"weights has shape [4,4,4]; must be rank 2"}},
       {"activation code out of range",
        [] {
-         return OneOp(OpKind::kAdd, ElementwiseAttrs{static_cast<Activation>(42)},
-                      {kAct, kAct}, {kAct});
+         return OneOp(OpKind::kAdd, ElementwiseAttrs{static_cast<Activation>(42)}, {kAct, kAct},
+                      {kAct});
        },
        {"operator 0 (ADD)", "unknown fused activation code 42"}},
       {"padding code out of range",
@@ -295,8 +309,8 @@ TEST_CASE("ValidateGraph accepts valid graphs and names what is wrong", "[valida
 TEST_CASE("ValidateGraph: the tensor size cap holds without overflow", "[validate]") {
   Graph g = OneOp(OpKind::kQuantize, std::monostate{}, {kAct}, {kAct});
   const std::vector<std::vector<int32_t>> too_big = {
-      {46341, 46341},                                   // 2^31.0001 float32 bytes
-      {1 << 30, 1 << 30, 1 << 30, 1 << 30},             // overflows 64 bits if multiplied
+      {46341, 46341},                        // 2^31.0001 float32 bytes
+      {1 << 30, 1 << 30, 1 << 30, 1 << 30},  // overflows 64 bits if multiplied
       {2147483647, 2147483647, 2147483647, 2147483647, 2147483647, 2147483647, 2147483647,
        2147483647}};
   for (const auto& shape : too_big) {

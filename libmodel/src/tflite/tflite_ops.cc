@@ -11,6 +11,7 @@ namespace tflite {
 namespace {
 
 // The format's BuiltinOperator names, indexed by code.
+// clang-format off
 constexpr std::string_view kBuiltinNames[] = {
     "ADD", "AVERAGE_POOL_2D", "CONCATENATION", "CONV_2D", "DEPTHWISE_CONV_2D", "DEPTH_TO_SPACE",
     "DEQUANTIZE", "EMBEDDING_LOOKUP", "FLOOR", "FULLY_CONNECTED", "HASHTABLE_LOOKUP",
@@ -50,6 +51,7 @@ constexpr std::string_view kBuiltinNames[] = {
     "STABLEHLO_SORT", "STABLEHLO_WHILE", "STABLEHLO_GATHER", "STABLEHLO_TRANSPOSE", "DILATE",
     "STABLEHLO_RNG_BIT_GENERATOR", "REDUCE_WINDOW",
 };
+// clang-format on
 constexpr int32_t kNumBuiltinNames = static_cast<int32_t>(std::size(kBuiltinNames));
 
 constexpr std::pair<OpKind, int32_t> kKindCodes[] = {
@@ -124,7 +126,8 @@ int32_t BuiltinCodeFromName(std::string_view name) {
   for (int32_t code = 0; code < kNumBuiltinNames; ++code) {
     if (kBuiltinNames[code] == name) return code;
   }
-  if (name.size() > kUnknownPrefix.size() && name.substr(0, kUnknownPrefix.size()) == kUnknownPrefix) {
+  if (name.size() > kUnknownPrefix.size() &&
+      name.substr(0, kUnknownPrefix.size()) == kUnknownPrefix) {
     int32_t code = 0;
     const std::string_view digits = name.substr(kUnknownPrefix.size());
     if (absl::SimpleAtoi(absl::string_view(digits.data(), digits.size()), &code) && code >= 0) {

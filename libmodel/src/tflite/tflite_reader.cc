@@ -50,8 +50,7 @@ absl::StatusOr<DType> DTypeFromTflite(int8_t t) {
   const std::string name = t >= fb::TensorType_MIN && t <= fb::TensorType_MAX
                                ? fb::EnumNameTensorType(static_cast<fb::TensorType>(t))
                                : absl::StrCat("code ", t);
-  return absl::UnimplementedError(
-      absl::StrCat("element type ", name, " is not supported by mica"));
+  return absl::UnimplementedError(absl::StrCat("element type ", name, " is not supported by mica"));
 }
 
 template <typename T>
@@ -84,8 +83,8 @@ class TfliteReader {
     const uint8_t* data = bytes_->data();
     if (size < 8) return Error(absl::StrCat("file is ", size, " bytes, too small for TFLite"));
     if (size > kMaxModelBytes) {
-      return Error(absl::StrCat("file is ", size, " bytes, above mica's limit of ",
-                                kMaxModelBytes));
+      return Error(
+          absl::StrCat("file is ", size, " bytes, above mica's limit of ", kMaxModelBytes));
     }
     if (!fb::ModelBufferHasIdentifier(data)) {
       return Error("not a TFLite model (no \"TFL3\" file identifier)");
@@ -95,7 +94,7 @@ class TfliteReader {
     const size_t verify_len = std::min<size_t>(size, FLATBUFFERS_MAX_BUFFER_SIZE - 1);
     flatbuffers::Verifier::Options options;
     options.max_depth = 64;
-    options.max_tables = 10'000'000;
+    options.max_tables = 1'000'000;
     flatbuffers::Verifier verifier(data, verify_len, options);
     if (!fb::VerifyModelBuffer(verifier)) {
       return Error("corrupt or truncated TFLite flatbuffer (verification failed)");
@@ -192,6 +191,7 @@ class TfliteReader {
         return Error(absl::StrCat("operator code ", i, " has invalid builtin code ", oc.code));
       }
       oc.custom_name = ToString(c->custom_code());
+      MICA_RETURN_IF_ERROR(Charge(oc.custom_name.size(), "operator codes: "));
       oc.version = c->version();
     }
     return absl::OkStatus();
@@ -213,6 +213,7 @@ class TfliteReader {
       std::string_view text(reinterpret_cast<const char*>(view.ptr), view.size);
       while (!text.empty() && text.back() == '\0') text.remove_suffix(1);
       if (!IsText(text)) continue;  // binary metadata (e.g. conversion records) is not kept
+      MICA_RETURN_IF_ERROR(Charge(name.size() + text.size(), "metadata: "));
       graph->metadata.emplace(name, std::string(text));
     }
     return absl::OkStatus();
@@ -222,6 +223,8 @@ class TfliteReader {
     sg->name = ToString(fsg.name());
     sg->inputs = ToVector(fsg.inputs());
     sg->outputs = ToVector(fsg.outputs());
+    MICA_RETURN_IF_ERROR(Charge(sg->name.size() + 4 * (sg->inputs.size() + sg->outputs.size()),
+                                absl::StrCat("subgraph ", s, ": ")));
     if (const auto* tensors = fsg.tensors()) {
       sg->tensors.resize(tensors->size());
       for (flatbuffers::uoffset_t t = 0; t < tensors->size(); ++t) {
@@ -275,10 +278,8 @@ class TfliteReader {
       // As TFLite: no (or empty) scales means not quantized; scales need matching zero points.
       if (q->scale() != nullptr && q->scale()->size() > 0) {
         if (q->zero_point() == nullptr || q->zero_point()->size() != q->scale()->size()) {
-          return Error(absl::StrCat(where, "quantization has ", q->scale()->size(),
-                                    " scales but ",
-                                    q->zero_point() ? q->zero_point()->size() : 0,
-                                    " zero points"));
+          return Error(absl::StrCat(where, "quantization has ", q->scale()->size(), " scales but ",
+                                    q->zero_point() ? q->zero_point()->size() : 0, " zero points"));
         }
         tensor->quant.scale = ToVector(q->scale());
         tensor->quant.zero_point = ToVector(q->zero_point());
@@ -286,11 +287,15 @@ class TfliteReader {
       }
     }
 
+    MICA_RETURN_IF_ERROR(Charge(tensor->name.size() +
+                                    4 * (tensor->shape.size() + tensor->shape_signature.size()) +
+                                    12 * tensor->quant.scale.size(),
+                                where));
     const uint32_t b = ft.buffer();
     if (b != 0) {
       if (b >= buffers_.size()) {
-        return Error(absl::StrCat(where, "refers to buffer ", b, "; the model has ",
-                                  buffers_.size()));
+        return Error(
+            absl::StrCat(where, "refers to buffer ", b, "; the model has ", buffers_.size()));
       }
       const BufferView& view = buffers_[b];
       // An empty data vector is a constant only for a tensor with nothing in it (e.g. a
@@ -309,9 +314,9 @@ class TfliteReader {
     const fb::BuiltinOptions type = fop.builtin_options_type();
     if (type == fb::BuiltinOptions_NONE) return nullptr;
     if (type != fb::BuiltinOptionsTraits<T>::enum_value) {
-      return Error(absl::StrCat(where, "builtin options have type ", static_cast<int>(type),
-                                ", expected ",
-                                fb::EnumNameBuiltinOptions(fb::BuiltinOptionsTraits<T>::enum_value)));
+      return Error(
+          absl::StrCat(where, "builtin options have type ", static_cast<int>(type), ", expected ",
+                       fb::EnumNameBuiltinOptions(fb::BuiltinOptionsTraits<T>::enum_value)));
     }
     return fop.template builtin_options_as<T>();
   }
@@ -344,7 +349,8 @@ class TfliteReader {
         MICA_ASSIGN_OR_RETURN(const fb::Conv2DOptions* o, Options<fb::Conv2DOptions>(fop, where));
         if (o) {
           MICA_ASSIGN_OR_RETURN(a.padding, PaddingFrom(o->padding(), where));
-          MICA_ASSIGN_OR_RETURN(a.activation, ActivationFrom(o->fused_activation_function(), where));
+          MICA_ASSIGN_OR_RETURN(a.activation,
+                                ActivationFrom(o->fused_activation_function(), where));
           a.stride_w = o->stride_w();
           a.stride_h = o->stride_h();
           a.dilation_w = o->dilation_w_factor();
@@ -359,7 +365,8 @@ class TfliteReader {
                               Options<fb::DepthwiseConv2DOptions>(fop, where));
         if (o) {
           MICA_ASSIGN_OR_RETURN(a.padding, PaddingFrom(o->padding(), where));
-          MICA_ASSIGN_OR_RETURN(a.activation, ActivationFrom(o->fused_activation_function(), where));
+          MICA_ASSIGN_OR_RETURN(a.activation,
+                                ActivationFrom(o->fused_activation_function(), where));
           a.stride_w = o->stride_w();
           a.stride_h = o->stride_h();
           a.dilation_w = o->dilation_w_factor();
@@ -375,7 +382,8 @@ class TfliteReader {
                               Options<fb::TransposeConvOptions>(fop, where));
         if (o) {
           MICA_ASSIGN_OR_RETURN(a.padding, PaddingFrom(o->padding(), where));
-          MICA_ASSIGN_OR_RETURN(a.activation, ActivationFrom(o->fused_activation_function(), where));
+          MICA_ASSIGN_OR_RETURN(a.activation,
+                                ActivationFrom(o->fused_activation_function(), where));
           a.stride_w = o->stride_w();
           a.stride_h = o->stride_h();
         }
@@ -387,11 +395,12 @@ class TfliteReader {
         MICA_ASSIGN_OR_RETURN(const fb::FullyConnectedOptions* o,
                               Options<fb::FullyConnectedOptions>(fop, where));
         if (o) {
-          MICA_ASSIGN_OR_RETURN(a.activation, ActivationFrom(o->fused_activation_function(), where));
+          MICA_ASSIGN_OR_RETURN(a.activation,
+                                ActivationFrom(o->fused_activation_function(), where));
           a.keep_num_dims = o->keep_num_dims();
           if (o->weights_format() != 0) {
-            return Unsupported(absl::StrCat(where, "shuffled weights format ",
-                                            o->weights_format(), " is not supported"));
+            return Unsupported(absl::StrCat(where, "shuffled weights format ", o->weights_format(),
+                                            " is not supported"));
           }
         }
         op->attrs = a;
@@ -415,7 +424,8 @@ class TfliteReader {
         MICA_ASSIGN_OR_RETURN(const fb::Pool2DOptions* o, Options<fb::Pool2DOptions>(fop, where));
         if (o) {
           MICA_ASSIGN_OR_RETURN(a.padding, PaddingFrom(o->padding(), where));
-          MICA_ASSIGN_OR_RETURN(a.activation, ActivationFrom(o->fused_activation_function(), where));
+          MICA_ASSIGN_OR_RETURN(a.activation,
+                                ActivationFrom(o->fused_activation_function(), where));
           a.stride_w = o->stride_w();
           a.stride_h = o->stride_h();
           a.filter_w = o->filter_width();
@@ -468,7 +478,8 @@ class TfliteReader {
                               Options<fb::ConcatenationOptions>(fop, where));
         if (o) {
           a.axis = o->axis();
-          MICA_ASSIGN_OR_RETURN(a.activation, ActivationFrom(o->fused_activation_function(), where));
+          MICA_ASSIGN_OR_RETURN(a.activation,
+                                ActivationFrom(o->fused_activation_function(), where));
         }
         op->attrs = a;
         break;
@@ -577,7 +588,8 @@ class TfliteReader {
         MICA_ASSIGN_OR_RETURN(const fb::SVDFOptions* o, Options<fb::SVDFOptions>(fop, where));
         if (o) {
           a.rank = o->rank();
-          MICA_ASSIGN_OR_RETURN(a.activation, ActivationFrom(o->fused_activation_function(), where));
+          MICA_ASSIGN_OR_RETURN(a.activation,
+                                ActivationFrom(o->fused_activation_function(), where));
           a.asymmetric_quantize_inputs = o->asymmetric_quantize_inputs();
         }
         op->attrs = a;
@@ -588,7 +600,8 @@ class TfliteReader {
         MICA_ASSIGN_OR_RETURN(const fb::UnidirectionalSequenceLSTMOptions* o,
                               Options<fb::UnidirectionalSequenceLSTMOptions>(fop, where));
         if (o) {
-          MICA_ASSIGN_OR_RETURN(a.activation, ActivationFrom(o->fused_activation_function(), where));
+          MICA_ASSIGN_OR_RETURN(a.activation,
+                                ActivationFrom(o->fused_activation_function(), where));
           a.cell_clip = o->cell_clip();
           a.proj_clip = o->proj_clip();
           a.time_major = o->time_major();
@@ -618,8 +631,8 @@ class TfliteReader {
   absl::Status ReadOperator(uint32_t s, uint32_t o, const fb::Operator& fop, Operator* op) const {
     const uint32_t index = fop.opcode_index();
     if (index >= opcodes_.size()) {
-      return Error(absl::StrCat("subgraph ", s, ", operator ", o, ": operator code index ",
-                                index, " is out of range (", opcodes_.size(), " codes)"));
+      return Error(absl::StrCat("subgraph ", s, ", operator ", o, ": operator code index ", index,
+                                " is out of range (", opcodes_.size(), " codes)"));
     }
     const OpCode& code = opcodes_[index];
     op->kind = tflite::KindFromBuiltin(code.code);
@@ -629,11 +642,13 @@ class TfliteReader {
                             ? code.custom_name
                             : tflite::OpaqueBuiltinName(code.code);
     }
-    const std::string where = absl::StrCat("subgraph ", s, ", operator ", o, " (",
-                                           internal::OpLabel(*op), "): ");
+    const std::string where =
+        absl::StrCat("subgraph ", s, ", operator ", o, " (", internal::OpLabel(*op), "): ");
     op->inputs = ToVector(fop.inputs());
     op->outputs = ToVector(fop.outputs());
     op->intermediates = ToVector(fop.intermediates());
+    MICA_RETURN_IF_ERROR(
+        Charge(4 * (op->inputs.size() + op->outputs.size() + op->intermediates.size()), where));
     if (op->kind == OpKind::kOpaque) {
       if (fop.custom_options() != nullptr) {
         op->opaque_options = ToVector(fop.custom_options());
@@ -641,20 +656,32 @@ class TfliteReader {
         BufferView view;
         if (!ExternalRange(fop.large_custom_options_offset(), fop.large_custom_options_size(),
                            &view)) {
-          return Error(absl::StrCat(where, "custom options at [",
-                                    fop.large_custom_options_offset(), ", +",
-                                    fop.large_custom_options_size(), ") lie outside the ",
+          return Error(absl::StrCat(where, "custom options at [", fop.large_custom_options_offset(),
+                                    ", +", fop.large_custom_options_size(), ") lie outside the ",
                                     bytes_->size(), "-byte file"));
         }
         op->opaque_options.assign(view.ptr, view.ptr + view.size);
       }
-      return absl::OkStatus();
+      return Charge(op->opaque_options.size(), where);
     }
     return ReadAttrs(fop, where, op);
   }
 
+  // Flatbuffers may point many objects at one vector or string; a file whose copied-out
+  // contents (names, shapes, index lists, options) exceed twice its own size is refused
+  // rather than allowed to amplify into unbounded memory.
+  absl::Status Charge(uint64_t bytes, const std::string& where) const {
+    copied_ += bytes;
+    if (copied_ > 2 * static_cast<uint64_t>(bytes_->size()) + (uint64_t{1} << 20)) {
+      return Error(absl::StrCat(where, "objects share data far beyond the file's size (", copied_,
+                                " bytes copied from a ", bytes_->size(), "-byte file)"));
+    }
+    return absl::OkStatus();
+  }
+
   std::shared_ptr<const std::vector<uint8_t>> bytes_;
   std::string origin_;
+  mutable uint64_t copied_ = 0;
   std::vector<BufferView> buffers_;
   std::vector<OpCode> opcodes_;
 };

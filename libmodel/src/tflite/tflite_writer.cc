@@ -85,37 +85,36 @@ BuiltinOptions WriteOptions(FlatBufferBuilder& b, const Operator& op) {
     }
     case OpKind::kDepthwiseConv2D: {
       const auto& a = op.Attrs<DepthwiseConv2DAttrs>();
-      return Opt(fb::CreateDepthwiseConv2DOptions(b, TflitePadding(a.padding), a.stride_w,
-                                                  a.stride_h, a.depth_multiplier,
-                                                  TfliteActivation(a.activation), a.dilation_w,
-                                                  a.dilation_h));
+      return Opt(fb::CreateDepthwiseConv2DOptions(
+          b, TflitePadding(a.padding), a.stride_w, a.stride_h, a.depth_multiplier,
+          TfliteActivation(a.activation), a.dilation_w, a.dilation_h));
     }
     case OpKind::kTransposeConv: {
       const auto& a = op.Attrs<TransposeConvAttrs>();
-      return Opt(fb::CreateTransposeConvOptions(b, TflitePadding(a.padding), a.stride_w,
-                                                a.stride_h, TfliteActivation(a.activation)));
+      return Opt(fb::CreateTransposeConvOptions(b, TflitePadding(a.padding), a.stride_w, a.stride_h,
+                                                TfliteActivation(a.activation)));
     }
     case OpKind::kFullyConnected: {
       const auto& a = op.Attrs<FullyConnectedAttrs>();
-      return Opt(fb::CreateFullyConnectedOptions(b, TfliteActivation(a.activation), 0,
-                                                 a.keep_num_dims));
+      return Opt(
+          fb::CreateFullyConnectedOptions(b, TfliteActivation(a.activation), 0, a.keep_num_dims));
     }
     case OpKind::kBatchMatMul: {
       const auto& a = op.Attrs<BatchMatMulAttrs>();
       return Opt(fb::CreateBatchMatMulOptions(b, a.adj_x, a.adj_y));
     }
     case OpKind::kAdd:
-      return Opt(fb::CreateAddOptions(
-          b, TfliteActivation(op.Attrs<ElementwiseAttrs>().activation)));
+      return Opt(
+          fb::CreateAddOptions(b, TfliteActivation(op.Attrs<ElementwiseAttrs>().activation)));
     case OpKind::kSub:
-      return Opt(fb::CreateSubOptions(
-          b, TfliteActivation(op.Attrs<ElementwiseAttrs>().activation)));
+      return Opt(
+          fb::CreateSubOptions(b, TfliteActivation(op.Attrs<ElementwiseAttrs>().activation)));
     case OpKind::kMul:
-      return Opt(fb::CreateMulOptions(
-          b, TfliteActivation(op.Attrs<ElementwiseAttrs>().activation)));
+      return Opt(
+          fb::CreateMulOptions(b, TfliteActivation(op.Attrs<ElementwiseAttrs>().activation)));
     case OpKind::kDiv:
-      return Opt(fb::CreateDivOptions(
-          b, TfliteActivation(op.Attrs<ElementwiseAttrs>().activation)));
+      return Opt(
+          fb::CreateDivOptions(b, TfliteActivation(op.Attrs<ElementwiseAttrs>().activation)));
     case OpKind::kMaximum:
     case OpKind::kMinimum: return Opt(fb::CreateMaximumMinimumOptions(b));
     case OpKind::kSquaredDifference: return Opt(fb::CreateSquaredDifferenceOptions(b));
@@ -123,8 +122,7 @@ BuiltinOptions WriteOptions(FlatBufferBuilder& b, const Operator& op) {
     case OpKind::kAveragePool2D: {
       const auto& a = op.Attrs<Pool2DAttrs>();
       return Opt(fb::CreatePool2DOptions(b, TflitePadding(a.padding), a.stride_w, a.stride_h,
-                                         a.filter_w, a.filter_h,
-                                         TfliteActivation(a.activation)));
+                                         a.filter_w, a.filter_h, TfliteActivation(a.activation)));
     }
     case OpKind::kMean:
     case OpKind::kSum:
@@ -140,10 +138,12 @@ BuiltinOptions WriteOptions(FlatBufferBuilder& b, const Operator& op) {
     case OpKind::kReshape: {
       const auto& a = op.Attrs<ReshapeAttrs>();
       // An absent new_shape stays absent: TFLite then takes the shape from the second input.
-      return Opt(fb::CreateReshapeOptions(b, a.new_shape.empty() ? 0 : b.CreateVector(a.new_shape)));
+      return Opt(
+          fb::CreateReshapeOptions(b, a.new_shape.empty() ? 0 : b.CreateVector(a.new_shape)));
     }
     case OpKind::kSqueeze:
-      return Opt(fb::CreateSqueezeOptions(b, b.CreateVector(op.Attrs<SqueezeAttrs>().squeeze_dims)));
+      return Opt(
+          fb::CreateSqueezeOptions(b, b.CreateVector(op.Attrs<SqueezeAttrs>().squeeze_dims)));
     case OpKind::kExpandDims: return Opt(fb::CreateExpandDimsOptions(b));
     case OpKind::kTranspose: return Opt(fb::CreateTransposeOptions(b));
     case OpKind::kPad: return Opt(fb::CreatePadOptions(b));
@@ -152,10 +152,8 @@ BuiltinOptions WriteOptions(FlatBufferBuilder& b, const Operator& op) {
       const auto& a = op.Attrs<ConcatenationAttrs>();
       return Opt(fb::CreateConcatenationOptions(b, a.axis, TfliteActivation(a.activation)));
     }
-    case OpKind::kSplit:
-      return Opt(fb::CreateSplitOptions(b, op.Attrs<SplitAttrs>().num_splits));
-    case OpKind::kSplitV:
-      return Opt(fb::CreateSplitVOptions(b, op.Attrs<SplitAttrs>().num_splits));
+    case OpKind::kSplit: return Opt(fb::CreateSplitOptions(b, op.Attrs<SplitAttrs>().num_splits));
+    case OpKind::kSplitV: return Opt(fb::CreateSplitVOptions(b, op.Attrs<SplitAttrs>().num_splits));
     case OpKind::kStridedSlice: {
       const auto& a = op.Attrs<StridedSliceAttrs>();
       return Opt(fb::CreateStridedSliceOptions(b, a.begin_mask, a.end_mask, a.ellipsis_mask,
@@ -250,9 +248,9 @@ class TfliteWriter {
     for (const auto& [name, value] : graph_.metadata) total += name.size() + value.size() + 64;
     total += graph_.description.size();
     if (total >= kMaxFlatbufferBytes) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          internal::FilePrefix(graph_), "model needs about ", total,
-          " bytes, more than a TFLite flatbuffer holds (", kMaxFlatbufferBytes, ")"));
+      return absl::ResourceExhaustedError(
+          absl::StrCat(internal::FilePrefix(graph_), "model needs about ", total,
+                       " bytes, more than a TFLite flatbuffer holds (", kMaxFlatbufferBytes, ")"));
     }
     return absl::OkStatus();
   }
@@ -292,11 +290,11 @@ class TfliteWriter {
     auto it = opcode_index_.find(key);
     if (it != opcode_index_.end()) return it->second;
     const auto index = static_cast<uint32_t>(opcodes_.size());
-    const auto deprecated = static_cast<int8_t>(
-        code < tflite::kPlaceholderForGreaterOpCodes ? code : tflite::kPlaceholderForGreaterOpCodes);
-    opcodes_.push_back(fb::CreateOperatorCode(b_, deprecated,
-                                              custom.empty() ? 0 : b_.CreateString(custom),
-                                              op.version, code));
+    const auto deprecated = static_cast<int8_t>(code < tflite::kPlaceholderForGreaterOpCodes
+                                                    ? code
+                                                    : tflite::kPlaceholderForGreaterOpCodes);
+    opcodes_.push_back(fb::CreateOperatorCode(
+        b_, deprecated, custom.empty() ? 0 : b_.CreateString(custom), op.version, code));
     opcode_index_.emplace(key, index);
     return index;
   }
@@ -313,26 +311,25 @@ class TfliteWriter {
                                                  fb::QuantizationDetails_NONE, 0, t.quant.axis);
       }
       tensors.push_back(fb::CreateTensor(
-          b_, b_.CreateVector(t.shape), TfliteType(t.dtype), buffer, b_.CreateString(t.name),
-          quant, t.is_variable, 0,
-          t.shape_signature.empty() ? 0 : b_.CreateVector(t.shape_signature)));
+          b_, b_.CreateVector(t.shape), TfliteType(t.dtype), buffer, b_.CreateString(t.name), quant,
+          t.is_variable, 0, t.shape_signature.empty() ? 0 : b_.CreateVector(t.shape_signature)));
     }
     std::vector<Offset<fb::Operator>> ops;
     ops.reserve(sg.ops.size());
     for (size_t o = 0; o < sg.ops.size(); ++o) {
       const Operator& op = sg.ops[o];
-      const std::string where = absl::StrCat("subgraph ", s, ", operator ", o, " (",
-                                             internal::OpLabel(op), "): ");
+      const std::string where =
+          absl::StrCat("subgraph ", s, ", operator ", o, " (", internal::OpLabel(op), "): ");
       MICA_ASSIGN_OR_RETURN(const uint32_t opcode, OpcodeIndex(op, where));
       const BuiltinOptions options = WriteOptions(b_, op);
       Offset<flatbuffers::Vector<uint8_t>> custom_options = 0;
       if (op.kind == OpKind::kOpaque && !op.opaque_options.empty()) {
         custom_options = b_.CreateVector(op.opaque_options);
       }
-      ops.push_back(fb::CreateOperator(
-          b_, opcode, b_.CreateVector(op.inputs), b_.CreateVector(op.outputs), options.type,
-          options.table, custom_options, 0, 0,
-          op.intermediates.empty() ? 0 : b_.CreateVector(op.intermediates)));
+      ops.push_back(
+          fb::CreateOperator(b_, opcode, b_.CreateVector(op.inputs), b_.CreateVector(op.outputs),
+                             options.type, options.table, custom_options, 0, 0,
+                             op.intermediates.empty() ? 0 : b_.CreateVector(op.intermediates)));
     }
     return fb::CreateSubGraph(b_, b_.CreateVector(tensors), b_.CreateVector(sg.inputs),
                               b_.CreateVector(sg.outputs), b_.CreateVector(ops),
