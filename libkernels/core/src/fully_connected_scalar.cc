@@ -6,6 +6,24 @@ namespace mica {
 namespace kernels {
 namespace internal {
 
+namespace {
+
+// Two weight rows against one input row, out of line so the loop keeps its registers.
+__attribute__((noinline)) void Dot2(const int8_t* x, const int8_t* w0, const int8_t* w1,
+                                    int32_t n, int32_t x_off, int32_t w_off, int32_t acc[2]) {
+  int32_t a0 = 0, a1 = 0;
+  const int8_t* const end = x + n;
+  while (x != end) {
+    const int32_t xv = *x++ + x_off;
+    a0 += (*w0++ + w_off) * xv;
+    a1 += (*w1++ + w_off) * xv;
+  }
+  acc[0] = a0;
+  acc[1] = a1;
+}
+
+}  // namespace
+
 KernelStatus FullyConnectedScalar(const FullyConnectedParams& p, const PerChannelRequant& q,
                                   const int8_t* input, const int8_t* weights, const int32_t* bias,
                                   int8_t* output, Scratch scratch) {
@@ -15,17 +33,19 @@ KernelStatus FullyConnectedScalar(const FullyConnectedParams& p, const PerChanne
   const int32_t depth = p.input_depth;
   for (int32_t b = 0; b < p.batches; ++b) {
     const int8_t* x = input + static_cast<ptrdiff_t>(b) * depth;
-    for (int32_t o = 0; o < p.output_depth; ++o) {
-      const int8_t* w = weights + static_cast<ptrdiff_t>(o) * depth;
-      int32_t acc = 0;
-      for (int32_t d = 0; d < depth; ++d) {
-        acc += (w[d] + p.filter_offset) * (x[d] + p.input_offset);
+    for (int32_t o = 0; o < p.output_depth; o += 2) {
+      const bool two = o + 1 < p.output_depth;
+      const int8_t* w0 = weights + static_cast<ptrdiff_t>(o) * depth;
+      int32_t acc[2];
+      Dot2(x, w0, two ? w0 + depth : w0, depth, p.input_offset, p.filter_offset, acc);
+      for (int32_t r = 0; r < (two ? 2 : 1); ++r) {
+        int32_t a = acc[r];
+        if (bias != nullptr) a += bias[o + r];
+        const int32_t c = p.per_channel ? o + r : 0;
+        const int32_t v = MultiplyByQuantizedMultiplierNonNeg(a, q.multiplier[c], q.shift[c]) +
+                          p.output_offset;
+        *output++ = static_cast<int8_t>(Clamp(v, p.activation.min, p.activation.max));
       }
-      if (bias != nullptr) acc += bias[o];
-      const int32_t c = p.per_channel ? o : 0;
-      const int32_t v =
-          MultiplyByQuantizedMultiplierNonNeg(acc, q.multiplier[c], q.shift[c]) + p.output_offset;
-      *output++ = static_cast<int8_t>(Clamp(v, p.activation.min, p.activation.max));
     }
   }
   return KernelStatus::kOk;
