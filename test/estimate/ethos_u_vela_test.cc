@@ -111,7 +111,7 @@ TEST_CASE("ethos_u matches Vela totals and per-layer cycles on MLPerf Tiny", "[e
   const auto rows = ReadCsv(vela + "/summary.csv");
   REQUIRE(!rows.empty());
   std::map<std::string, Graph> models;
-  std::vector<double> errs, abs_errs, layer_errs, sram_errs, flash_errs, enc_errs;
+  std::vector<double> errs, abs_errs, layer_errs, sram_errs, const_errs, enc_errs;
   double worst = 0;
   std::string worst_case;
   std::printf("%-28s %-15s %10s %10s %7s %9s %9s %7s %7s\n", "model", "accelerator", "vela",
@@ -143,6 +143,13 @@ TEST_CASE("ethos_u matches Vela totals and per-layer cycles on MLPerf Tiny", "[e
     const double sram_err = sram_ref > 4096 ? RelErr(sram, sram_ref) : 0;
     if (sram_ref > 4096) sram_errs.push_back(std::fabs(sram_err));
     const double enc_err = RelErr(double(e->weights_encoded_bytes), Num(r, "weights_encoded_bytes"));
+    // Flash (U55) or DRAM (U65/U85 defaults) used: constants, plus DRAM-resident feature maps.
+    const bool dram = Num(r, "dram_memory_used_kib") > 0;
+    const double const_ref =
+        1024 * (dram ? Num(r, "dram_memory_used_kib") : Num(r, "off_chip_flash_memory_used_kib"));
+    const double const_mica = e->memory_used_bytes[static_cast<int>(
+        dram ? MemoryArea::kDram : MemoryArea::kOffChipFlash)];
+    const_errs.push_back(std::fabs(RelErr(const_mica, const_ref)));
     enc_errs.push_back(std::fabs(enc_err));
     CHECK(std::fabs(RelErr(double(e->weights_original_bytes), Num(r, "weights_original_bytes"))) <
           0.01);
@@ -180,9 +187,22 @@ TEST_CASE("ethos_u matches Vela totals and per-layer cycles on MLPerf Tiny", "[e
               100 * Median(sram_errs),
               100 * (sram_errs.empty() ? 0 : *std::max_element(sram_errs.begin(), sram_errs.end())),
               100 * Median(enc_errs), 100 * *std::max_element(enc_errs.begin(), enc_errs.end()));
+  std::printf("flash/DRAM used: median |err| %.1f %%, max %.1f %%\n", 100 * Median(const_errs),
+              100 * *std::max_element(const_errs.begin(), const_errs.end()));
   CHECK(abs_errs.size() == 44);
+  // Acceptance: total cycles median within 5 %, every case within 15 %.
   CHECK(med <= 0.05);
   CHECK(worst <= 0.15);
+  // Per-layer (layers >= 2 % of the network): median within 5 %.
+  CHECK(med_layer <= 0.05);
+  // Memory: encoded weights within 15 % (median 5 %); flash/DRAM used within 15 %
+  // (median 5 %); SRAM used median within 10 % (single cases differ where Vela slices weight
+  // buffers or its allocator packs better: up to ~100 % on small SRAM figures).
+  CHECK(Median(enc_errs) <= 0.05);
+  CHECK(*std::max_element(enc_errs.begin(), enc_errs.end()) <= 0.15);
+  CHECK(Median(const_errs) <= 0.05);
+  CHECK(*std::max_element(const_errs.begin(), const_errs.end()) <= 0.15);
+  CHECK(Median(sram_errs) <= 0.10);
 }
 
 // Hidden diagnostic: MICA_VELA_CASE=model:accelerator prints the per-layer comparison.

@@ -18,9 +18,6 @@ int64_t CeilDiv64(int64_t a, int64_t b) { return b <= 0 ? a : (a + b - 1) / b; }
 
 bool IsU85(const Arch& a) { return a.family == EthosUFamily::kU85; }
 
-bool EqualDepth(HwOp h) {
-  return h == HwOp::kDepthwise || h == HwOp::kPooling || h == HwOp::kElementwise;
-}
 bool ConvLike(HwOp h) {
   return h == HwOp::kConvolution || h == HwOp::kVectorProduct || h == HwOp::kReduceSum;
 }

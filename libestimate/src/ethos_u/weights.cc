@@ -31,11 +31,16 @@ double Entropy(const std::array<int64_t, 512>& hist, int64_t n) {
   return h;  // total bits
 }
 
-double GolombRiceBits(const std::vector<int64_t>& runs) {
+// Cheapest Golomb-Rice coding (parameter k = 0..11) of the zero-run lengths, from a histogram
+// of short runs plus the list of long ones.
+double GolombRiceBits(const std::vector<int64_t>& short_hist, const std::vector<int64_t>& long_runs) {
   double best = -1;
   for (int k = 0; k < 12; ++k) {
     double bits = 0;
-    for (int64_t r : runs) bits += double(r >> k) + 1 + k;
+    for (size_t r = 0; r < short_hist.size(); ++r) {
+      if (short_hist[r] != 0) bits += double(short_hist[r]) * (double(r >> k) + 1 + k);
+    }
+    for (int64_t r : long_runs) bits += double(r >> k) + 1 + k;
     if (best < 0 || bits < best) best = bits;
   }
   return std::max(best, 0.0);
@@ -94,7 +99,12 @@ WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const 
     return static_cast<int32_t>(std::clamp<int64_t>(v - zp, -255, 255));
   };
   std::array<int64_t, 512> hist{}, hist_nz{};
-  std::vector<int64_t> runs;
+  constexpr int64_t kShortRuns = 1024;
+  std::vector<int64_t> run_hist(kShortRuns, 0), long_runs;
+  auto add_run = [&](int64_t len) {
+    if (len < kShortRuns) ++run_hist[static_cast<size_t>(len)];
+    else long_runs.push_back(len);
+  };
   int64_t total = 0, nnz = 0, run = 0;
   bool sparse_ok = !dw && arch.family == EthosUFamily::kU85;
   // Stream order: OFM channel groups, kernel elements, IFM channels.
@@ -112,7 +122,7 @@ WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const 
         } else {
           ++nnz;
           ++hist_nz[v + 256];
-          runs.push_back(run);
+          add_run(run);
           run = 0;
         }
         if (sparse_ok && (c % 4 == 3 || c == cgroup - 1)) {
@@ -124,10 +134,10 @@ WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const 
       }
     }
   }
-  if (run > 0) runs.push_back(run);
+  if (run > 0) add_run(run);
   const double dense_bits = Entropy(hist, total) + kCodingLossBits * double(total);
   const double sparse_bits =
-      Entropy(hist_nz, nnz) + kCodingLossBits * double(nnz) + GolombRiceBits(runs);
+      Entropy(hist_nz, nnz) + kCodingLossBits * double(nnz) + GolombRiceBits(run_hist, long_runs);
   const double bits = std::min(dense_bits, sparse_bits);
   const int32_t streams = std::max(arch.cores, 1);
   r.encoded_bytes = static_cast<int64_t>(
