@@ -5,7 +5,8 @@
 //              [--system-config NAME] [--memory-mode NAME] [--json] [--output FILE]
 //
 // --compatibility is the default when neither it nor --performance is given. mica's own
-// estimator always runs; --backend vela adds Vela's figures beside it for Ethos-U profiles.
+// estimator always runs; --backend vela adds Vela's figures beside it for Ethos-U profiles (and
+// implies --performance).
 // JSON output (schema "mica.check/1") is described in libestimate/REPORT.md.
 #include <algorithm>
 #include <cmath>
@@ -607,7 +608,6 @@ int RunCheck(const std::vector<std::string>& args) {
   p.Flag("--json", &json, "print the report as JSON (schema mica.check/1)");
   p.Option("--output", &output, "FILE", "write the report to FILE (atomically) instead of stdout");
   if (int rc = p.Parse(args); rc >= 0) return rc;
-  if (!compatibility && !performance) compatibility = true;
 
   if (profiles.empty() && configs.empty()) {
     return UsageError("check: needs at least one --target-profile or --target-config (valid "
@@ -621,6 +621,9 @@ int RunCheck(const std::vector<std::string>& args) {
       return UsageError("check: unknown backend '" + b + "' (valid: mica, vela)");
     }
   }
+  // Vela contributes performance figures: asking for it implies --performance.
+  if (want_vela) performance = true;
+  if (!compatibility && !performance) compatibility = true;
 
   std::vector<ProfileRun> runs;
   std::set<std::string> seen;
