@@ -54,20 +54,13 @@ std::vector<int64_t> Strides(const std::vector<int32_t>& shape) {
   return s;
 }
 
-absl::Status CheckSameQuant(const LowerContext& ctx, const Tensor& a, const Tensor& b) {
+// Data movement never requantizes: like TFLite's reference kernels, these operators copy the
+// stored values even when the converter gave input and output different parameters (it does
+// not for well-formed models). Only the dtypes must agree.
+absl::Status CheckSameType(const LowerContext& ctx, const Tensor& a, const Tensor& b) {
   if (a.dtype != b.dtype) {
     return ctx.Invalid("dtype mismatch: '", a.name, "' is ", DT(a.dtype), ", '", b.name,
                        "' is ", DT(b.dtype));
-  }
-  if (a.dtype == DType::kFloat32 || a.dtype == DType::kInt32 || a.dtype == DType::kInt64 ||
-      a.dtype == DType::kBool) {
-    return absl::OkStatus();
-  }
-  if (a.quant.empty() || b.quant.empty()) return absl::OkStatus();
-  if (a.quant.scale[0] != b.quant.scale[0] || a.quant.zero_point[0] != b.quant.zero_point[0]) {
-    return ctx.Unimplemented("'", a.name, "' and '", b.name,
-                             "' have different quantization (requantizing ", OpName(ctx.op),
-                             " is not supported)");
   }
   return absl::OkStatus();
 }
@@ -166,7 +159,7 @@ absl::Status CheckRank(const LowerContext& ctx, const Tensor& t) {
 absl::StatusOr<KernelPtr> LowerReshape(const LowerContext& ctx) {
   const Tensor& in = ctx.input(0);
   const Tensor& out = ctx.output(0);
-  MICA_RETURN_IF_ERROR(CheckSameQuant(ctx, in, out));
+  MICA_RETURN_IF_ERROR(CheckSameType(ctx, in, out));
   MICA_RETURN_IF_ERROR(CheckOutElements(ctx, 0, in.num_elements()));
   return KernelPtr(new CopyKernel(ctx.in_index(0), ctx.out_index(0), in.num_bytes()));
 }
@@ -174,7 +167,7 @@ absl::StatusOr<KernelPtr> LowerReshape(const LowerContext& ctx) {
 absl::StatusOr<KernelPtr> LowerTranspose(const LowerContext& ctx) {
   const Tensor& in = ctx.input(0);
   const Tensor& out = ctx.output(0);
-  MICA_RETURN_IF_ERROR(CheckSameQuant(ctx, in, out));
+  MICA_RETURN_IF_ERROR(CheckSameType(ctx, in, out));
   MICA_RETURN_IF_ERROR(CheckRank(ctx, in));
   MICA_ASSIGN_OR_RETURN(std::vector<int64_t> perm, ConstInts(ctx, 1));
   const int rank = static_cast<int>(in.shape.size());
@@ -206,7 +199,7 @@ absl::StatusOr<KernelPtr> LowerTranspose(const LowerContext& ctx) {
 absl::StatusOr<KernelPtr> LowerPad(const LowerContext& ctx) {
   const Tensor& in = ctx.input(0);
   const Tensor& out = ctx.output(0);
-  MICA_RETURN_IF_ERROR(CheckSameQuant(ctx, in, out));
+  MICA_RETURN_IF_ERROR(CheckSameType(ctx, in, out));
   MICA_RETURN_IF_ERROR(CheckRank(ctx, in));
   MICA_ASSIGN_OR_RETURN(std::vector<int64_t> pads, ConstInts(ctx, 1));
   const int rank = static_cast<int>(in.shape.size());
@@ -273,9 +266,6 @@ absl::StatusOr<KernelPtr> LowerConcat(const LowerContext& ctx) {
     MICA_ASSIGN_OR_RETURN(axis, NormalizeAxis(ctx, ctx.op.Attrs<PackAttrs>().axis, out_rank));
   } else {
     const auto& a = ctx.op.Attrs<ConcatenationAttrs>();
-    if (a.activation != Activation::kNone && out.dtype != DType::kFloat32) {
-      return ctx.Unimplemented("fused activation on a quantized concatenation");
-    }
     if (a.activation != Activation::kNone) {
       return ctx.Unimplemented("fused activation on concatenation");
     }
@@ -287,7 +277,7 @@ absl::StatusOr<KernelPtr> LowerConcat(const LowerContext& ctx) {
   for (int i = 0; i < ctx.num_inputs(); ++i) {
     if (!ctx.HasInput(i)) return ctx.Invalid("input ", i, " is missing");
     const Tensor& in = ctx.input(i);
-    MICA_RETURN_IF_ERROR(CheckSameQuant(ctx, in, out));
+    MICA_RETURN_IF_ERROR(CheckSameType(ctx, in, out));
     std::vector<int32_t> shape = in.shape;
     if (pack) shape.insert(shape.begin() + axis, 1);
     if (static_cast<int>(shape.size()) != out_rank) {
@@ -344,7 +334,7 @@ absl::StatusOr<KernelPtr> LowerSplit(const LowerContext& ctx) {
   int64_t offset = 0;
   for (int o = 0; o < ctx.num_outputs(); ++o) {
     const Tensor& out = ctx.output(o);
-    MICA_RETURN_IF_ERROR(CheckSameQuant(ctx, in, out));
+    MICA_RETURN_IF_ERROR(CheckSameType(ctx, in, out));
     std::vector<int32_t> shape = out.shape;
     if (unpack) shape.insert(shape.begin() + axis, 1);
     if (static_cast<int>(shape.size()) != rank) {
@@ -378,7 +368,7 @@ absl::StatusOr<KernelPtr> LowerSplit(const LowerContext& ctx) {
 absl::StatusOr<KernelPtr> LowerSlice(const LowerContext& ctx) {
   const Tensor& in = ctx.input(0);
   const Tensor& out = ctx.output(0);
-  MICA_RETURN_IF_ERROR(CheckSameQuant(ctx, in, out));
+  MICA_RETURN_IF_ERROR(CheckSameType(ctx, in, out));
   MICA_RETURN_IF_ERROR(CheckRank(ctx, in));
   const int rank = static_cast<int>(in.shape.size());
   MICA_ASSIGN_OR_RETURN(std::vector<int64_t> begin, ConstInts(ctx, 1));
@@ -455,7 +445,7 @@ absl::StatusOr<KernelPtr> LowerGather(const LowerContext& ctx) {
   const Tensor& params = ctx.input(0);
   const Tensor& indices = ctx.input(1);
   const Tensor& out = ctx.output(0);
-  MICA_RETURN_IF_ERROR(CheckSameQuant(ctx, params, out));
+  MICA_RETURN_IF_ERROR(CheckSameType(ctx, params, out));
   const auto& a = ctx.op.Attrs<GatherAttrs>();
   if (a.batch_dims != 0) return ctx.Unimplemented("batch_dims != 0");
   if (indices.dtype != DType::kInt32 && indices.dtype != DType::kInt64) {
