@@ -210,6 +210,17 @@ TEST_CASE("onnx hostile: huge dimensions and inconsistent initializer data") {
   CHECK_THAT(LoadError(b7), Catch::Contains("huge_pool"));
 }
 
+TEST_CASE("onnx hostile: nodes without inputs (fuzzer find: Relu with no input)") {
+  for (const char* op : {"Relu", "Clip", "Conv", "Add", "Sum", "Concat", "Flatten", "Identity"}) {
+    CAPTURE(op);
+    OnnxBuilder b(13);
+    b.Input("x", {1, 4});
+    b.Node(op, {}, {"y"}, "no_inputs");
+    b.Output("y");
+    CHECK_THAT(LoadError(b), Catch::Contains("no_inputs"));
+  }
+}
+
 TEST_CASE("onnx hostile: missing opset, non-float inputs, duplicate outputs") {
   OnnxBuilder b(13);
   b.model().clear_opset_import();

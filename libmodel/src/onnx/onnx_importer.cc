@@ -425,6 +425,8 @@ absl::Status OnnxImporter::ConvertNode(const NodeCtx& n) {
     return n.Unsupported(absl::StrCat("operator domain '", node.domain(), "' is not supported"));
   }
   if (node.output_size() == 0) return n.Invalid("node has no outputs");
+  // Every supported operator but Constant reads input 0.
+  if (node.op_type() != "Constant" && !n.HasInput(0)) return n.Invalid("missing input 0");
   for (const auto& a : node.attribute()) {
     if (!a.ref_attr_name().empty()) return n.Unsupported("attribute references (functions)");
   }
@@ -775,6 +777,7 @@ absl::Status OnnxImporter::Unary(const NodeCtx& n, OpKind kind, OpAttrs attrs) {
 }
 
 absl::StatusOr<bool> OnnxImporter::TryFuseActivation(const NodeCtx& n, Activation act) {
+  if (!n.HasInput(0)) return false;
   const std::string& xname = n.node().input(0);
   auto it = fusable_act_.find(xname);
   if (it == fusable_act_.end() || Uses(xname) != 1) return false;
