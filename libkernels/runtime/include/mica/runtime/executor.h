@@ -34,7 +34,9 @@ namespace runtime {
 
 struct ExecutorOptions {
   // Kernel-core variant for integer operators; empty picks the best the host can run.
-  // Create() fails with FailedPrecondition when the host cannot run the requested one.
+  // Create() fails with FailedPrecondition when the host cannot run the requested one. An
+  // operator with no body of that variant uses its best body below it (as a Cortex-M build
+  // of that ISA would).
   std::optional<kernels::Isa> isa;
   // Alignment of every tensor in the arena, in bytes (a power of two, >= 1).
   size_t arena_alignment = 16;
