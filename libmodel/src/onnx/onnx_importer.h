@@ -18,8 +18,16 @@
 // activation. Shape arithmetic on constants (Shape, Gather, Concat, Unsqueeze, Cast, ...)
 // is evaluated at import time.
 //
+// Expressing ONNX in TFLite ops. Conv/pool pads that are not exactly TFLite SAME or VALID get
+// an explicit PAD (-lowest for MaxPool); AveragePool excluding such pads becomes PAD + VALID
+// AVERAGE_POOL_2D + MUL by a per-position count rescale. Depthwise convs (group == C_in) map to
+// DEPTHWISE_CONV_2D; other groups to SPLIT + one CONV_2D per group + CONCATENATION. A Flatten
+// of an NHWC activation inserts TRANSPOSE back to NCHW before the RESHAPE (rather than permuting
+// the next Gemm's weights), so the IR computes exactly ONNX's values whatever follows.
+//
 // Unknown operators are rejected (Unimplemented) naming the node and op type: importing ONNX
-// is a conversion, and the shape of an unknown op's output cannot be tracked.
+// is a conversion, and the shape of an unknown op's output cannot be tracked. So are 1-D and
+// 3-D convolution/pooling, non-constant padding modes and non-float activations.
 #ifndef MICA_MODEL_ONNX_ONNX_IMPORTER_H_
 #define MICA_MODEL_ONNX_ONNX_IMPORTER_H_
 
