@@ -319,3 +319,33 @@ TEST_CASE("ethos_u properties: more MACs never fewer cycles; bigger NPU never sl
 }  // namespace
 }  // namespace estimate
 }  // namespace mica
+
+namespace mica {
+namespace estimate {
+namespace {
+
+TEST_CASE("ethos_u survives every operator kind with odd operands", "[ethos_u]") {
+  const int last = static_cast<int>(OpKind::kUnidirectionalSequenceLstm);
+  for (int k = 0; k <= last; ++k) {
+    for (int variant = 0; variant < 3; ++variant) {
+      Net n;
+      const int32_t x = n.Tensor8("x", {1, 4, 4, 8});
+      const int32_t w = n.Weights("w", {8, 1, 1, 8}, 3);
+      const int32_t y = n.Tensor8("y", variant == 2 ? std::vector<int32_t>{1, 4, 4, 8, 2}
+                                                    : std::vector<int32_t>{1, 4, 4, 8});
+      std::vector<int32_t> in = {x};
+      if (variant >= 1) in.push_back(w);
+      n.Op(static_cast<OpKind>(k), std::monostate{}, in, {y});
+      n.Io({x}, {y});
+      CAPTURE(k, variant);
+      for (EthosUFamily f : {EthosUFamily::kU55, EthosUFamily::kU85}) {
+        absl::StatusOr<Estimate> e = EstimateEthosU(n.graph(), Profile(f, 256));
+        if (e.ok()) CHECK(e->ops.size() == 1);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace estimate
+}  // namespace mica

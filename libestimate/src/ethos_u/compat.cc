@@ -143,6 +143,37 @@ const T* AttrsOrNull(const Operator& op) {
   return std::get_if<T>(&op.attrs);
 }
 
+// Minimum operand count and the attribute struct each kind needs before it can be inspected.
+int MinInputs(OpKind k) {
+  switch (k) {
+    case OpKind::kConv2D: case OpKind::kDepthwiseConv2D: case OpKind::kFullyConnected:
+    case OpKind::kBatchMatMul: case OpKind::kAdd: case OpKind::kSub: case OpKind::kMul:
+    case OpKind::kDiv: case OpKind::kMaximum: case OpKind::kMinimum:
+    case OpKind::kSquaredDifference: case OpKind::kPrelu: case OpKind::kTranspose:
+    case OpKind::kPad: case OpKind::kPadV2: case OpKind::kSplit: case OpKind::kGather:
+    case OpKind::kMean: case OpKind::kSum: case OpKind::kReduceMax:
+    case OpKind::kResizeBilinear: case OpKind::kResizeNearestNeighbor:
+      return 2;
+    case OpKind::kTransposeConv: case OpKind::kSplitV: case OpKind::kSlice:
+      return 3;
+    case OpKind::kStridedSlice:
+      return 4;
+    default:
+      return 1;
+  }
+}
+
+bool AttrsMatch(const Operator& op) {
+  switch (op.kind) {
+    case OpKind::kConv2D: return std::holds_alternative<Conv2DAttrs>(op.attrs);
+    case OpKind::kDepthwiseConv2D: return std::holds_alternative<DepthwiseConv2DAttrs>(op.attrs);
+    case OpKind::kTransposeConv: return std::holds_alternative<TransposeConvAttrs>(op.attrs);
+    case OpKind::kMaxPool2D: case OpKind::kAveragePool2D:
+      return std::holds_alternative<Pool2DAttrs>(op.attrs);
+    default: return true;
+  }
+}
+
 // Checks weights/bias of a convolution-like op (doc 10.1).
 void CheckWeights(const Subgraph& sg, const Operator& op, int w_index, int b_index,
                   bool ifm16, EthosUFamily fam, std::vector<std::string>* r) {
@@ -276,12 +307,22 @@ std::vector<std::string> OpCompatibility(const Subgraph& sg, int op_index,
     r.push_back(absl::StrCat("operator ", OpName(op), " is not supported on ", FamilyName(fam)));
     return r;
   }
-  // 2. Generic: at least one input and one output.
+  // 2. Generic: at least one input and one output; well-formed operands and attributes.
   int n_in = 0;
   for (int32_t t : op.inputs) n_in += t != kNoTensor;
   if (n_in == 0 || op.outputs.empty()) {
     r.push_back("operator needs at least one input and one output");
     return r;
+  }
+  if (static_cast<int>(op.inputs.size()) < MinInputs(op.kind) || !AttrsMatch(op)) {
+    r.push_back(absl::StrCat("malformed ", OpName(op), " (missing operands or attributes)"));
+    return r;
+  }
+  for (int i = 0; i < MinInputs(op.kind); ++i) {
+    if (op.inputs[i] == kNoTensor && !(op.kind == OpKind::kTransposeConv && i == 3)) {
+      r.push_back(absl::StrCat("malformed ", OpName(op), ": required input ", i, " is absent"));
+      return r;
+    }
   }
   // 3. Feature-map data types, static shapes, ranks, quantization.
   bool ifm16 = false;

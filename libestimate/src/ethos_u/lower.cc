@@ -46,6 +46,13 @@ Act ActOf(Activation a) {
   }
 }
 
+// The op's attributes, or defaults when the variant holds another type.
+template <typename T>
+T AttrsOr(const Operator& o) {
+  const T* p = std::get_if<T>(&o.attrs);
+  return p ? *p : T{};
+}
+
 class Lowerer {
  public:
   Lowerer(const Graph& g, const EthosUConfig& cfg, const Arch& arch)
@@ -237,7 +244,7 @@ void Lowerer::LowerOp(int32_t i) {
   };
   switch (o.kind) {
     case OpKind::kConv2D: {
-      const auto& a = o.Attrs<Conv2DAttrs>();
+      const Conv2DAttrs a = AttrsOr<Conv2DAttrs>(o);
       const Tensor& w = sg_.tensors[o.inputs[1]];
       NpuOp op = Base(i, "Conv2D", HwOp::kConvolution);
       op.ifm = in(0);
@@ -252,7 +259,7 @@ void Lowerer::LowerOp(int32_t i) {
       return;
     }
     case OpKind::kDepthwiseConv2D: {
-      const auto& a = o.Attrs<DepthwiseConv2DAttrs>();
+      const DepthwiseConv2DAttrs a = AttrsOr<DepthwiseConv2DAttrs>(o);
       const Tensor& w = sg_.tensors[o.inputs[1]];
       NpuOp op = Base(i, "DepthwiseConv2D", HwOp::kDepthwise);
       op.ifm = in(0);
@@ -267,7 +274,7 @@ void Lowerer::LowerOp(int32_t i) {
       return;
     }
     case OpKind::kTransposeConv: {
-      const auto& a = o.Attrs<TransposeConvAttrs>();
+      const TransposeConvAttrs a = AttrsOr<TransposeConvAttrs>(o);
       const Tensor& w = sg_.tensors[o.inputs[1]];
       NpuOp op = Base(i, "TransposeConv2D", HwOp::kConvolution);
       op.ifm = in(2);
@@ -283,7 +290,7 @@ void Lowerer::LowerOp(int32_t i) {
       return;
     }
     case OpKind::kFullyConnected: {
-      const auto& a = o.Attrs<FullyConnectedAttrs>();
+      const FullyConnectedAttrs a = AttrsOr<FullyConnectedAttrs>(o);
       const Tensor& w = sg_.tensors[o.inputs[1]];
       NpuOp op = Base(i, "FullyConnected", HwOp::kVectorProduct);
       op.ifm = in(0);
@@ -344,7 +351,7 @@ void Lowerer::LowerOp(int32_t i) {
       return;
     }
     case OpKind::kMaxPool2D: case OpKind::kAveragePool2D: {
-      const auto& a = o.Attrs<Pool2DAttrs>();
+      const Pool2DAttrs a = AttrsOr<Pool2DAttrs>(o);
       NpuOp op = Base(i, o.kind == OpKind::kMaxPool2D ? "MaxPool" : "AvgPool", HwOp::kPooling);
       op.pool = o.kind == OpKind::kMaxPool2D ? PoolKind::kMax : PoolKind::kAvg;
       op.ifm = in(0);
