@@ -187,3 +187,254 @@ TEST_CASE("int8 lowering: transpose conv and batch matmul", "[runtime]") {
 }  // namespace
 }  // namespace runtime
 }  // namespace mica
+
+namespace mica {
+namespace runtime {
+namespace {
+
+// ---- int16 activations: hand-built one-operator graphs against float math ------------------
+
+Tensor Q16(const std::string& name, std::vector<int32_t> shape, float scale,
+           DType dtype = DType::kInt16) {
+  Tensor t;
+  t.name = name;
+  t.shape = std::move(shape);
+  t.dtype = dtype;
+  t.quant.scale = {scale};
+  t.quant.zero_point = {0};
+  return t;
+}
+
+struct Int16Case {
+  Graph g;
+  std::vector<std::vector<int16_t>> inputs;
+};
+
+// Adds tensors and one operator; inputs are the non-constant tensors in order.
+int32_t AddTensor(Graph* g, Tensor t) {
+  g->main().tensors.push_back(std::move(t));
+  return static_cast<int32_t>(g->main().tensors.size() - 1);
+}
+
+std::vector<float> Deq16(const HostTensor& h, float scale) {
+  std::vector<float> v(h.bytes.size() / 2);
+  for (size_t i = 0; i < v.size(); ++i) {
+    int16_t q;
+    std::memcpy(&q, &h.bytes[2 * i], 2);
+    v[i] = scale * q;
+  }
+  return v;
+}
+
+HostTensor I16(const std::vector<int32_t>& shape, const std::vector<int16_t>& v) {
+  HostTensor h{DType::kInt16, shape, std::vector<uint8_t>(v.size() * 2)};
+  std::memcpy(h.bytes.data(), v.data(), h.bytes.size());
+  return h;
+}
+
+// Runs a one-op int16 graph: `op` reads tensors `ins` (graph inputs: `graph_inputs`) and
+// writes tensor `out`; compares with `want` (float) within `tol`.
+void RunInt16(Graph g, Operator op, const std::vector<int32_t>& graph_inputs,
+              const std::vector<std::vector<int16_t>>& values, const std::vector<float>& want,
+              double tol) {
+  Subgraph& sg = g.main();
+  sg.inputs = graph_inputs;
+  sg.outputs = op.outputs;
+  sg.ops.push_back(op);
+  const float s_out = sg.tensors[op.outputs[0]].quant.scale[0];
+  for (kernels::Isa isa : HostIsas()) {
+    CAPTURE(kernels::IsaName(isa));
+    ExecutorOptions o;
+    o.isa = isa;
+    auto exec = Executor::Create(g, o);
+    if (!exec.ok()) FAIL(std::string(exec.status().message()));
+    std::vector<HostTensor> in;
+    for (size_t i = 0; i < graph_inputs.size(); ++i) {
+      in.push_back(I16(sg.tensors[graph_inputs[i]].shape, values[i]));
+    }
+    auto out = (*exec)->Run(in);
+    if (!out.ok()) FAIL(std::string(out.status().message()));
+    const std::vector<float> got = Deq16((*out)[0], s_out);
+    REQUIRE(got.size() == want.size());
+    double max_err = 0;
+    for (size_t i = 0; i < got.size(); ++i) {
+      const double clamped = std::min(std::max<double>(want[i], -32768.0 * s_out), 32767.0 * s_out);
+      max_err = std::max(max_err, std::fabs(got[i] - clamped));
+    }
+    CAPTURE(max_err, s_out);
+    CHECK(max_err <= tol);
+  }
+}
+
+std::vector<int16_t> RandomI16(std::mt19937_64& rng, size_t n, int limit) {
+  std::uniform_int_distribution<int> d(-limit, limit);
+  std::vector<int16_t> v(n);
+  for (int16_t& x : v) x = static_cast<int16_t>(d(rng));
+  return v;
+}
+
+Graph Empty() {
+  Graph g;
+  g.source_format = ModelFormat::kBuilt;
+  g.subgraphs.emplace_back();
+  return g;
+}
+
+TEST_CASE("int16 lowering: add, mul, activations, softmax, pools, mean, fully connected",
+          "[runtime]") {
+  const uint64_t seed = mica::testing::TestSeed(401);
+  CAPTURE(seed);
+  std::mt19937_64 rng(seed);
+  const float s_in = 1.0f / 4096, s_in2 = 1.0f / 8192;
+  SECTION("add / mul with broadcast") {
+    for (OpKind kind : {OpKind::kAdd, OpKind::kMul}) {
+      CAPTURE(OpKindName(kind));
+      Graph g = Empty();
+      const int32_t a = AddTensor(&g, Q16("a", {2, 5}, s_in));
+      const int32_t b = AddTensor(&g, Q16("b", {5}, s_in2));
+      const float s_out = kind == OpKind::kAdd ? 1.0f / 2048 : 1.0f / 1024;
+      const int32_t y = AddTensor(&g, Q16("y", {2, 5}, s_out));
+      Operator op;
+      op.kind = kind;
+      op.attrs = ElementwiseAttrs{};
+      op.inputs = {a, b};
+      op.outputs = {y};
+      const auto av = RandomI16(rng, 10, 20000), bv = RandomI16(rng, 5, 20000);
+      std::vector<float> want;
+      for (int i = 0; i < 10; ++i) {
+        const float x = s_in * av[i], z = s_in2 * bv[i % 5];
+        want.push_back(kind == OpKind::kAdd ? x + z : x * z);
+      }
+      RunInt16(g, op, {a, b}, {av, bv}, want, 1.01 * s_out);
+    }
+  }
+  SECTION("logistic / tanh") {
+    for (OpKind kind : {OpKind::kLogistic, OpKind::kTanh}) {
+      CAPTURE(OpKindName(kind));
+      Graph g = Empty();
+      const int32_t x = AddTensor(&g, Q16("x", {64}, s_in));
+      const int32_t y = AddTensor(&g, Q16("y", {64}, 1.0f / 32768));
+      Operator op;
+      op.kind = kind;
+      op.inputs = {x};
+      op.outputs = {y};
+      const auto xv = RandomI16(rng, 64, 32767);
+      std::vector<float> want;
+      for (int16_t q : xv) {
+        const double v = s_in * q;
+        want.push_back(static_cast<float>(kind == OpKind::kLogistic ? 1 / (1 + std::exp(-v))
+                                                                    : std::tanh(v)));
+      }
+      RunInt16(g, op, {x}, {xv}, want, 8.0 / 32768);
+    }
+  }
+  SECTION("softmax") {
+    Graph g = Empty();
+    const int32_t x = AddTensor(&g, Q16("x", {3, 10}, s_in));
+    const int32_t y = AddTensor(&g, Q16("y", {3, 10}, 1.0f / 32768));
+    Operator op;
+    op.kind = OpKind::kSoftmax;
+    op.attrs = SoftmaxAttrs{1.0f};
+    op.inputs = {x};
+    op.outputs = {y};
+    const auto xv = RandomI16(rng, 30, 12000);
+    std::vector<float> want;
+    for (int r = 0; r < 3; ++r) {
+      double mx = -1e9, sum = 0;
+      for (int i = 0; i < 10; ++i) mx = std::max(mx, static_cast<double>(s_in * xv[r * 10 + i]));
+      for (int i = 0; i < 10; ++i) sum += std::exp(s_in * xv[r * 10 + i] - mx);
+      for (int i = 0; i < 10; ++i) {
+        want.push_back(static_cast<float>(std::exp(s_in * xv[r * 10 + i] - mx) / sum));
+      }
+    }
+    RunInt16(g, op, {x}, {xv}, want, 2e-3);
+  }
+  SECTION("average / max pool and mean") {
+    for (OpKind kind : {OpKind::kAveragePool2D, OpKind::kMaxPool2D, OpKind::kMean}) {
+      CAPTURE(OpKindName(kind));
+      Graph g = Empty();
+      const int32_t x = AddTensor(&g, Q16("x", {1, 4, 4, 2}, s_in));
+      Operator op;
+      op.kind = kind;
+      op.inputs = {x};
+      int32_t y;
+      if (kind == OpKind::kMean) {
+        Tensor axes;
+        axes.name = "axes";
+        axes.dtype = DType::kInt32;
+        axes.shape = {2};
+        const int32_t ax[2] = {1, 2};
+        axes.data = g.AddConstData(std::vector<uint8_t>(reinterpret_cast<const uint8_t*>(ax),
+                                                        reinterpret_cast<const uint8_t*>(ax) + 8));
+        op.inputs.push_back(AddTensor(&g, axes));
+        op.attrs = ReduceAttrs{false};
+        y = AddTensor(&g, Q16("y", {1, 2}, s_in));
+      } else {
+        Pool2DAttrs a;
+        a.filter_h = a.filter_w = 2;
+        a.stride_h = a.stride_w = 2;
+        op.attrs = a;
+        y = AddTensor(&g, Q16("y", {1, 2, 2, 2}, s_in));
+      }
+      op.outputs = {y};
+      const auto xv = RandomI16(rng, 32, 30000);
+      std::vector<float> want;
+      if (kind == OpKind::kMean) {
+        for (int c = 0; c < 2; ++c) {
+          double s = 0;
+          for (int i = 0; i < 16; ++i) s += s_in * xv[i * 2 + c];
+          want.push_back(static_cast<float>(s / 16));
+        }
+      } else {
+        for (int oy = 0; oy < 2; ++oy)
+          for (int ox = 0; ox < 2; ++ox)
+            for (int c = 0; c < 2; ++c) {
+              double s = 0, m = -1e9;
+              for (int ky = 0; ky < 2; ++ky)
+                for (int kx = 0; kx < 2; ++kx) {
+                  const double v = s_in * xv[((oy * 2 + ky) * 4 + ox * 2 + kx) * 2 + c];
+                  s += v / 4;
+                  m = std::max(m, v);
+                }
+              want.push_back(static_cast<float>(kind == OpKind::kMaxPool2D ? m : s));
+            }
+      }
+      RunInt16(g, op, {x}, {xv}, want, 1.01 * s_in);
+    }
+  }
+  SECTION("fully connected 16x8 with int64 bias") {
+    Graph g = Empty();
+    const int32_t x = AddTensor(&g, Q16("x", {2, 8}, s_in));
+    Tensor w = Q16("w", {3, 8}, 0.01f, DType::kInt8);
+    std::vector<int8_t> wv(24);
+    std::uniform_int_distribution<int> wd(-127, 127);
+    for (int8_t& v : wv) v = static_cast<int8_t>(wd(rng));
+    w.data = g.AddConstData(std::vector<uint8_t>(wv.begin(), wv.end()));
+    const int32_t wi = AddTensor(&g, w);
+    Tensor b = Q16("b", {3}, s_in * 0.01f, DType::kInt64);
+    const int64_t bv[3] = {100000, -50000, 7};
+    b.data = g.AddConstData(std::vector<uint8_t>(reinterpret_cast<const uint8_t*>(bv),
+                                                 reinterpret_cast<const uint8_t*>(bv) + 24));
+    const int32_t bi = AddTensor(&g, b);
+    const float s_out = 1.0f / 512;
+    const int32_t y = AddTensor(&g, Q16("y", {2, 3}, s_out));
+    Operator op;
+    op.kind = OpKind::kFullyConnected;
+    op.attrs = FullyConnectedAttrs{};
+    op.inputs = {x, wi, bi};
+    op.outputs = {y};
+    const auto xv = RandomI16(rng, 16, 30000);
+    std::vector<float> want;
+    for (int r = 0; r < 2; ++r)
+      for (int o = 0; o < 3; ++o) {
+        double acc = static_cast<double>(bv[o]) * s_in * 0.01;
+        for (int i = 0; i < 8; ++i) acc += (s_in * xv[r * 8 + i]) * (0.01 * wv[o * 8 + i]);
+        want.push_back(static_cast<float>(acc));
+      }
+    RunInt16(g, op, {x}, {xv}, want, 1.01 * s_out);
+  }
+}
+
+}  // namespace
+}  // namespace runtime
+}  // namespace mica
