@@ -211,7 +211,10 @@ class Pass {
     std::set<int32_t> graph_inputs(in_.inputs.begin(), in_.inputs.end());
     for (size_t i = 0; i < in_.ops.size(); ++i) {
       const Operator& op = in_.ops[i];
-      if (op.kind != OpKind::kConcatenation || !IsFloatActivation(op.outputs.at(0))) continue;
+      if (op.kind != OpKind::kConcatenation || op.outputs.empty() ||
+          !IsFloatActivation(op.outputs[0])) {
+        continue;
+      }
       const std::string ctx = absl::StrCat("output of operator ", i, " CONCATENATION");
       MICA_ASSIGN_OR_RETURN(TensorRange r, RangeOf(op.outputs[0], ctx));
       for (int32_t t : op.inputs) {

@@ -55,6 +55,9 @@ TEST_CASE("inspect --json reports MACs, weights and arena peak of a zoo model") 
   CHECK(TotalsField(r.out, "weight_bytes") == std::to_string(cost.unique_constant_bytes));
   CHECK(TotalsField(r.out, "arena_peak_bytes") == std::to_string(plan->peak_bytes));
   CHECK(TotalsField(r.out, "arena_alignment") == "16");
+  CHECK(TotalsField(r.out, "arena_lower_bound_bytes") ==
+        std::to_string(PeakLiveBytes(ComputeLifetimes(g->main()))));
+  CHECK(TotalsField(r.out, "arena_lower_bound_bytes") == "64000");  // two 1x25x5x64 float32
   // First operator: CONV_2D reading the 1x49x10x1 input.
   CHECK(r.out.find("\"kind\": \"CONV_2D\"") < r.out.find("\"kind\": \"DEPTHWISE_CONV_2D\""));
   CHECK(r.out.find("\"shape\": [1, 49, 10, 1]") != std::string::npos);

@@ -25,7 +25,8 @@
 //     ],
 //     "totals": { "operators": <n>, "macs": <sum>, "weight_bytes": <bytes of distinct constant
 //                 tensors the operators read>, "arena_peak_bytes": <activation arena peak>,
-//                 "arena_alignment": 16 }
+//                 "arena_alignment": 16, "arena_lower_bound_bytes": <bytes live at the busiest
+//                 operator: no plan can do better> }
 //   }
 //   <tensor> = { "index": <tensor index>, "name": "...", "shape": [d0, d1, ...],
 //                "dtype": "int8" | "float32" | ..., "constant": true|false,
@@ -182,11 +183,12 @@ int RunInspect(const std::vector<std::string>& args) {
 
   const GraphCost cost = AnalyzeCost(sg);
   bool have_arena = false;
-  size_t arena_peak = 0;
+  size_t arena_peak = 0, arena_bound = 0;
   std::string arena_error;
   if (absl::StatusOr<std::vector<int32_t>> order = TopologicalOrder(sg); order.ok()) {
-    absl::StatusOr<ArenaPlan> plan =
-        PlanArena(ComputeLifetimes(sg, *order), ArenaOptions{kAlignment});
+    const std::vector<TensorLifetime> lifetimes = ComputeLifetimes(sg, *order);
+    arena_bound = PeakLiveBytes(lifetimes);
+    absl::StatusOr<ArenaPlan> plan = PlanArena(lifetimes, ArenaOptions{kAlignment});
     if (plan.ok()) {
       have_arena = true;
       arena_peak = plan->peak_bytes;
@@ -241,6 +243,11 @@ int RunInspect(const std::vector<std::string>& args) {
       w.Key("arena_peak_bytes").Null();
     }
     w.Key("arena_alignment").UInt(kAlignment);
+    if (have_arena) {
+      w.Key("arena_lower_bound_bytes").UInt(arena_bound);
+    } else {
+      w.Key("arena_lower_bound_bytes").Null();
+    }
     w.EndObject();
     w.EndObject();
     std::cout << w.str() << "\n";
@@ -279,7 +286,9 @@ int RunInspect(const std::vector<std::string>& args) {
             << FormatInt(cost.unique_constant_bytes, true) << " weight bytes (distinct constants)\n";
   if (have_arena) {
     std::cout << "arena:     " << FormatInt(static_cast<int64_t>(arena_peak), true)
-              << " bytes peak (greedy by size, first fit, " << kAlignment << "-byte alignment)\n";
+              << " bytes peak (greedy by size, first fit, " << kAlignment
+              << "-byte alignment); lower bound "
+              << FormatInt(static_cast<int64_t>(arena_bound), true) << " (live at the busiest op)\n";
   } else {
     std::cout << "arena:     n/a (" << arena_error << ")\n";
   }
