@@ -1,12 +1,17 @@
-# Runs every libFuzzer target for a bounded time; any crash, leak, sanitizer report or broken
-# round trip fails the test. Invoked by ctest (test/fuzz/CMakeLists.txt) as
+# Runs every libFuzzer target deterministically: first the committed corpus is replayed, then a
+# search with a fixed seed and a fixed number of executions, so every run of the suite explores
+# the same inputs (a finding fails every run of that commit, not one in N). Any crash, leak,
+# sanitizer report or broken round trip fails the test; the reproducer is left in
+# BUILD_DIR/artifacts/<target>/ and belongs in test/fuzz/corpus/<target>/ once fixed.
+# Invoked by ctest (test/fuzz/CMakeLists.txt) as
 #   cmake -DSOURCE_DIR=... -DBUILD_DIR=... -DSHARED_DIR=... -DCLANG=... -DCLANGXX=...
-#         -DSECONDS=60 -P RunFuzzers.cmake
-# Corpus per target fuzz_<fmt>: what earlier runs found (BUILD_DIR/corpus/fuzz_<fmt>), seeds
-# written by mica_fuzz_seeds (tflite) and every *.<fmt> model under SHARED_DIR/models (read in
-# place, never copied into the source tree).
+#         -DRUNS=400000 -DSEED=1 -DMAX_SECONDS=240 -P RunFuzzers.cmake
+# Corpus per target fuzz_<fmt>: the committed corpus (SOURCE_DIR/test/fuzz/corpus/fuzz_<fmt>),
+# seeds written by mica_fuzz_seeds (tflite) and every *.<fmt> model under SHARED_DIR/models
+# (read in place, never copied into the source tree). What the search adds goes to a scratch
+# folder emptied at each run.
 cmake_minimum_required(VERSION 3.25)
-foreach(v SOURCE_DIR BUILD_DIR CLANG CLANGXX SECONDS)
+foreach(v SOURCE_DIR BUILD_DIR CLANG CLANGXX RUNS SEED MAX_SECONDS)
   if(NOT ${v})
     message(FATAL_ERROR "RunFuzzers.cmake: ${v} is not set")
   endif()
@@ -43,10 +48,14 @@ set(summary "")
 foreach(fuzzer IN LISTS fuzzers)
   get_filename_component(name ${fuzzer} NAME)
   string(REGEX REPLACE "^fuzz_" "" format ${name})
-  set(corpus ${BUILD_DIR}/corpus/${name})
+  set(scratch ${BUILD_DIR}/corpus/${name})
   set(artifacts ${BUILD_DIR}/artifacts/${name})
-  file(MAKE_DIRECTORY ${corpus} ${artifacts} ${seeds}/${name})
-  set(dirs ${corpus} ${seeds}/${name})
+  file(REMOVE_RECURSE ${scratch} ${artifacts})
+  file(MAKE_DIRECTORY ${scratch} ${artifacts} ${seeds}/${name})
+  set(dirs ${seeds}/${name})
+  if(IS_DIRECTORY ${SOURCE_DIR}/test/fuzz/corpus/${name})
+    list(APPEND dirs ${SOURCE_DIR}/test/fuzz/corpus/${name})
+  endif()
   if(SHARED_DIR AND IS_DIRECTORY ${SHARED_DIR}/models)
     file(GLOB_RECURSE shared_models ${SHARED_DIR}/models/*.${format})
     set(model_dirs "")
@@ -57,10 +66,12 @@ foreach(fuzzer IN LISTS fuzzers)
     list(REMOVE_DUPLICATES model_dirs)
     list(APPEND dirs ${model_dirs})
   endif()
-  message(STATUS "fuzz: ${name} for ${SECONDS} s on ${dirs}")
+  # The scratch folder comes first: libFuzzer writes new inputs only to the first folder.
+  message(STATUS "fuzz: ${name}: ${RUNS} executions, seed ${SEED}, on ${dirs}")
   execute_process(
-    COMMAND ${fuzzer} -max_total_time=${SECONDS} -timeout=30 -rss_limit_mb=2560
-            -print_final_stats=1 -artifact_prefix=${artifacts}/ ${dirs}
+    COMMAND ${fuzzer} -seed=${SEED} -runs=${RUNS} -max_total_time=${MAX_SECONDS} -timeout=30
+            -rss_limit_mb=2560 -print_final_stats=1 -artifact_prefix=${artifacts}/
+            ${scratch} ${dirs}
     RESULT_VARIABLE rc OUTPUT_VARIABLE log ERROR_VARIABLE log)
   file(WRITE ${BUILD_DIR}/${name}.log "${log}")
   string(REGEX MATCH "stat::number_of_executed_units: *([0-9]+)" _ "${log}")
@@ -75,6 +86,7 @@ foreach(fuzzer IN LISTS fuzzers)
     message(FATAL_ERROR "fuzz: ${name} FAILED (exit ${rc}) after ${execs} executions; "
                         "reproducer in ${artifacts}, full log ${BUILD_DIR}/${name}.log\n${tail}")
   endif()
-  string(APPEND summary "${name}: ${execs} executions in ${SECONDS} s, no crash\n")
+  string(REGEX MATCH "stat::average_exec_per_sec: *([0-9]+)" _ "${log}")
+  string(APPEND summary "${name}: ${execs} executions (seed ${SEED}, ${CMAKE_MATCH_1}/s), no finding\n")
 endforeach()
 message(STATUS "fuzz summary:\n${summary}")

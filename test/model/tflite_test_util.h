@@ -30,6 +30,9 @@ struct FbTensor {
   int32_t quantized_dimension = 0;
   std::optional<std::vector<int32_t>> shape_signature;
   bool is_variable = false;
+  // Writes `zero_point` with its int64 elements 4 bytes past an 8-byte boundary (see
+  // CreateMisalignedInt64Vector).
+  bool misaligned_zero_point = false;
 };
 
 inline FbTensor MakeTensor(std::vector<int32_t> shape, int8_t type, uint32_t buffer,
@@ -83,6 +86,26 @@ struct FbModel {
   int extra_subgraphs = 0;  // copies of the subgraph appended after it
 };
 
+// Returns a [long] vector whose elements start 4 bytes past an 8-byte boundary of the finished
+// buffer. The flatbuffers verifier accepts it (it checks a vector's length prefix for 4-byte
+// alignment only), so a reader must not load the elements through an int64 pointer. Built as
+// an int32 vector [n, lo0, hi0, lo1, hi1, ...] whose first element doubles as the int64
+// vector's length prefix.
+inline flatbuffers::Offset<flatbuffers::Vector<int64_t>> CreateMisalignedInt64Vector(
+    flatbuffers::FlatBufferBuilder& b, const std::vector<int64_t>& values) {
+  std::vector<int32_t> words = {static_cast<int32_t>(values.size())};
+  for (int64_t v : values) {
+    words.push_back(static_cast<int32_t>(static_cast<uint64_t>(v) & 0xffffffffu));
+    words.push_back(static_cast<int32_t>(static_cast<uint64_t>(v) >> 32));
+  }
+  b.Align(8);  // the finished buffer's size becomes a multiple of 8
+  // The int32 vector's offset (from the buffer's end) must be 4 mod 8, so that the fake
+  // length prefix 4 bytes further on sits on an 8-byte boundary and the elements do not.
+  if ((b.GetSize() + 4 * (words.size() + 1)) % 8 != 4) b.PushElement<uint32_t>(0);
+  const flatbuffers::uoffset_t o = b.CreateVector(words).o;
+  return flatbuffers::Offset<flatbuffers::Vector<int64_t>>(o - 4);
+}
+
 inline std::vector<uint8_t> BuildFlatbuffer(const FbModel& m) {
   flatbuffers::FlatBufferBuilder b;
   std::vector<flatbuffers::Offset<tfl::Buffer>> buffers;
@@ -118,7 +141,9 @@ inline std::vector<uint8_t> BuildFlatbuffer(const FbModel& m) {
     flatbuffers::Offset<tfl::QuantizationParameters> q = 0;
     if (!t.scale.empty() || !t.zero_point.empty()) {
       q = tfl::CreateQuantizationParameters(
-          b, 0, 0, b.CreateVector(t.scale), b.CreateVector(t.zero_point),
+          b, 0, 0, b.CreateVector(t.scale),
+          t.misaligned_zero_point ? CreateMisalignedInt64Vector(b, t.zero_point)
+                                  : b.CreateVector(t.zero_point),
           tfl::QuantizationDetails_NONE, 0, t.quantized_dimension);
     }
     tensors.push_back(

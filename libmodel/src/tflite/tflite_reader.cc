@@ -6,8 +6,10 @@
 // ValidateGraph then checks the semantics (indices, sizes, order, attributes).
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -33,6 +35,20 @@ constexpr size_t kMaxMetadataBytes = 64 * 1024;
 constexpr uint32_t kSchemaVersion = 3;
 // A non-null pointer for zero-length constants (ConstData treats null as "not constant").
 const uint8_t kEmptyConstant = 0;
+// Constant data is handed out as typed pointers (ConstData::as<T>), so a tensor's data must
+// start at a multiple of its element size. The schema asks writers for 16 (force_align), but
+// real files are not always so aligned; a tensor whose data is misaligned for its type is read
+// through a graph-owned aligned copy of its buffer.
+uintptr_t ElementAlignment(DType t) {
+  switch (t) {
+    case DType::kInt64: return 8;
+    case DType::kFloat32:
+    case DType::kInt32: return 4;
+    case DType::kInt16:
+    case DType::kFloat16: return 2;
+    default: return 1;
+  }
+}
 
 absl::StatusOr<DType> DTypeFromTflite(int8_t t) {
   switch (t) {
@@ -53,10 +69,18 @@ absl::StatusOr<DType> DTypeFromTflite(int8_t t) {
   return absl::UnimplementedError(absl::StrCat("element type ", name, " is not supported by mica"));
 }
 
+// Copies a verified vector of scalars. The verifier checks a vector's length prefix for
+// 4-byte alignment only, so the elements of a [long] vector may sit at any multiple of 4:
+// they are copied as bytes, never read through a typed pointer (flatbuffers are
+// little-endian, like every host mica builds for).
 template <typename T>
 std::vector<T> ToVector(const flatbuffers::Vector<T>* v) {
+  static_assert(std::is_arithmetic_v<T>, "ToVector copies scalars only");
+  static_assert(FLATBUFFERS_LITTLEENDIAN, "mica reads flatbuffers on little-endian hosts only");
   if (v == nullptr) return {};
-  return std::vector<T>(v->begin(), v->end());
+  std::vector<T> out(v->size());
+  if (!out.empty()) std::memcpy(out.data(), v->Data(), out.size() * sizeof(T));
+  return out;
 }
 
 std::string ToString(const flatbuffers::String* s) {
@@ -111,6 +135,7 @@ class TfliteReader {
     graph.storage.push_back(bytes_);
     graph.description = ToString(model.description());
 
+    graph_ = &graph;
     MICA_RETURN_IF_ERROR(ReadBuffers(model));
     MICA_RETURN_IF_ERROR(ReadOpcodes(model));
     MICA_RETURN_IF_ERROR(ReadMetadata(model, &graph));
@@ -303,7 +328,7 @@ class TfliteReader {
       const bool no_elements =
           std::find(tensor->shape.begin(), tensor->shape.end(), 0) != tensor->shape.end();
       if (view.size > 0 || (view.present && no_elements)) {
-        tensor->data = ConstData{view.ptr, view.size};
+        tensor->data = ConstData{AlignedFor(b, tensor->dtype), view.size};
       }
     }
     return absl::OkStatus();
@@ -670,6 +695,20 @@ class TfliteReader {
   // Flatbuffers may point many objects at one vector or string; a file whose copied-out
   // contents (names, shapes, index lists, options) exceed twice its own size is refused
   // rather than allowed to amplify into unbounded memory.
+  // Returns buffer `b`'s bytes at an address aligned for `dtype`: the file's own bytes when
+  // they are, else an aligned copy owned by the graph (made once per buffer, so the copies
+  // never exceed the file's size).
+  const uint8_t* AlignedFor(uint32_t b, DType dtype) const {
+    const BufferView& view = buffers_[b];
+    if (reinterpret_cast<uintptr_t>(view.ptr) % ElementAlignment(dtype) == 0) return view.ptr;
+    if (aligned_copies_.size() < buffers_.size()) aligned_copies_.resize(buffers_.size());
+    if (aligned_copies_[b] == nullptr) {
+      aligned_copies_[b] =
+          graph_->AddConstData(std::vector<uint8_t>(view.ptr, view.ptr + view.size)).ptr;
+    }
+    return aligned_copies_[b];
+  }
+
   absl::Status Charge(uint64_t bytes, const std::string& where) const {
     copied_ += bytes;
     if (copied_ > 2 * static_cast<uint64_t>(bytes_->size()) + (uint64_t{1} << 20)) {
@@ -683,6 +722,8 @@ class TfliteReader {
   std::string origin_;
   mutable uint64_t copied_ = 0;
   std::vector<BufferView> buffers_;
+  Graph* graph_ = nullptr;  // the graph being read (owns aligned copies of buffers)
+  mutable std::vector<const uint8_t*> aligned_copies_;
   std::vector<OpCode> opcodes_;
 };
 

@@ -53,6 +53,8 @@ struct Quantization {
 
 // A read-only view of a constant buffer. The bytes are owned by the Graph that holds the tensor
 // (a loaded file or builder storage) and live as long as that Graph or any copy of it.
+// Loaders guarantee `ptr` is aligned for the tensor's element type (a TFLite buffer that is not
+// is read through an aligned copy), so `as<T>()` with that type is a valid typed view.
 struct ConstData {
   const uint8_t* ptr = nullptr;
   size_t size = 0;
