@@ -4,11 +4,14 @@
 #include <cstdio>
 
 #include "mica/base/check.h"
+#include "mica/base/text.h"
 
 namespace mica {
 namespace cli {
 
-std::string JsonQuote(std::string_view s) {
+std::string JsonQuote(std::string_view raw) {
+  // Strings from model files may hold any bytes; JSON must be valid UTF-8.
+  const std::string s = ValidUtf8(raw);
   std::string out;
   out.reserve(s.size() + 2);
   out += '"';

@@ -1,7 +1,8 @@
 // mica CLI — a tiny streaming JSON writer for machine-readable command output.
 //
 // Output is stable: keys appear in the order written, floats use a fixed printf format, and
-// strings are escaped per RFC 8259 (control characters as \u00XX, UTF-8 passed through).
+// strings are escaped per RFC 8259 (control characters as \u00XX, valid UTF-8 passed through,
+// invalid UTF-8 replaced by U+FFFD so the document is always valid).
 // Nesting mistakes (a value without a key inside an object, unbalanced End*) are programming
 // errors and abort via MICA_CHECK.
 //

@@ -1,7 +1,9 @@
 // mica — ML Inference Cost Advisor: the command-line front end.
 #include <algorithm>
 #include <cstdio>
+#include <exception>
 #include <iostream>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -56,9 +58,10 @@ int Failure(const std::string& message) {
 }  // namespace cli
 }  // namespace mica
 
-int main(int argc, char** argv) {
+namespace {
+
+int Main(const std::vector<std::string>& args) {
   using namespace mica::cli;
-  std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     PrintHelp();
     return args.empty() ? kExitUsage : kExitOk;
@@ -78,4 +81,19 @@ int main(int argc, char** argv) {
   }
   if (args[0].rfind("-", 0) == 0) return UsageError("unknown flag '" + args[0] + "' (try --help)");
   return UsageError("unknown command '" + args[0] + "' (try --help)");
+}
+
+}  // namespace
+
+// No path may end in an uncaught exception: a model that needs more memory than the machine
+// has (or a library's exception) becomes one line and exit code 1, like any other failure.
+int main(int argc, char** argv) {
+  try {
+    return Main(std::vector<std::string>(argv + 1, argv + argc));
+  } catch (const std::bad_alloc&) {
+    return mica::cli::Failure(
+        "out of memory (the model or its data are too large for this machine)");
+  } catch (const std::exception& e) {
+    return mica::cli::Failure(std::string("internal error: ") + e.what());
+  }
 }

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "mica/base/check.h"
+#include "mica/base/text.h"
 
 namespace mica {
 namespace cli {
@@ -53,6 +54,8 @@ void Table::AddColumn(std::string header, Align align) {
 void Table::AddRow(std::vector<std::string> cells) {
   MICA_CHECK(cells.size() <= columns_.size());
   cells.resize(columns_.size());
+  // Cells may carry names from model files: never send their control bytes to a terminal.
+  for (std::string& cell : cells) cell = PrintableText(cell);
   rows_.push_back(Row{false, std::move(cells)});
 }
 

@@ -685,7 +685,10 @@ int RunCheck(const std::vector<std::string>& args) {
   std::string text = json ? RenderJson(model_path, *graph, runs, compatibility, performance)
                           : RenderText(model_path, *graph, runs, compatibility, performance);
   if (!output.empty()) {
-    absl::Status s = WriteFileBytes(output, std::vector<uint8_t>(text.begin(), text.end()));
+    if (IsSameFile(output, model_path)) {
+      return Failure(absl::StrCat(output, ": is the model itself; the report needs another file"));
+    }
+    absl::Status s = WriteFileBytes(output, text);
     if (!s.ok()) return Failure(std::string(s.message()));
   } else {
     std::cout << text;

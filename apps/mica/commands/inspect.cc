@@ -45,6 +45,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "mica/args.h"
+#include "mica/base/text.h"
 #include "mica/command.h"
 #include "mica/json.h"
 #include "mica/model/analysis.h"
@@ -160,7 +161,7 @@ std::string IoSummary(const Subgraph& sg, const std::vector<int32_t>& ids) {
       q = absl::StrCat(" (scale ", JsonDouble(t.quant.scale[0], 6), ", zero point ",
                        t.quant.zero_point.empty() ? 0 : t.quant.zero_point[0], ")");
     }
-    parts.push_back(absl::StrCat("#", id, " '", t.name, "' ", ShapeText(t.shape), " ",
+    parts.push_back(absl::StrCat("#", id, " '", PrintableText(t.name), "' ", ShapeText(t.shape), " ",
                                  std::string(DTypeName(t.dtype)), q));
   }
   return parts.empty() ? "none" : absl::StrJoin(parts, "; ");
@@ -257,7 +258,9 @@ int RunInspect(const std::vector<std::string>& args) {
   std::cout << "model:     " << path << " (" << FormatKey(g.source_format) << ", "
             << g.subgraphs.size() << " subgraph" << (g.subgraphs.size() == 1 ? "" : "s")
             << (g.subgraphs.size() > 1 ? "; showing subgraph 0" : "") << ")\n";
-  if (!g.description.empty()) std::cout << "about:     " << g.description << "\n";
+  if (!g.description.empty()) {
+    std::cout << "about:     " << PrintableText(g.description) << "\n";
+  }
   std::cout << "inputs:    " << IoSummary(sg, sg.inputs) << "\n";
   std::cout << "outputs:   " << IoSummary(sg, sg.outputs) << "\n\n";
 

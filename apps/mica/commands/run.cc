@@ -20,6 +20,7 @@
 #include <iostream>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -194,25 +195,29 @@ int RunRun(const std::vector<std::string>& args) {
   if (!fs::is_directory(output_dir)) {
     return Failure(absl::StrCat("cannot create output directory '", output_dir, "'"));
   }
+  // Every output (and dump) is written, or none is: a failure leaves no partial set behind.
+  std::vector<std::pair<std::string, std::vector<uint8_t>>> files;
   for (size_t i = 0; i < outputs->size(); ++i) {
     const std::string base = (fs::path(output_dir) / absl::StrCat("output_", i)).string();
-    if (absl::Status s = WriteFileBytes(base + ".bin", (*outputs)[i].bytes); !s.ok()) {
-      return Failure(std::string(s.message()));
-    }
-    if (absl::Status s = runtime::WriteNpy(base + ".npy", (*outputs)[i]); !s.ok()) {
-      return Failure(std::string(s.message()));
-    }
+    files.emplace_back(base + ".bin", (*outputs)[i].bytes);
+    files.emplace_back(base + ".npy", runtime::EncodeNpy((*outputs)[i]));
   }
   if (dump_all) {
     for (const Operator& op : sg.ops) {
       for (int32_t k : op.outputs) {
         if (k < 0) continue;
-        const std::string path = (fs::path(output_dir) / absl::StrCat("t", k, ".bin")).string();
-        if (absl::Status s = WriteFileBytes(path, dumps[k]); !s.ok()) {
-          return Failure(std::string(s.message()));
-        }
+        files.emplace_back((fs::path(output_dir) / absl::StrCat("t", k, ".bin")).string(),
+                           dumps[k]);
       }
     }
+  }
+  for (const auto& file : files) {
+    if (IsSameFile(file.first, models[0])) {
+      return Failure(absl::StrCat(file.first, ": is the model itself; choose another folder"));
+    }
+  }
+  if (absl::Status s = WriteFilesAllOrNone(files); !s.ok()) {
+    return Failure(std::string(s.message()));
   }
 
   const double ms = std::chrono::duration<double, std::milli>(end - start).count();

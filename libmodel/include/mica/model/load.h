@@ -15,15 +15,13 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "mica/base/file.h"
 #include "mica/model/graph.h"
 
 namespace mica {
 
 // Maximum model file size mica reads (larger files are refused, not truncated).
-inline constexpr size_t kMaxModelBytes = size_t{1} << 31;
-
-// Reads a whole file into memory; errors name the path.
-absl::StatusOr<std::shared_ptr<const std::vector<uint8_t>>> ReadFileBytes(const std::string& path);
+inline constexpr size_t kMaxModelBytes = kMaxFileBytes;
 
 // Loads a TFLite or ONNX model, choosing the reader from the contents.
 absl::StatusOr<Graph> LoadModel(const std::string& path);
@@ -39,9 +37,6 @@ absl::StatusOr<Graph> LoadOnnx(std::shared_ptr<const std::vector<uint8_t>> bytes
 
 // Serialises `graph` as a TFLite flatbuffer.
 absl::StatusOr<std::vector<uint8_t>> WriteTflite(const Graph& graph);
-
-// Writes bytes to `path` atomically (temporary file, then rename): never a partial file.
-absl::Status WriteFileBytes(const std::string& path, const std::vector<uint8_t>& bytes);
 
 // Checks the semantic invariants every consumer relies on: indices in range, constant sizes
 // equal shape x dtype, bounded non-negative shapes, acyclic graph, operator arity and attribute
