@@ -205,7 +205,15 @@ TEST_CASE("Op table operand roles and traits are consistent", "[op_info]") {
       CHECK(info.max_inputs == 1);
       CHECK(info.max_outputs == 1);
     }
+    if (HasOpTrait(k, kElementwise)) {
+      CHECK((info.category == OpCategory::kElementwiseBinary ||
+             info.category == OpCategory::kElementwiseUnary ||
+             info.category == OpCategory::kActivation));
+      CHECK(info.max_outputs == 1);
+    }
+    if (info.category == OpCategory::kElementwiseUnary) CHECK(HasOpTrait(k, kElementwise));
     if (info.category == OpCategory::kElementwiseBinary) {
+      CHECK(HasOpTrait(k, kElementwise));
       CHECK(info.min_inputs == 2);
       CHECK(info.max_inputs == 2);
       CHECK(info.max_outputs == 1);
@@ -233,6 +241,21 @@ TEST_CASE(
   want_moves.insert("TRANSPOSE");
   CHECK(rows == want_rows);
   CHECK(moves == want_moves);
+}
+
+TEST_CASE("Elementwise ops: one operand, or two that broadcast", "[op_info]") {
+  std::set<std::string_view> unary, binary;
+  for (OpKind k : AllKinds()) {
+    if (!HasOpTrait(k, kElementwise)) continue;
+    (GetOpInfo(k).max_inputs == 1 ? unary : binary).insert(OpKindName(k));
+  }
+  const std::set<std::string_view> want_unary = {
+      "LOGISTIC",   "TANH", "RELU", "RELU6", "RELU_N1_TO_1", "LEAKY_RELU", "HARD_SWISH",
+      "EXP",        "LOG",  "SQRT", "RSQRT", "ABS",          "NEG"};
+  const std::set<std::string_view> want_binary = {
+      "ADD", "SUB", "MUL", "DIV", "MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE", "PRELU"};
+  CHECK(unary == want_unary);
+  CHECK(binary == want_binary);
 }
 
 TEST_CASE("Op table masks and lookups", "[op_info]") {

@@ -35,6 +35,8 @@ constexpr uint32_t kSchemaVersion = 3;
 // A non-null pointer for zero-length constants (ConstData treats null as "not constant").
 const uint8_t kEmptyConstant = 0;
 
+// Element types and builtin options are converted in tflite_options.cc.
+
 template <typename T>
 std::vector<T> ToVector(const flatbuffers::Vector<T>* v) {
   if (v == nullptr) return {};

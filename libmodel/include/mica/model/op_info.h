@@ -58,6 +58,10 @@ enum OpTrait : uint32_t {
   // gather): the cost is per element. TRANSPOSE is data movement that does
   // this.
   kRemapsElements = 1u << 3,
+  // Elementwise math or activation: output element i depends only on the (broadcast)
+  // input elements at i. QUANTIZE and DEQUANTIZE, elementwise too, are conversions instead
+  // (category kQuantization); SOFTMAX normalizes whole rows.
+  kElementwise = 1u << 4,
 };
 
 // A set of operand indices (bit i: input i). Operands past 31 are in no mask
