@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "mica/base/status_macros.h"
 #include "mica/model/load.h"
+#include "mica/model/op_info.h"
 
 namespace mica {
 namespace {
@@ -118,6 +119,23 @@ absl::StatusOr<Shape> SpatialOut(const Operator& op, const Shape& in, int32_t kh
   return Shape{in[0], oh, ow, channels};
 }
 
+// Output shapes the op table states: elementwise binary ops broadcast their two operands;
+// kSameShape ops keep input 0's shape.
+absl::StatusOr<Shapes> InferFromTable(const Subgraph& sg, const Operator& op) {
+  if (GetOpCategory(op.kind) == OpCategory::kElementwiseBinary) {
+    MICA_ASSIGN_OR_RETURN(const Tensor* a, RequireInput(sg, op, 0, "lhs"));
+    MICA_ASSIGN_OR_RETURN(const Tensor* b, RequireInput(sg, op, 1, "rhs"));
+    MICA_ASSIGN_OR_RETURN(Shape s, Broadcast(op, a->shape, b->shape));
+    return Shapes{s};
+  }
+  if (HasOpTrait(op.kind, kSameShape)) {
+    MICA_ASSIGN_OR_RETURN(const Tensor* in, RequireInput(sg, op, 0, "input"));
+    return Shapes{in->shape};
+  }
+  return absl::UnimplementedError(absl::StrCat(
+      std::string(op.name()), ": shape inference is not implemented for this operator"));
+}
+
 absl::StatusOr<Shapes> InferImpl(const Subgraph& sg, const Operator& op) {
   switch (op.kind) {
     case OpKind::kConv2D: {
@@ -199,18 +217,6 @@ absl::StatusOr<Shapes> InferImpl(const Subgraph& sg, const Operator& op) {
       batch.push_back(n);
       return Shapes{batch};
     }
-    case OpKind::kAdd:
-    case OpKind::kSub:
-    case OpKind::kMul:
-    case OpKind::kDiv:
-    case OpKind::kMaximum:
-    case OpKind::kMinimum:
-    case OpKind::kSquaredDifference: {
-      MICA_ASSIGN_OR_RETURN(const Tensor* a, RequireInput(sg, op, 0, "lhs"));
-      MICA_ASSIGN_OR_RETURN(const Tensor* b, RequireInput(sg, op, 1, "rhs"));
-      MICA_ASSIGN_OR_RETURN(Shape s, Broadcast(op, a->shape, b->shape));
-      return Shapes{s};
-    }
     case OpKind::kPrelu: {
       MICA_ASSIGN_OR_RETURN(const Tensor* a, RequireInput(sg, op, 0, "input"));
       MICA_ASSIGN_OR_RETURN(const Tensor* b, RequireInput(sg, op, 1, "alpha"));
@@ -225,25 +231,6 @@ absl::StatusOr<Shapes> InferImpl(const Subgraph& sg, const Operator& op) {
                                                 a.stride_h, a.stride_w, 1, 1, a.padding,
                                                 in->shape[3]));
       return Shapes{s};
-    }
-    case OpKind::kSoftmax:
-    case OpKind::kLogistic:
-    case OpKind::kTanh:
-    case OpKind::kRelu:
-    case OpKind::kRelu6:
-    case OpKind::kReluN1To1:
-    case OpKind::kLeakyRelu:
-    case OpKind::kHardSwish:
-    case OpKind::kExp:
-    case OpKind::kLog:
-    case OpKind::kSqrt:
-    case OpKind::kRsqrt:
-    case OpKind::kAbs:
-    case OpKind::kNeg:
-    case OpKind::kQuantize:
-    case OpKind::kDequantize: {
-      MICA_ASSIGN_OR_RETURN(const Tensor* in, RequireInput(sg, op, 0, "input"));
-      return Shapes{in->shape};
     }
     case OpKind::kReshape: {
       MICA_ASSIGN_OR_RETURN(const Tensor* in, RequireInput(sg, op, 0, "input"));
@@ -384,9 +371,7 @@ absl::StatusOr<Shapes> InferImpl(const Subgraph& sg, const Operator& op) {
       }
       return Shapes{s};
     }
-    default:
-      return absl::UnimplementedError(
-          absl::StrCat(std::string(op.name()), ": shape inference is not implemented for this operator"));
+    default: return InferFromTable(sg, op);
   }
 }
 
@@ -414,22 +399,23 @@ int32_t ConvOutputSize(int32_t in, int32_t filter, int32_t stride, int32_t dilat
 
 absl::StatusOr<Shapes> InferOutputShapes(const Subgraph& sg, const Operator& op) {
   // Attribute structs are read with std::get: a mismatched variant is bad input, not a crash.
+  // Only the kinds below read attributes during inference; the rest accept any.
   const bool attrs_ok = [&] {
     switch (op.kind) {
-      case OpKind::kConv2D: return std::holds_alternative<Conv2DAttrs>(op.attrs);
-      case OpKind::kDepthwiseConv2D: return std::holds_alternative<DepthwiseConv2DAttrs>(op.attrs);
-      case OpKind::kFullyConnected: return std::holds_alternative<FullyConnectedAttrs>(op.attrs);
-      case OpKind::kBatchMatMul: return std::holds_alternative<BatchMatMulAttrs>(op.attrs);
+      case OpKind::kConv2D:
+      case OpKind::kDepthwiseConv2D:
+      case OpKind::kFullyConnected:
+      case OpKind::kBatchMatMul:
       case OpKind::kMaxPool2D:
-      case OpKind::kAveragePool2D: return std::holds_alternative<Pool2DAttrs>(op.attrs);
+      case OpKind::kAveragePool2D:
       case OpKind::kMean:
       case OpKind::kSum:
-      case OpKind::kReduceMax: return std::holds_alternative<ReduceAttrs>(op.attrs);
-      case OpKind::kReshape:
-        return std::holds_alternative<ReshapeAttrs>(op.attrs) ||
+      case OpKind::kReduceMax:
+      case OpKind::kSqueeze:
+      case OpKind::kConcatenation: return op.attrs.index() == GetOpInfo(op.kind).attrs_index;
+      case OpKind::kReshape:  // the shape operand may stand in for the attribute
+        return op.attrs.index() == GetOpInfo(op.kind).attrs_index ||
                (std::holds_alternative<std::monostate>(op.attrs) && op.inputs.size() > 1);
-      case OpKind::kSqueeze: return std::holds_alternative<SqueezeAttrs>(op.attrs);
-      case OpKind::kConcatenation: return std::holds_alternative<ConcatenationAttrs>(op.attrs);
       default: return true;
     }
   }();
@@ -607,7 +593,7 @@ std::vector<int32_t> GraphBuilder::AddOp(OpKind kind, OpAttrs attrs, std::vector
     return std::vector<int32_t>(num_outputs, kNoTensor);
   }
   // The output takes the dtype of the data operand (TRANSPOSE_CONV's data is input 2).
-  const size_t data_input = kind == OpKind::kTransposeConv ? 2 : 0;
+  const auto data_input = static_cast<size_t>(DataInput(kind));
   DType dtype = graph_.main().tensors[static_cast<size_t>(op.inputs[data_input])].dtype;
   if (kind == OpKind::kDequantize) dtype = DType::kFloat32;
   if (kind == OpKind::kQuantize) dtype = DType::kInt8;

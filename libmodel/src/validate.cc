@@ -12,52 +12,12 @@
 #include "absl/strings/str_join.h"
 #include "mica/base/status_macros.h"
 #include "mica/model/load.h"
+#include "mica/model/op_info.h"
 
 namespace mica {
 namespace internal {
 
-size_t AttrsIndexFor(OpKind kind) {
-  switch (kind) {
-    case OpKind::kConv2D: return kAttrIndex<Conv2DAttrs>;
-    case OpKind::kDepthwiseConv2D: return kAttrIndex<DepthwiseConv2DAttrs>;
-    case OpKind::kTransposeConv: return kAttrIndex<TransposeConvAttrs>;
-    case OpKind::kFullyConnected: return kAttrIndex<FullyConnectedAttrs>;
-    case OpKind::kBatchMatMul: return kAttrIndex<BatchMatMulAttrs>;
-    case OpKind::kAdd:
-    case OpKind::kSub:
-    case OpKind::kMul:
-    case OpKind::kDiv: return kAttrIndex<ElementwiseAttrs>;
-    case OpKind::kMaxPool2D:
-    case OpKind::kAveragePool2D: return kAttrIndex<Pool2DAttrs>;
-    case OpKind::kMean:
-    case OpKind::kSum:
-    case OpKind::kReduceMax: return kAttrIndex<ReduceAttrs>;
-    case OpKind::kSoftmax: return kAttrIndex<SoftmaxAttrs>;
-    case OpKind::kLeakyRelu: return kAttrIndex<LeakyReluAttrs>;
-    case OpKind::kReshape: return kAttrIndex<ReshapeAttrs>;
-    case OpKind::kSqueeze: return kAttrIndex<SqueezeAttrs>;
-    case OpKind::kConcatenation: return kAttrIndex<ConcatenationAttrs>;
-    case OpKind::kSplit:
-    case OpKind::kSplitV: return kAttrIndex<SplitAttrs>;
-    case OpKind::kStridedSlice: return kAttrIndex<StridedSliceAttrs>;
-    case OpKind::kPack:
-    case OpKind::kUnpack: return kAttrIndex<PackAttrs>;
-    case OpKind::kGather: return kAttrIndex<GatherAttrs>;
-    case OpKind::kResizeNearestNeighbor:
-    case OpKind::kResizeBilinear: return kAttrIndex<ResizeAttrs>;
-    case OpKind::kSpaceToDepth:
-    case OpKind::kDepthToSpace: return kAttrIndex<SpaceDepthAttrs>;
-    case OpKind::kArgMax:
-    case OpKind::kArgMin: return kAttrIndex<ArgMinMaxAttrs>;
-    case OpKind::kSvdf: return kAttrIndex<SvdfAttrs>;
-    case OpKind::kUnidirectionalSequenceLstm: return kAttrIndex<LstmAttrs>;
-    default: return 0;
-  }
-}
-
-bool IsKnownOpKind(OpKind kind) {
-  return static_cast<uint16_t>(kind) <= static_cast<uint16_t>(OpKind::kUnidirectionalSequenceLstm);
-}
+size_t AttrsIndexFor(OpKind kind) { return GetOpInfo(kind).attrs_index; }
 
 std::string QuoteForMessage(std::string_view s) {
   constexpr size_t kMaxLen = 64;
@@ -97,92 +57,6 @@ bool IsKnownActivation(Activation a) {
 
 std::string ShapeString(const std::vector<int32_t>& shape) {
   return absl::StrCat("[", absl::StrJoin(shape, ","), "]");
-}
-
-// Arity rules: input/output counts (max -1 = unbounded) and which inputs may be absent (-1).
-struct Arity {
-  int min_in, max_in, min_out, max_out;
-};
-
-Arity ArityFor(OpKind kind) {
-  switch (kind) {
-    case OpKind::kOpaque: return {0, -1, 0, -1};
-    case OpKind::kConv2D:
-    case OpKind::kDepthwiseConv2D: return {2, 3, 1, 1};
-    case OpKind::kTransposeConv: return {3, 4, 1, 1};
-    case OpKind::kFullyConnected: return {2, 3, 1, 2};
-    case OpKind::kBatchMatMul:
-    case OpKind::kAdd:
-    case OpKind::kSub:
-    case OpKind::kMul:
-    case OpKind::kDiv:
-    case OpKind::kMaximum:
-    case OpKind::kMinimum:
-    case OpKind::kSquaredDifference:
-    case OpKind::kMean:
-    case OpKind::kSum:
-    case OpKind::kReduceMax:
-    case OpKind::kPrelu:
-    case OpKind::kExpandDims:
-    case OpKind::kTranspose:
-    case OpKind::kGather:
-    case OpKind::kResizeNearestNeighbor:
-    case OpKind::kResizeBilinear:
-    case OpKind::kArgMax:
-    case OpKind::kArgMin: return {2, 2, 1, 1};
-    case OpKind::kMaxPool2D:
-    case OpKind::kAveragePool2D:
-    case OpKind::kSoftmax:
-    case OpKind::kLogistic:
-    case OpKind::kTanh:
-    case OpKind::kRelu:
-    case OpKind::kRelu6:
-    case OpKind::kReluN1To1:
-    case OpKind::kLeakyRelu:
-    case OpKind::kHardSwish:
-    case OpKind::kExp:
-    case OpKind::kLog:
-    case OpKind::kSqrt:
-    case OpKind::kRsqrt:
-    case OpKind::kAbs:
-    case OpKind::kNeg:
-    case OpKind::kSqueeze:
-    case OpKind::kSpaceToDepth:
-    case OpKind::kDepthToSpace:
-    case OpKind::kQuantize:
-    case OpKind::kDequantize: return {1, 1, 1, 1};
-    case OpKind::kReshape: return {1, 2, 1, 1};
-    case OpKind::kPad:
-    case OpKind::kPadV2: return {2, 3, 1, 1};
-    case OpKind::kConcatenation: return {1, -1, 1, 1};
-    case OpKind::kSplit: return {2, 2, 1, -1};
-    case OpKind::kSplitV: return {3, 3, 1, -1};
-    case OpKind::kStridedSlice: return {4, 4, 1, 1};
-    case OpKind::kSlice: return {3, 3, 1, 1};
-    case OpKind::kPack: return {1, -1, 1, 1};
-    case OpKind::kUnpack: return {1, 1, 1, -1};
-    case OpKind::kSvdf: return {5, 5, 1, 1};
-    case OpKind::kUnidirectionalSequenceLstm: return {20, 24, 1, 1};
-  }
-  return {0, -1, 0, -1};
-}
-
-// Returns true when input `i` of an operator of `kind` may be absent (kNoTensor).
-bool InputIsOptional(OpKind kind, size_t i) {
-  switch (kind) {
-    case OpKind::kOpaque: return true;
-    case OpKind::kConv2D:
-    case OpKind::kDepthwiseConv2D:
-    case OpKind::kFullyConnected: return i == 2;
-    case OpKind::kTransposeConv: return i == 3;
-    case OpKind::kSvdf: return i == 3;
-    case OpKind::kUnidirectionalSequenceLstm:
-      // Required: input, input-to-{forget,cell,output} weights, recurrent-to-{forget,cell,
-      // output} weights, {forget,cell,output} gate biases, output and cell state.
-      return !(i == 0 || (i >= 2 && i <= 4) || (i >= 6 && i <= 8) || (i >= 13 && i <= 15) ||
-               i == 18 || i == 19);
-    default: return false;
-  }
 }
 
 class Validator {
@@ -519,7 +393,7 @@ class Validator {
     const Subgraph& sg = graph_.subgraphs[s];
     const Operator& op = sg.ops[o];
     auto fail = [&](const std::string& what) { return Error(OpWhere(s, o) + what); };
-    if (!internal::IsKnownOpKind(op.kind)) {
+    if (!IsKnownOpKind(op.kind)) {
       return fail(absl::StrCat("unknown operator kind ", static_cast<int>(op.kind)));
     }
     if (op.kind == OpKind::kOpaque && op.opaque_name.empty()) {
@@ -530,26 +404,28 @@ class Validator {
       return fail(absl::StrCat("attributes have the wrong type (variant index ", op.attrs.index(),
                                ", expected ", want, ")"));
     }
-    const Arity ar = ArityFor(op.kind);
+    // Arity (max -1: unbounded) and which inputs may be absent come from the op table.
+    const OpInfo& ar = GetOpInfo(op.kind);
     const auto n_in = static_cast<int64_t>(op.inputs.size());
     const auto n_out = static_cast<int64_t>(op.outputs.size());
-    if (n_in < ar.min_in || (ar.max_in >= 0 && n_in > ar.max_in)) {
-      return fail(absl::StrCat("has ", n_in, " inputs; expects ", ar.min_in,
-                               ar.max_in == ar.min_in ? ""
-                               : ar.max_in < 0        ? " or more"
-                                                      : absl::StrCat(" to ", ar.max_in)));
+    auto expects = [](int min, int max) {
+      return absl::StrCat(min, max == min ? ""
+                               : max < 0  ? " or more"
+                                          : absl::StrCat(" to ", max));
+    };
+    if (n_in < ar.min_inputs || (ar.max_inputs >= 0 && n_in > ar.max_inputs)) {
+      return fail(absl::StrCat("has ", n_in, " inputs; expects ",
+                               expects(ar.min_inputs, ar.max_inputs)));
     }
-    if (n_out < ar.min_out || (ar.max_out >= 0 && n_out > ar.max_out)) {
-      return fail(absl::StrCat("has ", n_out, " outputs; expects ", ar.min_out,
-                               ar.max_out == ar.min_out ? ""
-                               : ar.max_out < 0         ? " or more"
-                                                        : absl::StrCat(" to ", ar.max_out)));
+    if (n_out < ar.min_outputs || (ar.max_outputs >= 0 && n_out > ar.max_outputs)) {
+      return fail(absl::StrCat("has ", n_out, " outputs; expects ",
+                               expects(ar.min_outputs, ar.max_outputs)));
     }
     const auto n_tensors = static_cast<int64_t>(sg.tensors.size());
     for (size_t i = 0; i < op.inputs.size(); ++i) {
       const int32_t t = op.inputs[i];
       if (t == kNoTensor) {
-        if (!InputIsOptional(op.kind, i)) {
+        if (!IsOptionalInput(op.kind, i)) {
           return fail(absl::StrCat("required input ", i, " is absent"));
         }
         continue;

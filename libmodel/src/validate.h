@@ -33,11 +33,8 @@ template <typename T>
 inline constexpr size_t kAttrIndex = VariantIndex<T, OpAttrs>::value;
 
 // Returns the OpAttrs alternative index operators of `kind` carry (0, std::monostate, for
-// kinds without attributes).
+// kinds without attributes), from the op table.
 size_t AttrsIndexFor(OpKind kind);
-
-// Returns true when `kind` is one of the OpKind enumerators.
-bool IsKnownOpKind(OpKind kind);
 
 // Returns `s` made safe for a one-line message: control characters become '?', long names
 // are cut to 64 characters, and the result is quoted.

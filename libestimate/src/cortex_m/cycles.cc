@@ -12,6 +12,7 @@
 #include "cortex_m/internal.h"
 #include "mica/base/status_macros.h"
 #include "mica/estimate/cortex_m.h"
+#include "mica/model/op_info.h"
 
 namespace mica {
 namespace estimate {
@@ -20,41 +21,26 @@ using kernels::Isa;
 
 namespace {
 
-bool IsDataMovement(OpKind k) {
-  switch (k) {
-    case OpKind::kReshape: case OpKind::kSqueeze: case OpKind::kExpandDims:
-    case OpKind::kPad: case OpKind::kPadV2: case OpKind::kConcatenation:
-    case OpKind::kSplit: case OpKind::kSplitV: case OpKind::kStridedSlice:
-    case OpKind::kSlice: case OpKind::kGather: case OpKind::kPack: case OpKind::kUnpack:
-      return true;
-    default:
-      return false;
-  }
-}
+// Operators costed as copies of contiguous rows (bytes and rows, not elements). TRANSPOSE is
+// data movement too, but places each element by index arithmetic: it is costed per element.
+bool CopiesRows(OpKind k) { return HasOpTrait(k, kCopiesRows); }
+
+bool Transcendental(OpKind k) { return HasOpTrait(k, kTranscendental); }
 
 // Per-element cost class of the remaining elementwise/unary operators.
 enum class ElemClass { kUnary, kLut, kOther, kIndex };
 
 ElemClass ElementClass(OpKind k) {
+  if (HasOpTrait(k, kRemapsElements)) return ElemClass::kIndex;
+  // Integer kernels evaluate transcendental functions (and DIV's reciprocal) through tables.
+  if (Transcendental(k) || k == OpKind::kDiv) return ElemClass::kLut;
   switch (k) {
     case OpKind::kRelu: case OpKind::kRelu6: case OpKind::kReluN1To1: case OpKind::kAbs:
     case OpKind::kNeg:
-      return ElemClass::kUnary;
-    case OpKind::kLogistic: case OpKind::kTanh: case OpKind::kHardSwish: case OpKind::kExp:
-    case OpKind::kLog: case OpKind::kSqrt: case OpKind::kRsqrt: case OpKind::kDiv:
-      return ElemClass::kLut;
-    case OpKind::kTranspose: case OpKind::kResizeNearestNeighbor: case OpKind::kSpaceToDepth:
-    case OpKind::kDepthToSpace:
-      return ElemClass::kIndex;
+      return ElemClass::kUnary;  // a compare or a sign flip per element
     default:
       return ElemClass::kOther;
   }
-}
-
-bool Transcendental(OpKind k) {
-  return k == OpKind::kLogistic || k == OpKind::kTanh || k == OpKind::kExp ||
-         k == OpKind::kLog || k == OpKind::kSoftmax || k == OpKind::kSqrt ||
-         k == OpKind::kRsqrt || k == OpKind::kHardSwish;
 }
 
 std::string LowerName(OpKind k) { return absl::AsciiStrToLower(std::string(OpKindName(k))); }
@@ -217,7 +203,7 @@ CortexMOpCost CortexMKernelCost(const CortexMWork& w, Isa isa, const CortexMConf
       r.notes.push_back("unknown operator: not costed");
       break;
     default:
-      if (IsDataMovement(w.kind)) {
+      if (CopiesRows(w.kind)) {
         r.kernel = absl::StrCat("copy_", LowerName(w.kind));
         instr += c.copy_byte * double(w.bytes) + c.copy_row * double(std::max<int64_t>(1, w.rows));
       } else {
@@ -232,7 +218,7 @@ CortexMOpCost CortexMKernelCost(const CortexMWork& w, Isa isa, const CortexMConf
       break;
   }
 
-  if (is_float && w.kind != OpKind::kOpaque && !IsDataMovement(w.kind) &&
+  if (is_float && w.kind != OpKind::kOpaque && !CopiesRows(w.kind) &&
       w.kind != OpKind::kQuantize && w.kind != OpKind::kDequantize) {
     // Float models run TFLite-reference-style float kernels, whatever the ISA.
     const cortex_m::FloatCosts& f = cortex_m::FloatCostsFor(cpu.has_fpu);
@@ -473,13 +459,6 @@ absl::StatusOr<CortexMWork> DescribeCortexMWork(const Graph& graph, int op_index
       }
       break;
     }
-    case OpKind::kAdd: case OpKind::kSub: case OpKind::kMul: case OpKind::kDiv:
-    case OpKind::kMaximum: case OpKind::kMinimum: case OpKind::kSquaredDifference: {
-      const Tensor* a = input(0);
-      const Tensor* b = input(1);
-      if (a != nullptr && b != nullptr && a->shape != b->shape) w.broadcast = true;
-      break;
-    }
     case OpKind::kMean: case OpKind::kSum: case OpKind::kReduceMax: case OpKind::kArgMax:
     case OpKind::kArgMin: {
       const Tensor* in = input(0);
@@ -487,7 +466,11 @@ absl::StatusOr<CortexMWork> DescribeCortexMWork(const Graph& graph, int op_index
       break;
     }
     default:
-      if (IsDataMovement(op.kind) && out != nullptr && !out->shape.empty() &&
+      if (GetOpCategory(op.kind) == OpCategory::kElementwiseBinary) {
+        const Tensor* a = input(0);
+        const Tensor* b = input(1);
+        if (a != nullptr && b != nullptr && a->shape != b->shape) w.broadcast = true;
+      } else if (CopiesRows(op.kind) && out != nullptr && !out->shape.empty() &&
           out->shape.back() > 0) {
         w.rows = w.elements / out->shape.back();
         // All outputs of split/unpack are written.

@@ -1,10 +1,10 @@
 #include "tflite/tflite_ops.h"
 
-#include <array>
-#include <utility>
+#include <iterator>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "mica/model/op_info.h"
 
 namespace mica {
 namespace tflite {
@@ -54,65 +54,6 @@ constexpr std::string_view kBuiltinNames[] = {
 // clang-format on
 constexpr int32_t kNumBuiltinNames = static_cast<int32_t>(std::size(kBuiltinNames));
 
-constexpr std::pair<OpKind, int32_t> kKindCodes[] = {
-    {OpKind::kConv2D, 3},
-    {OpKind::kDepthwiseConv2D, 4},
-    {OpKind::kTransposeConv, 67},
-    {OpKind::kFullyConnected, 9},
-    {OpKind::kBatchMatMul, 126},
-    {OpKind::kAdd, 0},
-    {OpKind::kSub, 41},
-    {OpKind::kMul, 18},
-    {OpKind::kDiv, 42},
-    {OpKind::kMaximum, 55},
-    {OpKind::kMinimum, 57},
-    {OpKind::kSquaredDifference, 99},
-    {OpKind::kMaxPool2D, 17},
-    {OpKind::kAveragePool2D, 1},
-    {OpKind::kMean, 40},
-    {OpKind::kSum, 74},
-    {OpKind::kReduceMax, 82},
-    {OpKind::kSoftmax, 25},
-    {OpKind::kLogistic, 14},
-    {OpKind::kTanh, 28},
-    {OpKind::kRelu, 19},
-    {OpKind::kRelu6, 21},
-    {OpKind::kReluN1To1, 20},
-    {OpKind::kLeakyRelu, 98},
-    {OpKind::kHardSwish, 117},
-    {OpKind::kPrelu, 54},
-    {OpKind::kExp, 47},
-    {OpKind::kLog, 73},
-    {OpKind::kSqrt, 75},
-    {OpKind::kRsqrt, 76},
-    {OpKind::kAbs, 101},
-    {OpKind::kNeg, 59},
-    {OpKind::kReshape, 22},
-    {OpKind::kSqueeze, 43},
-    {OpKind::kExpandDims, 70},
-    {OpKind::kTranspose, 39},
-    {OpKind::kPad, 34},
-    {OpKind::kPadV2, 60},
-    {OpKind::kConcatenation, 2},
-    {OpKind::kSplit, 49},
-    {OpKind::kSplitV, 102},
-    {OpKind::kStridedSlice, 45},
-    {OpKind::kSlice, 65},
-    {OpKind::kGather, 36},
-    {OpKind::kPack, 83},
-    {OpKind::kUnpack, 88},
-    {OpKind::kResizeNearestNeighbor, 97},
-    {OpKind::kResizeBilinear, 23},
-    {OpKind::kSpaceToDepth, 26},
-    {OpKind::kDepthToSpace, 5},
-    {OpKind::kArgMax, 56},
-    {OpKind::kArgMin, 79},
-    {OpKind::kQuantize, 114},
-    {OpKind::kDequantize, 6},
-    {OpKind::kSvdf, 27},
-    {OpKind::kUnidirectionalSequenceLstm, 44},
-};
-
 constexpr std::string_view kUnknownPrefix = "BUILTIN_";
 
 }  // namespace
@@ -137,18 +78,10 @@ int32_t BuiltinCodeFromName(std::string_view name) {
   return -1;
 }
 
-OpKind KindFromBuiltin(int32_t code) {
-  for (const auto& [kind, c] : kKindCodes) {
-    if (c == code) return kind;
-  }
-  return OpKind::kOpaque;
-}
+OpKind KindFromBuiltin(int32_t code) { return OpKindFromTfliteBuiltin(code); }
 
 int32_t BuiltinFromKind(OpKind kind) {
-  for (const auto& [k, code] : kKindCodes) {
-    if (k == kind) return code;
-  }
-  return -1;
+  return kind == OpKind::kOpaque || !IsKnownOpKind(kind) ? -1 : GetOpInfo(kind).tflite_code;
 }
 
 std::string OpaqueBuiltinName(int32_t code) {

@@ -20,6 +20,7 @@
 #include "mica/base/status_macros.h"
 #include "mica/model/load.h"
 #include "tflite/tflite_ops.h"
+#include "tflite/tflite_options.h"
 #include "tflite_schema_generated.h"
 #include "validate.h"
 
@@ -50,24 +51,7 @@ uintptr_t ElementAlignment(DType t) {
   }
 }
 
-absl::StatusOr<DType> DTypeFromTflite(int8_t t) {
-  switch (t) {
-    case fb::TensorType_FLOAT32: return DType::kFloat32;
-    case fb::TensorType_FLOAT16: return DType::kFloat16;
-    case fb::TensorType_INT32: return DType::kInt32;
-    case fb::TensorType_UINT8: return DType::kUInt8;
-    case fb::TensorType_INT64: return DType::kInt64;
-    case fb::TensorType_BOOL: return DType::kBool;
-    case fb::TensorType_INT16: return DType::kInt16;
-    case fb::TensorType_INT8: return DType::kInt8;
-    case fb::TensorType_INT4: return DType::kInt4;
-    default: break;
-  }
-  const std::string name = t >= fb::TensorType_MIN && t <= fb::TensorType_MAX
-                               ? fb::EnumNameTensorType(static_cast<fb::TensorType>(t))
-                               : absl::StrCat("code ", t);
-  return absl::UnimplementedError(absl::StrCat("element type ", name, " is not supported by mica"));
-}
+// Element types and builtin options are converted in tflite_options.cc.
 
 // Copies a verified vector of scalars. The verifier checks a vector's length prefix for
 // 4-byte alignment only, so the elements of a [long] vector may sit at any multiple of 4:
@@ -269,7 +253,7 @@ class TfliteReader {
     tensor->name = ToString(ft.name());
     const std::string where =
         absl::StrCat("subgraph ", s, ", tensor ", t, " (", QuoteForMessage(tensor->name), "): ");
-    absl::StatusOr<DType> dtype = DTypeFromTflite(ft.type());
+    absl::StatusOr<DType> dtype = tflite::DTypeFromTflite(ft.type());
     if (!dtype.ok()) return Unsupported(where + std::string(dtype.status().message()));
     tensor->dtype = *dtype;
     if (ft.shape() != nullptr && ft.shape()->size() > internal::kMaxRank) {
@@ -334,325 +318,6 @@ class TfliteReader {
     return absl::OkStatus();
   }
 
-  template <typename T>
-  absl::StatusOr<const T*> Options(const fb::Operator& fop, const std::string& where) const {
-    const fb::BuiltinOptions type = fop.builtin_options_type();
-    if (type == fb::BuiltinOptions_NONE) return nullptr;
-    if (type != fb::BuiltinOptionsTraits<T>::enum_value) {
-      return Error(
-          absl::StrCat(where, "builtin options have type ", static_cast<int>(type), ", expected ",
-                       fb::EnumNameBuiltinOptions(fb::BuiltinOptionsTraits<T>::enum_value)));
-    }
-    return fop.template builtin_options_as<T>();
-  }
-
-  absl::StatusOr<Activation> ActivationFrom(int8_t a, const std::string& where) const {
-    if (a < fb::ActivationFunctionType_MIN || a > fb::ActivationFunctionType_MAX) {
-      return Error(absl::StrCat(where, "unknown fused activation code ", a));
-    }
-    switch (static_cast<fb::ActivationFunctionType>(a)) {
-      case fb::ActivationFunctionType_NONE: return Activation::kNone;
-      case fb::ActivationFunctionType_RELU: return Activation::kRelu;
-      case fb::ActivationFunctionType_RELU_N1_TO_1: return Activation::kReluN1To1;
-      case fb::ActivationFunctionType_RELU6: return Activation::kRelu6;
-      case fb::ActivationFunctionType_TANH: return Activation::kTanh;
-      case fb::ActivationFunctionType_SIGN_BIT: return Activation::kSignBit;
-    }
-    return Activation::kNone;
-  }
-
-  absl::StatusOr<Padding> PaddingFrom(int8_t p, const std::string& where) const {
-    if (p == fb::Padding_SAME) return Padding::kSame;
-    if (p == fb::Padding_VALID) return Padding::kValid;
-    return Error(absl::StrCat(where, "unknown padding code ", p));
-  }
-
-  absl::Status ReadAttrs(const fb::Operator& fop, const std::string& where, Operator* op) const {
-    switch (op->kind) {
-      case OpKind::kConv2D: {
-        Conv2DAttrs a;
-        MICA_ASSIGN_OR_RETURN(const fb::Conv2DOptions* o, Options<fb::Conv2DOptions>(fop, where));
-        if (o) {
-          MICA_ASSIGN_OR_RETURN(a.padding, PaddingFrom(o->padding(), where));
-          MICA_ASSIGN_OR_RETURN(a.activation,
-                                ActivationFrom(o->fused_activation_function(), where));
-          a.stride_w = o->stride_w();
-          a.stride_h = o->stride_h();
-          a.dilation_w = o->dilation_w_factor();
-          a.dilation_h = o->dilation_h_factor();
-        }
-        op->attrs = a;
-        break;
-      }
-      case OpKind::kDepthwiseConv2D: {
-        DepthwiseConv2DAttrs a;
-        MICA_ASSIGN_OR_RETURN(const fb::DepthwiseConv2DOptions* o,
-                              Options<fb::DepthwiseConv2DOptions>(fop, where));
-        if (o) {
-          MICA_ASSIGN_OR_RETURN(a.padding, PaddingFrom(o->padding(), where));
-          MICA_ASSIGN_OR_RETURN(a.activation,
-                                ActivationFrom(o->fused_activation_function(), where));
-          a.stride_w = o->stride_w();
-          a.stride_h = o->stride_h();
-          a.dilation_w = o->dilation_w_factor();
-          a.dilation_h = o->dilation_h_factor();
-          a.depth_multiplier = o->depth_multiplier();
-        }
-        op->attrs = a;
-        break;
-      }
-      case OpKind::kTransposeConv: {
-        TransposeConvAttrs a;
-        MICA_ASSIGN_OR_RETURN(const fb::TransposeConvOptions* o,
-                              Options<fb::TransposeConvOptions>(fop, where));
-        if (o) {
-          MICA_ASSIGN_OR_RETURN(a.padding, PaddingFrom(o->padding(), where));
-          MICA_ASSIGN_OR_RETURN(a.activation,
-                                ActivationFrom(o->fused_activation_function(), where));
-          a.stride_w = o->stride_w();
-          a.stride_h = o->stride_h();
-        }
-        op->attrs = a;
-        break;
-      }
-      case OpKind::kFullyConnected: {
-        FullyConnectedAttrs a;
-        MICA_ASSIGN_OR_RETURN(const fb::FullyConnectedOptions* o,
-                              Options<fb::FullyConnectedOptions>(fop, where));
-        if (o) {
-          MICA_ASSIGN_OR_RETURN(a.activation,
-                                ActivationFrom(o->fused_activation_function(), where));
-          a.keep_num_dims = o->keep_num_dims();
-          if (o->weights_format() != 0) {
-            return Unsupported(absl::StrCat(where, "shuffled weights format ", o->weights_format(),
-                                            " is not supported"));
-          }
-        }
-        op->attrs = a;
-        break;
-      }
-      case OpKind::kBatchMatMul: {
-        BatchMatMulAttrs a;
-        MICA_ASSIGN_OR_RETURN(const fb::BatchMatMulOptions* o,
-                              Options<fb::BatchMatMulOptions>(fop, where));
-        if (o) a.adj_x = o->adj_x(), a.adj_y = o->adj_y();
-        op->attrs = a;
-        break;
-      }
-      case OpKind::kAdd: return ReadElementwise<fb::AddOptions>(fop, where, op);
-      case OpKind::kSub: return ReadElementwise<fb::SubOptions>(fop, where, op);
-      case OpKind::kMul: return ReadElementwise<fb::MulOptions>(fop, where, op);
-      case OpKind::kDiv: return ReadElementwise<fb::DivOptions>(fop, where, op);
-      case OpKind::kMaxPool2D:
-      case OpKind::kAveragePool2D: {
-        Pool2DAttrs a;
-        MICA_ASSIGN_OR_RETURN(const fb::Pool2DOptions* o, Options<fb::Pool2DOptions>(fop, where));
-        if (o) {
-          MICA_ASSIGN_OR_RETURN(a.padding, PaddingFrom(o->padding(), where));
-          MICA_ASSIGN_OR_RETURN(a.activation,
-                                ActivationFrom(o->fused_activation_function(), where));
-          a.stride_w = o->stride_w();
-          a.stride_h = o->stride_h();
-          a.filter_w = o->filter_width();
-          a.filter_h = o->filter_height();
-        }
-        op->attrs = a;
-        break;
-      }
-      case OpKind::kMean:
-      case OpKind::kSum:
-      case OpKind::kReduceMax: {
-        ReduceAttrs a;
-        MICA_ASSIGN_OR_RETURN(const fb::ReducerOptions* o, Options<fb::ReducerOptions>(fop, where));
-        if (o) a.keep_dims = o->keep_dims();
-        op->attrs = a;
-        break;
-      }
-      case OpKind::kSoftmax: {
-        SoftmaxAttrs a;
-        MICA_ASSIGN_OR_RETURN(const fb::SoftmaxOptions* o, Options<fb::SoftmaxOptions>(fop, where));
-        if (o) a.beta = o->beta();
-        op->attrs = a;
-        break;
-      }
-      case OpKind::kLeakyRelu: {
-        LeakyReluAttrs a;
-        MICA_ASSIGN_OR_RETURN(const fb::LeakyReluOptions* o,
-                              Options<fb::LeakyReluOptions>(fop, where));
-        if (o) a.alpha = o->alpha();
-        op->attrs = a;
-        break;
-      }
-      case OpKind::kReshape: {
-        ReshapeAttrs a;
-        MICA_ASSIGN_OR_RETURN(const fb::ReshapeOptions* o, Options<fb::ReshapeOptions>(fop, where));
-        if (o) a.new_shape = ToVector(o->new_shape());
-        op->attrs = std::move(a);
-        break;
-      }
-      case OpKind::kSqueeze: {
-        SqueezeAttrs a;
-        MICA_ASSIGN_OR_RETURN(const fb::SqueezeOptions* o, Options<fb::SqueezeOptions>(fop, where));
-        if (o) a.squeeze_dims = ToVector(o->squeeze_dims());
-        op->attrs = std::move(a);
-        break;
-      }
-      case OpKind::kConcatenation: {
-        ConcatenationAttrs a;
-        MICA_ASSIGN_OR_RETURN(const fb::ConcatenationOptions* o,
-                              Options<fb::ConcatenationOptions>(fop, where));
-        if (o) {
-          a.axis = o->axis();
-          MICA_ASSIGN_OR_RETURN(a.activation,
-                                ActivationFrom(o->fused_activation_function(), where));
-        }
-        op->attrs = a;
-        break;
-      }
-      case OpKind::kSplit: {
-        SplitAttrs a;
-        MICA_ASSIGN_OR_RETURN(const fb::SplitOptions* o, Options<fb::SplitOptions>(fop, where));
-        if (o) a.num_splits = o->num_splits();
-        op->attrs = a;
-        break;
-      }
-      case OpKind::kSplitV: {
-        SplitAttrs a;
-        MICA_ASSIGN_OR_RETURN(const fb::SplitVOptions* o, Options<fb::SplitVOptions>(fop, where));
-        if (o) a.num_splits = o->num_splits();
-        op->attrs = a;
-        break;
-      }
-      case OpKind::kStridedSlice: {
-        StridedSliceAttrs a;
-        MICA_ASSIGN_OR_RETURN(const fb::StridedSliceOptions* o,
-                              Options<fb::StridedSliceOptions>(fop, where));
-        if (o) {
-          a.begin_mask = o->begin_mask();
-          a.end_mask = o->end_mask();
-          a.ellipsis_mask = o->ellipsis_mask();
-          a.new_axis_mask = o->new_axis_mask();
-          a.shrink_axis_mask = o->shrink_axis_mask();
-          a.offset = o->offset();
-        }
-        op->attrs = a;
-        break;
-      }
-      case OpKind::kPack: {
-        PackAttrs a;
-        MICA_ASSIGN_OR_RETURN(const fb::PackOptions* o, Options<fb::PackOptions>(fop, where));
-        if (o) a.values_count = o->values_count(), a.axis = o->axis();
-        op->attrs = a;
-        break;
-      }
-      case OpKind::kUnpack: {
-        PackAttrs a;
-        MICA_ASSIGN_OR_RETURN(const fb::UnpackOptions* o, Options<fb::UnpackOptions>(fop, where));
-        if (o) a.values_count = o->num(), a.axis = o->axis();
-        op->attrs = a;
-        break;
-      }
-      case OpKind::kGather: {
-        GatherAttrs a;
-        MICA_ASSIGN_OR_RETURN(const fb::GatherOptions* o, Options<fb::GatherOptions>(fop, where));
-        if (o) a.axis = o->axis(), a.batch_dims = o->batch_dims();
-        op->attrs = a;
-        break;
-      }
-      case OpKind::kResizeNearestNeighbor: {
-        ResizeAttrs a;
-        MICA_ASSIGN_OR_RETURN(const fb::ResizeNearestNeighborOptions* o,
-                              Options<fb::ResizeNearestNeighborOptions>(fop, where));
-        if (o) a.align_corners = o->align_corners(), a.half_pixel_centers = o->half_pixel_centers();
-        op->attrs = a;
-        break;
-      }
-      case OpKind::kResizeBilinear: {
-        ResizeAttrs a;
-        MICA_ASSIGN_OR_RETURN(const fb::ResizeBilinearOptions* o,
-                              Options<fb::ResizeBilinearOptions>(fop, where));
-        if (o) a.align_corners = o->align_corners(), a.half_pixel_centers = o->half_pixel_centers();
-        op->attrs = a;
-        break;
-      }
-      case OpKind::kSpaceToDepth: {
-        SpaceDepthAttrs a;
-        MICA_ASSIGN_OR_RETURN(const fb::SpaceToDepthOptions* o,
-                              Options<fb::SpaceToDepthOptions>(fop, where));
-        if (o) a.block_size = o->block_size();
-        op->attrs = a;
-        break;
-      }
-      case OpKind::kDepthToSpace: {
-        SpaceDepthAttrs a;
-        MICA_ASSIGN_OR_RETURN(const fb::DepthToSpaceOptions* o,
-                              Options<fb::DepthToSpaceOptions>(fop, where));
-        if (o) a.block_size = o->block_size();
-        op->attrs = a;
-        break;
-      }
-      case OpKind::kArgMax:
-      case OpKind::kArgMin: {
-        ArgMinMaxAttrs a;
-        int8_t type = fb::TensorType_INT64;  // TFLite's default when no options are given
-        if (op->kind == OpKind::kArgMax) {
-          MICA_ASSIGN_OR_RETURN(const fb::ArgMaxOptions* o, Options<fb::ArgMaxOptions>(fop, where));
-          if (o) type = o->output_type();
-        } else {
-          MICA_ASSIGN_OR_RETURN(const fb::ArgMinOptions* o, Options<fb::ArgMinOptions>(fop, where));
-          if (o) type = o->output_type();
-        }
-        absl::StatusOr<DType> t = DTypeFromTflite(type);
-        if (!t.ok()) return Error(where + "output_type: " + std::string(t.status().message()));
-        a.output_type = *t;
-        op->attrs = a;
-        break;
-      }
-      case OpKind::kSvdf: {
-        SvdfAttrs a;
-        MICA_ASSIGN_OR_RETURN(const fb::SVDFOptions* o, Options<fb::SVDFOptions>(fop, where));
-        if (o) {
-          a.rank = o->rank();
-          MICA_ASSIGN_OR_RETURN(a.activation,
-                                ActivationFrom(o->fused_activation_function(), where));
-          a.asymmetric_quantize_inputs = o->asymmetric_quantize_inputs();
-        }
-        op->attrs = a;
-        break;
-      }
-      case OpKind::kUnidirectionalSequenceLstm: {
-        LstmAttrs a;
-        MICA_ASSIGN_OR_RETURN(const fb::UnidirectionalSequenceLSTMOptions* o,
-                              Options<fb::UnidirectionalSequenceLSTMOptions>(fop, where));
-        if (o) {
-          MICA_ASSIGN_OR_RETURN(a.activation,
-                                ActivationFrom(o->fused_activation_function(), where));
-          a.cell_clip = o->cell_clip();
-          a.proj_clip = o->proj_clip();
-          a.time_major = o->time_major();
-          a.asymmetric_quantize_inputs = o->asymmetric_quantize_inputs();
-          a.diagonal_recurrent_tensors = o->diagonal_recurrent_tensors();
-        }
-        op->attrs = a;
-        break;
-      }
-      default: break;  // kinds without attributes
-    }
-    return absl::OkStatus();
-  }
-
-  template <typename T>
-  absl::Status ReadElementwise(const fb::Operator& fop, const std::string& where,
-                               Operator* op) const {
-    ElementwiseAttrs a;
-    MICA_ASSIGN_OR_RETURN(const T* o, Options<T>(fop, where));
-    if (o) {
-      MICA_ASSIGN_OR_RETURN(a.activation, ActivationFrom(o->fused_activation_function(), where));
-    }
-    op->attrs = a;
-    return absl::OkStatus();
-  }
-
   absl::Status ReadOperator(uint32_t s, uint32_t o, const fb::Operator& fop, Operator* op) const {
     const uint32_t index = fop.opcode_index();
     if (index >= opcodes_.size()) {
@@ -689,7 +354,7 @@ class TfliteReader {
       }
       return Charge(op->opaque_options.size(), where);
     }
-    return ReadAttrs(fop, where, op);
+    return tflite::ReadBuiltinOptions(fop, {origin_, where, &ToVector<int32_t>}, op);
   }
 
   // Flatbuffers may point many objects at one vector or string; a file whose copied-out

@@ -18,6 +18,7 @@
 #include "mica/base/status_macros.h"
 #include "mica/model/load.h"
 #include "tflite/tflite_ops.h"
+#include "tflite/tflite_options.h"
 #include "tflite_schema_generated.h"
 #include "validate.h"
 
@@ -32,178 +33,6 @@ constexpr uint32_t kSchemaVersion = 3;
 constexpr size_t kBufferAlignment = 16;  // what the format's schema asks for buffer data
 // The builder cannot grow past 2 GiB; leave room for everything that is not constant data.
 constexpr uint64_t kMaxFlatbufferBytes = FLATBUFFERS_MAX_BUFFER_SIZE;
-
-fb::TensorType TfliteType(DType t) {
-  switch (t) {
-    case DType::kFloat32: return fb::TensorType_FLOAT32;
-    case DType::kInt8: return fb::TensorType_INT8;
-    case DType::kUInt8: return fb::TensorType_UINT8;
-    case DType::kInt16: return fb::TensorType_INT16;
-    case DType::kInt32: return fb::TensorType_INT32;
-    case DType::kInt64: return fb::TensorType_INT64;
-    case DType::kBool: return fb::TensorType_BOOL;
-    case DType::kInt4: return fb::TensorType_INT4;
-    case DType::kFloat16: return fb::TensorType_FLOAT16;
-  }
-  return fb::TensorType_FLOAT32;
-}
-
-fb::ActivationFunctionType TfliteActivation(Activation a) {
-  switch (a) {
-    case Activation::kNone: return fb::ActivationFunctionType_NONE;
-    case Activation::kRelu: return fb::ActivationFunctionType_RELU;
-    case Activation::kReluN1To1: return fb::ActivationFunctionType_RELU_N1_TO_1;
-    case Activation::kRelu6: return fb::ActivationFunctionType_RELU6;
-    case Activation::kTanh: return fb::ActivationFunctionType_TANH;
-    case Activation::kSignBit: return fb::ActivationFunctionType_SIGN_BIT;
-  }
-  return fb::ActivationFunctionType_NONE;
-}
-
-fb::Padding TflitePadding(Padding p) {
-  return p == Padding::kSame ? fb::Padding_SAME : fb::Padding_VALID;
-}
-
-// An operator's builtin options: union type and table offset.
-struct BuiltinOptions {
-  fb::BuiltinOptions type = fb::BuiltinOptions_NONE;
-  Offset<void> table;
-};
-
-template <typename T>
-BuiltinOptions Opt(Offset<T> table) {
-  return {fb::BuiltinOptionsTraits<T>::enum_value, table.Union()};
-}
-
-BuiltinOptions WriteOptions(FlatBufferBuilder& b, const Operator& op) {
-  switch (op.kind) {
-    case OpKind::kConv2D: {
-      const auto& a = op.Attrs<Conv2DAttrs>();
-      return Opt(fb::CreateConv2DOptions(b, TflitePadding(a.padding), a.stride_w, a.stride_h,
-                                         TfliteActivation(a.activation), a.dilation_w,
-                                         a.dilation_h));
-    }
-    case OpKind::kDepthwiseConv2D: {
-      const auto& a = op.Attrs<DepthwiseConv2DAttrs>();
-      return Opt(fb::CreateDepthwiseConv2DOptions(
-          b, TflitePadding(a.padding), a.stride_w, a.stride_h, a.depth_multiplier,
-          TfliteActivation(a.activation), a.dilation_w, a.dilation_h));
-    }
-    case OpKind::kTransposeConv: {
-      const auto& a = op.Attrs<TransposeConvAttrs>();
-      return Opt(fb::CreateTransposeConvOptions(b, TflitePadding(a.padding), a.stride_w, a.stride_h,
-                                                TfliteActivation(a.activation)));
-    }
-    case OpKind::kFullyConnected: {
-      const auto& a = op.Attrs<FullyConnectedAttrs>();
-      return Opt(
-          fb::CreateFullyConnectedOptions(b, TfliteActivation(a.activation), 0, a.keep_num_dims));
-    }
-    case OpKind::kBatchMatMul: {
-      const auto& a = op.Attrs<BatchMatMulAttrs>();
-      return Opt(fb::CreateBatchMatMulOptions(b, a.adj_x, a.adj_y));
-    }
-    case OpKind::kAdd:
-      return Opt(
-          fb::CreateAddOptions(b, TfliteActivation(op.Attrs<ElementwiseAttrs>().activation)));
-    case OpKind::kSub:
-      return Opt(
-          fb::CreateSubOptions(b, TfliteActivation(op.Attrs<ElementwiseAttrs>().activation)));
-    case OpKind::kMul:
-      return Opt(
-          fb::CreateMulOptions(b, TfliteActivation(op.Attrs<ElementwiseAttrs>().activation)));
-    case OpKind::kDiv:
-      return Opt(
-          fb::CreateDivOptions(b, TfliteActivation(op.Attrs<ElementwiseAttrs>().activation)));
-    case OpKind::kMaximum:
-    case OpKind::kMinimum: return Opt(fb::CreateMaximumMinimumOptions(b));
-    case OpKind::kSquaredDifference: return Opt(fb::CreateSquaredDifferenceOptions(b));
-    case OpKind::kMaxPool2D:
-    case OpKind::kAveragePool2D: {
-      const auto& a = op.Attrs<Pool2DAttrs>();
-      return Opt(fb::CreatePool2DOptions(b, TflitePadding(a.padding), a.stride_w, a.stride_h,
-                                         a.filter_w, a.filter_h, TfliteActivation(a.activation)));
-    }
-    case OpKind::kMean:
-    case OpKind::kSum:
-    case OpKind::kReduceMax:
-      return Opt(fb::CreateReducerOptions(b, op.Attrs<ReduceAttrs>().keep_dims));
-    case OpKind::kSoftmax: return Opt(fb::CreateSoftmaxOptions(b, op.Attrs<SoftmaxAttrs>().beta));
-    case OpKind::kLeakyRelu:
-      return Opt(fb::CreateLeakyReluOptions(b, op.Attrs<LeakyReluAttrs>().alpha));
-    case OpKind::kHardSwish: return Opt(fb::CreateHardSwishOptions(b));
-    case OpKind::kExp: return Opt(fb::CreateExpOptions(b));
-    case OpKind::kAbs: return Opt(fb::CreateAbsOptions(b));
-    case OpKind::kNeg: return Opt(fb::CreateNegOptions(b));
-    case OpKind::kReshape: {
-      const auto& a = op.Attrs<ReshapeAttrs>();
-      // An absent new_shape stays absent: TFLite then takes the shape from the second input.
-      return Opt(
-          fb::CreateReshapeOptions(b, a.new_shape.empty() ? 0 : b.CreateVector(a.new_shape)));
-    }
-    case OpKind::kSqueeze:
-      return Opt(
-          fb::CreateSqueezeOptions(b, b.CreateVector(op.Attrs<SqueezeAttrs>().squeeze_dims)));
-    case OpKind::kExpandDims: return Opt(fb::CreateExpandDimsOptions(b));
-    case OpKind::kTranspose: return Opt(fb::CreateTransposeOptions(b));
-    case OpKind::kPad: return Opt(fb::CreatePadOptions(b));
-    case OpKind::kPadV2: return Opt(fb::CreatePadV2Options(b));
-    case OpKind::kConcatenation: {
-      const auto& a = op.Attrs<ConcatenationAttrs>();
-      return Opt(fb::CreateConcatenationOptions(b, a.axis, TfliteActivation(a.activation)));
-    }
-    case OpKind::kSplit: return Opt(fb::CreateSplitOptions(b, op.Attrs<SplitAttrs>().num_splits));
-    case OpKind::kSplitV: return Opt(fb::CreateSplitVOptions(b, op.Attrs<SplitAttrs>().num_splits));
-    case OpKind::kStridedSlice: {
-      const auto& a = op.Attrs<StridedSliceAttrs>();
-      return Opt(fb::CreateStridedSliceOptions(b, a.begin_mask, a.end_mask, a.ellipsis_mask,
-                                               a.new_axis_mask, a.shrink_axis_mask, a.offset));
-    }
-    case OpKind::kSlice: return Opt(fb::CreateSliceOptions(b));
-    case OpKind::kGather: {
-      const auto& a = op.Attrs<GatherAttrs>();
-      return Opt(fb::CreateGatherOptions(b, a.axis, a.batch_dims));
-    }
-    case OpKind::kPack: {
-      const auto& a = op.Attrs<PackAttrs>();
-      return Opt(fb::CreatePackOptions(b, a.values_count, a.axis));
-    }
-    case OpKind::kUnpack: {
-      const auto& a = op.Attrs<PackAttrs>();
-      return Opt(fb::CreateUnpackOptions(b, a.values_count, a.axis));
-    }
-    case OpKind::kResizeNearestNeighbor: {
-      const auto& a = op.Attrs<ResizeAttrs>();
-      return Opt(fb::CreateResizeNearestNeighborOptions(b, a.align_corners, a.half_pixel_centers));
-    }
-    case OpKind::kResizeBilinear: {
-      const auto& a = op.Attrs<ResizeAttrs>();
-      return Opt(fb::CreateResizeBilinearOptions(b, a.align_corners, a.half_pixel_centers));
-    }
-    case OpKind::kSpaceToDepth:
-      return Opt(fb::CreateSpaceToDepthOptions(b, op.Attrs<SpaceDepthAttrs>().block_size));
-    case OpKind::kDepthToSpace:
-      return Opt(fb::CreateDepthToSpaceOptions(b, op.Attrs<SpaceDepthAttrs>().block_size));
-    case OpKind::kArgMax:
-      return Opt(fb::CreateArgMaxOptions(b, TfliteType(op.Attrs<ArgMinMaxAttrs>().output_type)));
-    case OpKind::kArgMin:
-      return Opt(fb::CreateArgMinOptions(b, TfliteType(op.Attrs<ArgMinMaxAttrs>().output_type)));
-    case OpKind::kQuantize: return Opt(fb::CreateQuantizeOptions(b));
-    case OpKind::kDequantize: return Opt(fb::CreateDequantizeOptions(b));
-    case OpKind::kSvdf: {
-      const auto& a = op.Attrs<SvdfAttrs>();
-      return Opt(fb::CreateSVDFOptions(b, a.rank, TfliteActivation(a.activation),
-                                       a.asymmetric_quantize_inputs));
-    }
-    case OpKind::kUnidirectionalSequenceLstm: {
-      const auto& a = op.Attrs<LstmAttrs>();
-      return Opt(fb::CreateUnidirectionalSequenceLSTMOptions(
-          b, TfliteActivation(a.activation), a.cell_clip, a.proj_clip, a.time_major,
-          a.asymmetric_quantize_inputs, a.diagonal_recurrent_tensors));
-    }
-    default: return {};  // no options table (LOGISTIC, RELU, PRELU, opaque builtins, ...)
-  }
-}
 
 class TfliteWriter {
  public:
@@ -311,7 +140,7 @@ class TfliteWriter {
                                                  fb::QuantizationDetails_NONE, 0, t.quant.axis);
       }
       tensors.push_back(fb::CreateTensor(
-          b_, b_.CreateVector(t.shape), TfliteType(t.dtype), buffer, b_.CreateString(t.name), quant,
+          b_, b_.CreateVector(t.shape), tflite::TfliteType(t.dtype), buffer, b_.CreateString(t.name), quant,
           t.is_variable, 0, t.shape_signature.empty() ? 0 : b_.CreateVector(t.shape_signature)));
     }
     std::vector<Offset<fb::Operator>> ops;
@@ -321,7 +150,7 @@ class TfliteWriter {
       const std::string where =
           absl::StrCat("subgraph ", s, ", operator ", o, " (", internal::OpLabel(op), "): ");
       MICA_ASSIGN_OR_RETURN(const uint32_t opcode, OpcodeIndex(op, where));
-      const BuiltinOptions options = WriteOptions(b_, op);
+      const tflite::BuiltinOptions options = tflite::WriteBuiltinOptions(b_, op);
       Offset<flatbuffers::Vector<uint8_t>> custom_options = 0;
       if (op.kind == OpKind::kOpaque && !op.opaque_options.empty()) {
         custom_options = b_.CreateVector(op.opaque_options);

@@ -21,71 +21,12 @@
 
 namespace mica {
 
+// The operator kinds, one per row of mica/model/ops.inc (kOpaque: unknown to mica; see
+// Operator::opaque_name). mica/model/op_info.h holds the facts of each kind.
 enum class OpKind : uint16_t {
-  kOpaque,  // unknown to mica; see Operator::opaque_name
-  // Convolutions and matrix products.
-  kConv2D,
-  kDepthwiseConv2D,
-  kTransposeConv,
-  kFullyConnected,
-  kBatchMatMul,
-  // Elementwise binary.
-  kAdd,
-  kSub,
-  kMul,
-  kDiv,
-  kMaximum,
-  kMinimum,
-  kSquaredDifference,
-  // Pooling and reductions.
-  kMaxPool2D,
-  kAveragePool2D,
-  kMean,
-  kSum,
-  kReduceMax,
-  // Activations.
-  kSoftmax,
-  kLogistic,
-  kTanh,
-  kRelu,
-  kRelu6,
-  kReluN1To1,
-  kLeakyRelu,
-  kHardSwish,
-  kPrelu,
-  kExp,
-  kLog,
-  kSqrt,
-  kRsqrt,
-  kAbs,
-  kNeg,
-  // Data movement.
-  kReshape,
-  kSqueeze,
-  kExpandDims,
-  kTranspose,
-  kPad,
-  kPadV2,
-  kConcatenation,
-  kSplit,
-  kSplitV,
-  kStridedSlice,
-  kSlice,
-  kGather,
-  kPack,
-  kUnpack,
-  kResizeNearestNeighbor,
-  kResizeBilinear,
-  kSpaceToDepth,
-  kDepthToSpace,
-  kArgMax,
-  kArgMin,
-  // Quantization.
-  kQuantize,
-  kDequantize,
-  // Sequence models.
-  kSvdf,
-  kUnidirectionalSequenceLstm,
+#define MICA_OP(kind, ...) k##kind,
+#include "mica/model/ops.inc"
+#undef MICA_OP
 };
 
 // Returns the canonical upper-case name (TFLite builtin spelling: "CONV_2D", "ADD", ...).
