@@ -1,4 +1,4 @@
-#include "mica/table.h"
+#include "mica/estimate/text_table.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -7,7 +7,6 @@
 #include "mica/base/check.h"
 
 namespace mica {
-namespace cli {
 namespace {
 
 // Display width: counts UTF-8 code points, not bytes, so "×" or "—" align.
@@ -94,5 +93,4 @@ std::string Table::Render(int indent) const {
   return out;
 }
 
-}  // namespace cli
 }  // namespace mica

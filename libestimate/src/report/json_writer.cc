@@ -1,4 +1,4 @@
-#include "mica/json.h"
+#include "mica/estimate/json_writer.h"
 
 #include <cmath>
 #include <cstdio>
@@ -6,7 +6,6 @@
 #include "mica/base/check.h"
 
 namespace mica {
-namespace cli {
 
 std::string JsonQuote(std::string_view s) {
   std::string out;
@@ -128,5 +127,4 @@ JsonWriter& JsonWriter::Raw(std::string_view json) {
   return *this;
 }
 
-}  // namespace cli
 }  // namespace mica
