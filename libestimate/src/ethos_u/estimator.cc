@@ -157,19 +157,21 @@ void ChainU85(const Arch& arch, const Schedule& schedule, Lowered* lw) {
   }
 }
 
-void PlaceFeatureMaps(const Subgraph& sg, const EthosUConfig& cfg, const MemSystem& ms,
-                      const Schedule& schedule, Lowered* lw) {
-  // Live ranges, per root feature map.
-  const int32_t nf = static_cast<int32_t>(lw->fmaps.size());
-  std::vector<int32_t> first(nf, -1), last(nf, -1);
+namespace {
+
+// Sets first/last (in steps) of every root feature map any step touches; returns them per fmap.
+void LiveRanges(const Subgraph& sg, const Schedule& schedule, const Lowered& lw,
+                std::vector<int32_t>* first, std::vector<int32_t>* last) {
+  first->assign(lw.fmaps.size(), -1);
+  last->assign(lw.fmaps.size(), -1);
   auto touch = [&](int32_t id, int32_t step) {
-    const int32_t r = RootFmap(*lw, id);
+    const int32_t r = RootFmap(lw, id);
     if (r < 0) return;
-    if (first[r] < 0 || step < first[r]) first[r] = step;
-    last[r] = std::max(last[r], step);
+    if ((*first)[r] < 0 || step < (*first)[r]) (*first)[r] = step;
+    (*last)[r] = std::max((*last)[r], step);
   };
-  for (int32_t k = 0; k < static_cast<int32_t>(lw->ops.size()); ++k) {
-    const NpuOp& op = lw->ops[k];
+  for (int32_t k = 0; k < static_cast<int32_t>(lw.ops.size()); ++k) {
+    const NpuOp& op = lw.ops[k];
     const int32_t s = schedule.step_of_npu[op.chained_into >= 0 ? op.chained_into : k];
     touch(op.ifm.id, s);
     if (op.has_ifm2) touch(op.ifm2.id, s);
@@ -180,16 +182,46 @@ void PlaceFeatureMaps(const Subgraph& sg, const EthosUConfig& cfg, const MemSyst
     for (int32_t f : schedule.cpu_fmaps[s]) touch(f, s);
   }
   for (int32_t t : sg.inputs) {
-    if (lw->fmap_of_tensor[t] >= 0) touch(lw->fmap_of_tensor[t], 0);
+    if (lw.fmap_of_tensor[t] >= 0) touch(lw.fmap_of_tensor[t], 0);
   }
   for (int32_t t : sg.outputs) {
-    if (lw->fmap_of_tensor[t] >= 0) touch(lw->fmap_of_tensor[t], std::max(schedule.steps - 1, 0));
+    if (lw.fmap_of_tensor[t] >= 0) touch(lw.fmap_of_tensor[t], std::max(schedule.steps - 1, 0));
   }
+}
 
+// Keeps the staged set within `cache_bytes`: moves the largest staged maps back to the arena
+// memory until the bytes live at once fit.
+void FitStagingCache(const MemSystem& ms, int64_t cache_bytes, Lowered* lw) {
+  const int32_t nf = static_cast<int32_t>(lw->fmaps.size());
+  for (int guard = 0; guard < nf; ++guard) {
+    std::vector<TensorLifetime> staged;
+    for (const FeatureMap& fm : lw->fmaps) {
+      if (Stored(fm) && fm.area == ms.staging_area) {
+        AddRange(&staged, Align16(fm.bytes), fm.first, fm.last);
+      }
+    }
+    if (static_cast<int64_t>(PeakLiveBytes(staged)) <= cache_bytes) break;
+    int32_t worst = -1;
+    for (int32_t f = 0; f < nf; ++f) {
+      const FeatureMap& fm = lw->fmaps[f];
+      if (fm.alias_of >= 0 || fm.first < 0 || fm.area != ms.staging_area) continue;
+      if (worst < 0 || fm.bytes > lw->fmaps[worst].bytes) worst = f;
+    }
+    if (worst < 0) break;
+    lw->fmaps[worst].area = ms.arena_area;
+  }
+}
+
+}  // namespace
+
+void PlaceFeatureMaps(const Subgraph& sg, const EthosUConfig& cfg, const MemSystem& ms,
+                      const Schedule& schedule, Lowered* lw) {
+  std::vector<int32_t> first, last;
+  LiveRanges(sg, schedule, *lw, &first, &last);
   // Feature maps live in the arena memory; with a separate staging SRAM the intermediates
   // move there.
   const bool dedicated = ms.arena_area != ms.staging_area;
-  for (int32_t f = 0; f < nf; ++f) {
+  for (int32_t f = 0; f < static_cast<int32_t>(lw->fmaps.size()); ++f) {
     FeatureMap& fm = lw->fmaps[f];
     if (fm.alias_of >= 0 || first[f] < 0 || fm.bytes <= 0) continue;
     fm.first = first[f];
@@ -198,24 +230,7 @@ void PlaceFeatureMaps(const Subgraph& sg, const EthosUConfig& cfg, const MemSyst
     if (dedicated && !fm.graph_io && !fm.cpu_touched) fm.area = ms.staging_area;
   }
   if (dedicated && cfg.memory_mode.arena_cache_bytes > 0) {
-    // Keep the staged set within the cache: demote the largest maps first.
-    for (int guard = 0; guard < nf; ++guard) {
-      std::vector<TensorLifetime> staged;
-      for (const FeatureMap& fm : lw->fmaps) {
-        if (Stored(fm) && fm.area == ms.staging_area) {
-          AddRange(&staged, Align16(fm.bytes), fm.first, fm.last);
-        }
-      }
-      if (static_cast<int64_t>(PeakLiveBytes(staged)) <= cfg.memory_mode.arena_cache_bytes) break;
-      int32_t worst = -1;
-      for (int32_t f = 0; f < nf; ++f) {
-        const FeatureMap& fm = lw->fmaps[f];
-        if (fm.alias_of >= 0 || fm.first < 0 || fm.area != ms.staging_area) continue;
-        if (worst < 0 || fm.bytes > lw->fmaps[worst].bytes) worst = f;
-      }
-      if (worst < 0) break;
-      lw->fmaps[worst].area = ms.arena_area;
-    }
+    FitStagingCache(ms, cfg.memory_mode.arena_cache_bytes, lw);
   }
   for (FeatureMap& fm : lw->fmaps) {
     if (fm.alias_of >= 0) fm.area = lw->fmaps[fm.alias_of].area;
@@ -262,6 +277,60 @@ ArenaPeaks PlanArenas(const Lowered& lw, const Schedule& schedule,
   return ArenaPeaks{FirstFitPeak(sram), FirstFitPeak(arena)};
 }
 
+namespace {
+
+// Rolls NPU ops [*k, ...) that came from IR op `i` into its OpEstimate and advances *k.
+OpEstimate RollUpOp(const Subgraph& sg, const Lowered& lw, const std::vector<OpCost>& costs,
+                    int32_t i, int32_t* k) {
+  const Operator& o = sg.ops[i];
+  OpEstimate oe;
+  oe.op_index = i;
+  oe.op_name = std::string(o.name());
+  if (!o.outputs.empty() && o.outputs[0] >= 0 &&
+      o.outputs[0] < static_cast<int32_t>(sg.tensors.size())) {
+    oe.output_name = sg.tensors[o.outputs[0]].name;
+  }
+  if (!lw.cpu_reasons[i].empty()) {
+    oe.placement = Placement::kCpu;
+    oe.reasons = lw.cpu_reasons[i];
+    return oe;
+  }
+  oe.placement = Placement::kNpu;
+  // Which resource set each piece's time: the NPU, or the slowest memory when it is slower.
+  double npu_dominant = 0;
+  PerArea area_dominant{};
+  const int32_t nops = static_cast<int32_t>(lw.ops.size());
+  for (; *k < nops && lw.ops[*k].src_op == i; ++*k) {
+    const OpCost& c = costs[*k];
+    oe.macs += lw.ops[*k].macs;
+    oe.compute_cycles += c.npu_cycles;
+    oe.total_cycles += c.total;
+    int best_a = -1;
+    for (int a = 0; a < kNumMemoryAreas; ++a) {
+      oe.access_cycles[a] += c.access_cycles[a];
+      oe.bytes[a] += c.bytes[a];
+      if (c.access_cycles[a] > c.npu_cycles &&
+          (best_a < 0 || c.access_cycles[a] > c.access_cycles[best_a])) {
+        best_a = a;
+      }
+    }
+    if (best_a < 0) npu_dominant += c.total;
+    else area_dominant[best_a] += c.total;
+  }
+  oe.bottleneck = Bottleneck::kCompute;
+  double most = npu_dominant;
+  for (int a = 0; a < kNumMemoryAreas; ++a) {
+    if (area_dominant[a] > most) {
+      most = area_dominant[a];
+      oe.bottleneck = AreaBottleneck(static_cast<MemoryArea>(a));
+    }
+  }
+  if (!lw.ir_note[i].empty() && oe.total_cycles == 0) oe.kernel = lw.ir_note[i];
+  return oe;
+}
+
+}  // namespace
+
 Estimate Totals(const TargetProfile& profile, const Subgraph& sg, const Lowered& lw,
                 const MemSystem& ms, const WeightTotals& weights, const ArenaPeaks& peaks,
                 const std::vector<OpCost>& costs) {
@@ -279,59 +348,18 @@ Estimate Totals(const TargetProfile& profile, const Subgraph& sg, const Lowered&
   e.memory_used_bytes[static_cast<int>(ms.const_area)] += static_cast<double>(weights.const_bytes);
   e.arena_bytes = dedicated ? peaks.arena : peaks.sram;
 
-  const int32_t nops = static_cast<int32_t>(lw.ops.size());
   int32_t k = 0;
   for (int32_t i = 0; i < static_cast<int32_t>(sg.ops.size()); ++i) {
-    const Operator& o = sg.ops[i];
-    OpEstimate oe;
-    oe.op_index = i;
-    oe.op_name = std::string(o.name());
-    if (!o.outputs.empty() && o.outputs[0] >= 0 &&
-        o.outputs[0] < static_cast<int32_t>(sg.tensors.size())) {
-      oe.output_name = sg.tensors[o.outputs[0]].name;
-    }
-    if (!lw.cpu_reasons[i].empty()) {
-      oe.placement = Placement::kCpu;
-      oe.reasons = lw.cpu_reasons[i];
+    OpEstimate oe = RollUpOp(sg, lw, costs, i, &k);
+    if (oe.placement == Placement::kCpu) {
       ++e.cpu_ops;
-      e.ops.push_back(std::move(oe));
-      continue;
+    } else {
+      ++e.npu_ops;
+      e.macs += oe.macs;
+      e.total_cycles += oe.total_cycles;
+      e.npu_cycles += oe.compute_cycles;
+      for (int a = 0; a < kNumMemoryAreas; ++a) e.access_cycles[a] += oe.access_cycles[a];
     }
-    oe.placement = Placement::kNpu;
-    ++e.npu_ops;
-    // Which resource set each piece's time: the NPU, or the slowest memory when it is slower.
-    double npu_dominant = 0;
-    PerArea area_dominant{};
-    for (; k < nops && lw.ops[k].src_op == i; ++k) {
-      const OpCost& c = costs[k];
-      oe.macs += lw.ops[k].macs;
-      oe.compute_cycles += c.npu_cycles;
-      oe.total_cycles += c.total;
-      int best_a = -1;
-      for (int a = 0; a < kNumMemoryAreas; ++a) {
-        oe.access_cycles[a] += c.access_cycles[a];
-        oe.bytes[a] += c.bytes[a];
-        if (c.access_cycles[a] > c.npu_cycles &&
-            (best_a < 0 || c.access_cycles[a] > c.access_cycles[best_a])) {
-          best_a = a;
-        }
-      }
-      if (best_a < 0) npu_dominant += c.total;
-      else area_dominant[best_a] += c.total;
-    }
-    oe.bottleneck = Bottleneck::kCompute;
-    double most = npu_dominant;
-    for (int a = 0; a < kNumMemoryAreas; ++a) {
-      if (area_dominant[a] > most) {
-        most = area_dominant[a];
-        oe.bottleneck = AreaBottleneck(static_cast<MemoryArea>(a));
-      }
-    }
-    if (!lw.ir_note[i].empty() && oe.total_cycles == 0) oe.kernel = lw.ir_note[i];
-    e.macs += oe.macs;
-    e.total_cycles += oe.total_cycles;
-    e.npu_cycles += oe.compute_cycles;
-    for (int a = 0; a < kNumMemoryAreas; ++a) e.access_cycles[a] += oe.access_cycles[a];
     e.ops.push_back(std::move(oe));
   }
   return e;

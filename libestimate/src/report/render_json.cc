@@ -120,12 +120,98 @@ void JsonPerformance(JsonWriter& w, const Estimate& e, const TargetProfile& p) {
   w.EndObject();
 }
 
+void JsonOperator(JsonWriter& w, const OpEstimate& o, bool performance) {
+  w.BeginObject();
+  w.Key("index").Int(o.op_index);
+  w.Key("type").String(o.op_name);
+  w.Key("output").String(o.output_name);
+  w.Key("placement").String(o.placement == Placement::kNpu ? "npu" : "cpu");
+  w.Key("reasons").BeginArray();
+  for (const std::string& s : o.reasons) w.String(s);
+  w.EndArray();
+  w.Key("kernel").String(o.kernel);
+  if (performance) {
+    w.Key("macs").Int(o.macs);
+    w.Key("compute_cycles").Double(o.compute_cycles, 15);
+    JsonAreas(w, o.access_cycles, "_access_cycles");
+    w.Key("bytes").BeginObject();
+    JsonAreas(w, o.bytes, "_bytes");
+    w.EndObject();
+    w.Key("total_cycles").Double(o.total_cycles, 15);
+    w.Key("bottleneck").String(BottleneckName(o.bottleneck));
+  }
+  w.Key("notes").BeginArray();
+  for (const std::string& s : o.notes) w.String(s);
+  w.EndArray();
+  w.EndObject();
+}
+
+void JsonCompatibility(JsonWriter& w, const ProfileReport& r) {
+  const Estimate& e = r.mica;
+  w.BeginObject();
+  w.Key("operators").Int(static_cast<int64_t>(e.ops.size()));
+  w.Key("npu_operators").Int(e.npu_ops);
+  w.Key("cpu_operators").Int(e.cpu_ops);
+  std::set<std::string> cpu_types;
+  for (const OpEstimate& o : e.ops) {
+    if (r.profile.kind == TargetKind::kEthosU && o.placement == Placement::kCpu) {
+      cpu_types.insert(o.op_name);
+    }
+  }
+  w.Key("cpu_operator_types").BeginArray(true);
+  for (const std::string& s : cpu_types) w.String(s);
+  w.EndArray();
+  w.EndObject();
+}
+
+void JsonProfile(JsonWriter& w, const ProfileReport& r, bool performance) {
+  const Estimate& e = r.mica;
+  w.BeginObject();
+  w.Key("name").String(r.profile.name);
+  w.Key("target");
+  JsonTarget(w, r.profile);
+  w.Key("compatibility");
+  JsonCompatibility(w, r);
+  if (performance) {
+    w.Key("performance");
+    JsonPerformance(w, e, r.profile);
+    w.Key("other_backends").BeginArray();
+    for (const Estimate& x : r.extra) JsonPerformance(w, x, r.profile);
+    w.EndArray();
+    w.Key("backend_errors").BeginArray();
+    for (const std::string& s : r.backend_errors) w.String(s);
+    w.EndArray();
+  }
+  w.Key("operators").BeginArray();
+  for (const OpEstimate& o : e.ops) JsonOperator(w, o, performance);
+  w.EndArray();
+  if (performance) {
+    w.Key("top_operators").BeginArray();
+    for (const TopOperator& t : TopOperators(e, kCheckTopOperators)) {
+      w.BeginObject(true);
+      w.Key("index").Int(t.op_index);
+      w.Key("total_cycles").Double(t.total_cycles, 15);
+      w.Key("share").Double(t.share, 6);
+      w.Key("bottleneck").String(BottleneckName(t.bottleneck));
+      w.EndObject();
+    }
+    w.EndArray();
+  }
+  w.Key("advice").BeginArray();
+  for (const Advice& a : r.advice) {
+    w.BeginObject();
+    w.Key("category").String(AdviceCategoryName(a.category));
+    w.Key("message").String(a.message);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
 }  // namespace
 
 std::string RenderCheckJson(const CheckReport& report) {
   const Graph& graph = *report.graph;
-  const std::vector<ProfileReport>& runs = report.profiles;
-  const bool performance = report.performance;
   JsonWriter w;
   w.BeginObject();
   w.Key("schema").String(kCheckSchema);
@@ -137,87 +223,9 @@ std::string RenderCheckJson(const CheckReport& report) {
   w.Key("constant_bytes").Int(ConstantBytes(graph));
   w.EndObject();
   w.Key("compatibility_requested").Bool(report.compatibility);
-  w.Key("performance_requested").Bool(performance);
+  w.Key("performance_requested").Bool(report.performance);
   w.Key("profiles").BeginArray();
-  for (const ProfileReport& r : runs) {
-    const Estimate& e = r.mica;
-    w.BeginObject();
-    w.Key("name").String(r.profile.name);
-    w.Key("target");
-    JsonTarget(w, r.profile);
-    w.Key("compatibility").BeginObject();
-    w.Key("operators").Int(static_cast<int64_t>(e.ops.size()));
-    w.Key("npu_operators").Int(e.npu_ops);
-    w.Key("cpu_operators").Int(e.cpu_ops);
-    std::set<std::string> cpu_types;
-    for (const OpEstimate& o : e.ops) {
-      if (r.profile.kind == TargetKind::kEthosU && o.placement == Placement::kCpu) {
-        cpu_types.insert(o.op_name);
-      }
-    }
-    w.Key("cpu_operator_types").BeginArray(true);
-    for (const std::string& s : cpu_types) w.String(s);
-    w.EndArray();
-    w.EndObject();
-    if (performance) {
-      w.Key("performance");
-      JsonPerformance(w, e, r.profile);
-      w.Key("other_backends").BeginArray();
-      for (const Estimate& x : r.extra) JsonPerformance(w, x, r.profile);
-      w.EndArray();
-      w.Key("backend_errors").BeginArray();
-      for (const std::string& s : r.backend_errors) w.String(s);
-      w.EndArray();
-    }
-    w.Key("operators").BeginArray();
-    for (const OpEstimate& o : e.ops) {
-      w.BeginObject();
-      w.Key("index").Int(o.op_index);
-      w.Key("type").String(o.op_name);
-      w.Key("output").String(o.output_name);
-      w.Key("placement").String(o.placement == Placement::kNpu ? "npu" : "cpu");
-      w.Key("reasons").BeginArray();
-      for (const std::string& s : o.reasons) w.String(s);
-      w.EndArray();
-      w.Key("kernel").String(o.kernel);
-      if (performance) {
-        w.Key("macs").Int(o.macs);
-        w.Key("compute_cycles").Double(o.compute_cycles, 15);
-        JsonAreas(w, o.access_cycles, "_access_cycles");
-        w.Key("bytes").BeginObject();
-        JsonAreas(w, o.bytes, "_bytes");
-        w.EndObject();
-        w.Key("total_cycles").Double(o.total_cycles, 15);
-        w.Key("bottleneck").String(BottleneckName(o.bottleneck));
-      }
-      w.Key("notes").BeginArray();
-      for (const std::string& s : o.notes) w.String(s);
-      w.EndArray();
-      w.EndObject();
-    }
-    w.EndArray();
-    if (performance) {
-      w.Key("top_operators").BeginArray();
-      for (const TopOperator& t : TopOperators(e, kCheckTopOperators)) {
-        w.BeginObject(true);
-        w.Key("index").Int(t.op_index);
-        w.Key("total_cycles").Double(t.total_cycles, 15);
-        w.Key("share").Double(t.share, 6);
-        w.Key("bottleneck").String(BottleneckName(t.bottleneck));
-        w.EndObject();
-      }
-      w.EndArray();
-    }
-    w.Key("advice").BeginArray();
-    for (const Advice& a : r.advice) {
-      w.BeginObject();
-      w.Key("category").String(AdviceCategoryName(a.category));
-      w.Key("message").String(a.message);
-      w.EndObject();
-    }
-    w.EndArray();
-    w.EndObject();
-  }
+  for (const ProfileReport& r : report.profiles) JsonProfile(w, r, report.performance);
   w.EndArray();
   w.EndObject();
   return w.str() + "\n";
