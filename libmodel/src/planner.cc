@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <numeric>
+#include <random>
+#include <tuple>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -36,6 +38,9 @@ std::vector<size_t> FirstGap(const std::vector<TensorLifetime>& lifetimes,
   return offset;
 }
 
+ArenaPlan MakePlan(const std::vector<TensorLifetime>& lifetimes, const std::vector<size_t>& offset,
+                   const std::vector<size_t>& size, size_t alignment);
+
 absl::StatusOr<ArenaPlan> PlanTflmGreedy(const std::vector<TensorLifetime>& lifetimes,
                                          size_t alignment) {
   std::vector<size_t> size(lifetimes.size());
@@ -43,7 +48,12 @@ absl::StatusOr<ArenaPlan> PlanTflmGreedy(const std::vector<TensorLifetime>& life
   std::vector<size_t> order(lifetimes.size());
   std::iota(order.begin(), order.end(), size_t{0});
   std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return size[x] > size[y]; });
-  const std::vector<size_t> offset = FirstGap(lifetimes, order, size);
+  return MakePlan(lifetimes, FirstGap(lifetimes, order, size), size, alignment);
+}
+
+// Fills an ArenaPlan from offsets and the (rounded) sizes the peak is measured with.
+ArenaPlan MakePlan(const std::vector<TensorLifetime>& lifetimes, const std::vector<size_t>& offset,
+                   const std::vector<size_t>& size, size_t alignment) {
   ArenaPlan plan;
   plan.alignment = alignment;
   for (size_t i = 0; i < lifetimes.size(); ++i) {
@@ -55,12 +65,99 @@ absl::StatusOr<ArenaPlan> PlanTflmGreedy(const std::vector<TensorLifetime>& life
   return plan;
 }
 
+size_t Peak(const std::vector<size_t>& offset, const std::vector<size_t>& size) {
+  size_t peak = 0;
+  for (size_t i = 0; i < offset.size(); ++i) peak = std::max(peak, offset[i] + size[i]);
+  return peak;
+}
+
+constexpr int kHillClimbPatience = 5000;       // swaps in a row without improvement
+constexpr int kHillClimbMaxIterations = 99999;  // swaps in all
+
+absl::StatusOr<ArenaPlan> PlanHillClimb(const std::vector<TensorLifetime>& lifetimes,
+                                        size_t alignment) {
+  const size_t n = lifetimes.size();
+  std::vector<size_t> size(n);
+  std::vector<TensorLifetime> rounded = lifetimes;
+  for (size_t i = 0; i < n; ++i) {
+    size[i] = RoundUp(lifetimes[i].bytes, alignment);
+    rounded[i].bytes = size[i];
+  }
+  // Live bytes per step, the lower bound, and each range's urgency.
+  int32_t last_step = 0;
+  for (const TensorLifetime& l : lifetimes) last_step = std::max(last_step, l.last_op);
+  std::vector<size_t> live(static_cast<size_t>(last_step) + 1, 0);
+  for (size_t i = 0; i < n; ++i) {
+    for (int32_t t = std::max(lifetimes[i].first_op, 0); t <= lifetimes[i].last_op; ++t) {
+      live[static_cast<size_t>(t)] += size[i];
+    }
+  }
+  const size_t lower_bound = PeakLiveBytes(rounded);
+  std::vector<size_t> urgency(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    for (int32_t t = std::max(lifetimes[i].first_op, 0); t <= lifetimes[i].last_op; ++t) {
+      urgency[i] = std::max(urgency[i], live[static_cast<size_t>(t)]);
+    }
+  }
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    const TensorLifetime& a = lifetimes[x];
+    const TensorLifetime& b = lifetimes[y];
+    return std::make_tuple(-static_cast<int64_t>(urgency[x]), -(a.last_op - a.first_op),
+                           a.first_op, -static_cast<int64_t>(size[x]), x) <
+           std::make_tuple(-static_cast<int64_t>(urgency[y]), -(b.last_op - b.first_op),
+                           b.first_op, -static_cast<int64_t>(size[y]), y);
+  });
+  std::vector<size_t> best_offset = FirstGap(lifetimes, order, size);
+  size_t best = Peak(best_offset, size);
+  std::mt19937 rng;  // default seed: deterministic plans
+  std::vector<size_t> position(n), candidates;
+  int stale = 0;
+  for (int iter = 0; iter < kHillClimbMaxIterations && best > lower_bound &&
+                     stale < kHillClimbPatience;
+       ++iter) {
+    for (size_t p = 0; p < n; ++p) position[order[p]] = p;
+    // The top-most range and the time-overlapping ranges placed below it.
+    size_t top = order[0];
+    for (size_t i : order) {
+      if (best_offset[i] + size[i] > best_offset[top] + size[top]) top = i;
+    }
+    candidates.assign(1, position[top]);
+    for (size_t i = 0; i < n; ++i) {
+      if (i != top && size[i] > 0 && lifetimes[i].Overlaps(lifetimes[top]) &&
+          best_offset[i] < best_offset[top]) {
+        candidates.push_back(position[i]);
+      }
+    }
+    if (candidates.size() < 2) break;  // nothing below the top range to reorder
+    // Two distinct candidates, drawn uniformly.
+    const size_t m = candidates.size();
+    const size_t ia = rng() % m;
+    const size_t ib = (ia + 1 + rng() % (m - 1)) % m;
+    const size_t a = candidates[ia], b = candidates[ib];
+    std::swap(order[a], order[b]);
+    std::vector<size_t> offset = FirstGap(lifetimes, order, size);
+    const size_t peak = Peak(offset, size);
+    if (peak > best) {
+      std::swap(order[a], order[b]);
+      ++stale;
+      continue;
+    }
+    stale = peak < best ? 0 : stale + 1;
+    best = peak;
+    best_offset = std::move(offset);
+  }
+  return MakePlan(lifetimes, best_offset, size, alignment);
+}
+
 }  // namespace
 
 std::string_view PlannerName(Planner planner) {
   switch (planner) {
     case Planner::kFirstFit: return "first-fit";
     case Planner::kTflmGreedy: return "tflm-greedy";
+    case Planner::kHillClimb: return "hillclimb";
   }
   return "unknown";
 }
@@ -74,6 +171,7 @@ absl::StatusOr<ArenaPlan> PlanArena(const std::vector<TensorLifetime>& lifetimes
   switch (planner) {
     case Planner::kFirstFit: return PlanArena(lifetimes, options);
     case Planner::kTflmGreedy: return PlanTflmGreedy(lifetimes, a);
+    case Planner::kHillClimb: return PlanHillClimb(lifetimes, a);
   }
   return absl::InvalidArgumentError(
       absl::StrCat("unknown arena planner ", static_cast<int>(planner)));

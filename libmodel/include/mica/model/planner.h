@@ -7,6 +7,7 @@
 //   std::vector<mica::TensorLifetime> lts = mica::ComputeLifetimes(sg);
 //   MICA_ASSIGN_OR_RETURN(mica::ArenaPlan ours, mica::PlanArena(lts, mica::Planner::kFirstFit));
 //   MICA_ASSIGN_OR_RETURN(mica::ArenaPlan tflm, mica::PlanArena(lts, mica::Planner::kTflmGreedy));
+//   MICA_ASSIGN_OR_RETURN(mica::ArenaPlan vela, mica::PlanArena(lts, mica::Planner::kHillClimb));
 //   std::cout << ours.peak_bytes << " vs TFLite Micro " << tflm.peak_bytes << "\n";
 #ifndef MICA_MODEL_PLANNER_H_
 #define MICA_MODEL_PLANNER_H_
@@ -32,9 +33,21 @@ enum class Planner {
   // goes into the first gap, walking placed buffers that overlap it in time in offset order,
   // that is large enough. The peak is max(offset + aligned size): what TFLite Micro reserves.
   kTflmGreedy,
+  // Vela 5.1.0's HillClimb tensor allocator, as the Ethos-U performance-model note (section 8.3)
+  // describes it: sizes rounded up to
+  // the alignment; first fit in an order of highest "urgency" first (the largest total live
+  // size at any step the range spans), then longer ranges, earlier start, larger size (then
+  // lower tensor index). Until the peak reaches the lower bound (PeakLiveBytes of the rounded
+  // sizes), it swaps two ranges in the order, both drawn from the top-most range and the
+  // time-overlapping ranges placed below it, with std::mt19937 at its default seed, and keeps
+  // a swap unless it raises the peak; it stops after 5000 swaps in a row without improvement
+  // or 99 999 swaps in all. Which swaps are drawn is mica's choice, so a plan (not the rule)
+  // may differ from Vela's. The peak is max(offset + aligned size).
+  kHillClimb,
 };
 
-// Returns the strategy's name as used in reports and flags ("first-fit", "tflm-greedy").
+// Returns the strategy's name as used in reports and flags ("first-fit", "tflm-greedy",
+// "hillclimb").
 std::string_view PlannerName(Planner planner);
 
 // Places `lifetimes` in one arena with `planner`. The plan's allocations are ordered by tensor
