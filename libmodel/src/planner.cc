@@ -14,10 +14,12 @@ namespace {
 
 size_t RoundUp(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
-// Places lifetimes[i] for i in `order`, each at the lowest offset that clears every placed,
-// time-overlapping tensor of `size[j]` bytes; returns the offsets, parallel to `lifetimes`.
+// Places lifetimes[i] for i in `order`, each at the lowest offset (a multiple of `alignment`)
+// that clears every placed, time-overlapping tensor of `size[j]` bytes; returns the offsets,
+// parallel to `lifetimes`.
 std::vector<size_t> FirstGap(const std::vector<TensorLifetime>& lifetimes,
-                             const std::vector<size_t>& order, const std::vector<size_t>& size) {
+                             const std::vector<size_t>& order, const std::vector<size_t>& size,
+                             size_t alignment) {
   std::vector<size_t> offset(lifetimes.size(), 0);
   std::vector<size_t> placed, conflicts;
   for (size_t i : order) {
@@ -30,7 +32,7 @@ std::vector<size_t> FirstGap(const std::vector<TensorLifetime>& lifetimes,
     size_t candidate = 0;
     for (size_t j : conflicts) {
       if (candidate + size[i] <= offset[j]) break;
-      candidate = std::max(candidate, offset[j] + size[j]);
+      candidate = std::max(candidate, RoundUp(offset[j] + size[j], alignment));
     }
     offset[i] = candidate;
     placed.push_back(i);
@@ -41,14 +43,32 @@ std::vector<size_t> FirstGap(const std::vector<TensorLifetime>& lifetimes,
 ArenaPlan MakePlan(const std::vector<TensorLifetime>& lifetimes, const std::vector<size_t>& offset,
                    const std::vector<size_t>& size, size_t alignment);
 
+// mica's first fit: largest first (ties: earlier first_op, lower tensor), offsets aligned,
+// sizes as given.
+ArenaPlan PlanFirstFit(const std::vector<TensorLifetime>& lifetimes, size_t alignment) {
+  std::vector<size_t> size(lifetimes.size());
+  for (size_t i = 0; i < size.size(); ++i) size[i] = lifetimes[i].bytes;
+  std::vector<size_t> order(lifetimes.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    const TensorLifetime& l = lifetimes[x];
+    const TensorLifetime& r = lifetimes[y];
+    if (l.bytes != r.bytes) return l.bytes > r.bytes;
+    if (l.first_op != r.first_op) return l.first_op < r.first_op;
+    return l.tensor < r.tensor;
+  });
+  return MakePlan(lifetimes, FirstGap(lifetimes, order, size, alignment), size, alignment);
+}
+
 absl::StatusOr<ArenaPlan> PlanTflmGreedy(const std::vector<TensorLifetime>& lifetimes,
                                          size_t alignment) {
   std::vector<size_t> size(lifetimes.size());
   for (size_t i = 0; i < size.size(); ++i) size[i] = RoundUp(lifetimes[i].bytes, alignment);
   std::vector<size_t> order(lifetimes.size());
   std::iota(order.begin(), order.end(), size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return size[x] > size[y]; });
-  return MakePlan(lifetimes, FirstGap(lifetimes, order, size), size, alignment);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t x, size_t y) { return size[x] > size[y]; });
+  return MakePlan(lifetimes, FirstGap(lifetimes, order, size, alignment), size, alignment);
 }
 
 // Fills an ArenaPlan from offsets and the (rounded) sizes the peak is measured with.
@@ -60,8 +80,9 @@ ArenaPlan MakePlan(const std::vector<TensorLifetime>& lifetimes, const std::vect
     plan.allocations.push_back(ArenaAllocation{lifetimes[i].tensor, offset[i], lifetimes[i].bytes});
     plan.peak_bytes = std::max(plan.peak_bytes, offset[i] + size[i]);
   }
-  std::stable_sort(plan.allocations.begin(), plan.allocations.end(),
-                   [](const ArenaAllocation& x, const ArenaAllocation& y) { return x.tensor < y.tensor; });
+  std::stable_sort(
+      plan.allocations.begin(), plan.allocations.end(),
+      [](const ArenaAllocation& x, const ArenaAllocation& y) { return x.tensor < y.tensor; });
   return plan;
 }
 
@@ -109,7 +130,7 @@ absl::StatusOr<ArenaPlan> PlanHillClimb(const std::vector<TensorLifetime>& lifet
            std::make_tuple(-static_cast<int64_t>(urgency[y]), -(b.last_op - b.first_op),
                            b.first_op, -static_cast<int64_t>(size[y]), y);
   });
-  std::vector<size_t> best_offset = FirstGap(lifetimes, order, size);
+  std::vector<size_t> best_offset = FirstGap(lifetimes, order, size, alignment);
   size_t best = Peak(best_offset, size);
   std::mt19937 rng;  // default seed: deterministic plans
   std::vector<size_t> position(n), candidates;
@@ -137,7 +158,7 @@ absl::StatusOr<ArenaPlan> PlanHillClimb(const std::vector<TensorLifetime>& lifet
     const size_t ib = (ia + 1 + rng() % (m - 1)) % m;
     const size_t a = candidates[ia], b = candidates[ib];
     std::swap(order[a], order[b]);
-    std::vector<size_t> offset = FirstGap(lifetimes, order, size);
+    std::vector<size_t> offset = FirstGap(lifetimes, order, size, alignment);
     const size_t peak = Peak(offset, size);
     if (peak > best) {
       std::swap(order[a], order[b]);
@@ -166,10 +187,11 @@ absl::StatusOr<ArenaPlan> PlanArena(const std::vector<TensorLifetime>& lifetimes
                                     const ArenaOptions& options) {
   const size_t a = options.alignment;
   if (a == 0 || (a & (a - 1)) != 0) {
-    return absl::InvalidArgumentError(absl::StrCat("arena alignment ", a, " is not a power of two"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("arena alignment ", a, " is not a power of two"));
   }
   switch (planner) {
-    case Planner::kFirstFit: return PlanArena(lifetimes, options);
+    case Planner::kFirstFit: return PlanFirstFit(lifetimes, a);
     case Planner::kTflmGreedy: return PlanTflmGreedy(lifetimes, a);
     case Planner::kHillClimb: return PlanHillClimb(lifetimes, a);
   }

@@ -35,7 +35,7 @@ TEST_CASE("Planner names") {
   CHECK(PlannerName(Planner::kHillClimb) == "hillclimb");
 }
 
-TEST_CASE("First fit through the interface is PlanArena") {
+TEST_CASE("First fit rounds offsets, not sizes") {
   auto plan = PlanArena(Chain(), Planner::kFirstFit, ArenaOptions{16});
   REQUIRE(plan.ok());
   CHECK(plan->peak_bytes == 308);  // t1@0, t0@208 (offset rounded up), t2@208, t3@0
@@ -115,7 +115,9 @@ TEST_CASE("HillClimb is deterministic, close to the lower bound and below larges
     REQUIRE(a.ok());
     REQUIRE(b.ok());
     REQUIRE(a->peak_bytes == b->peak_bytes);
-    for (size_t i = 0; i < lts.size(); ++i) REQUIRE(a->allocations[i].offset == b->allocations[i].offset);
+    for (size_t i = 0; i < lts.size(); ++i) {
+      REQUIRE(a->allocations[i].offset == b->allocations[i].offset);
+    }
     sum_hc += a->peak_bytes;
     sum_lb += PeakLiveBytes(lts);
     sum_ff += PlanArena(lts, Planner::kFirstFit, ArenaOptions{16})->peak_bytes;
@@ -149,11 +151,6 @@ TEST_CASE("Every planner gives aligned, conflict-free plans above the live lower
       REQUIRE(NoConflicts(lts, *plan));
       for (const ArenaAllocation& a : plan->allocations) REQUIRE(a.offset % align == 0);
       REQUIRE(plan->peak_bytes >= PeakLiveBytes(lts));
-      if (planner == Planner::kFirstFit) {
-        auto direct = PlanArena(lts, ArenaOptions{align});
-        REQUIRE(direct.ok());
-        REQUIRE(direct->peak_bytes == plan->peak_bytes);
-      }
     }
   }
 }
