@@ -20,15 +20,6 @@ namespace {
 std::string DT(DType t) { return std::string(DTypeName(t)); }
 std::string OpName(const Operator& op) { return std::string(op.name()); }
 
-const char* FamilyName(EthosUFamily f) {
-  switch (f) {
-    case EthosUFamily::kU55: return "Ethos-U55";
-    case EthosUFamily::kU65: return "Ethos-U65";
-    case EthosUFamily::kU85: return "Ethos-U85";
-  }
-  return "Ethos-U";
-}
-
 bool InU55List(OpKind k) {
   switch (k) {
     case OpKind::kAbs: case OpKind::kAdd: case OpKind::kArgMax: case OpKind::kAveragePool2D:
@@ -253,7 +244,7 @@ void CheckStride(int32_t sh, int32_t sw, int32_t dh, int32_t dw, Padding pad, bo
     if (depthwise_or_fc) {
       if (StrideLimited(fam)) {
         r->push_back(absl::StrCat("stride ", sh, "x", sw, " > 3 not supported on ",
-                                  FamilyName(fam)));
+                                  EthosUFamilyTitle(fam)));
       }
     } else if (!(dh == 1 && dw == 1 && pad == Padding::kValid)) {
       r->push_back(absl::StrCat("stride ", sh, "x", sw,
@@ -290,7 +281,7 @@ bool CheckOperatorType(const Operator& op, EthosUFamily fam, std::vector<std::st
     if (!OpaqueSupported(op.opaque_name, fam)) {
       r->push_back(absl::StrCat("operator ", op.opaque_name.empty() ? "(unnamed custom op)"
                                                                     : op.opaque_name,
-                                " is not supported by Vela on ", FamilyName(fam),
+                                " is not supported by Vela on ", EthosUFamilyTitle(fam),
                                 " (mica does not model it either)"));
       return false;
     }
@@ -300,7 +291,8 @@ bool CheckOperatorType(const Operator& op, EthosUFamily fam, std::vector<std::st
     return false;
   }
   if (!listed) {
-    r->push_back(absl::StrCat("operator ", OpName(op), " is not supported on ", FamilyName(fam)));
+    r->push_back(absl::StrCat("operator ", OpName(op), " is not supported on ",
+                              EthosUFamilyTitle(fam)));
     return false;
   }
   return true;
@@ -356,7 +348,8 @@ void CheckFeatureMapType(const Operator& op, const Tensor& t, bool is_output, Et
       if (!u85 && !Supports32Bit(op.kind) &&
           !(op.kind == OpKind::kArgMax && is_output)) {
         r->push_back(absl::StrCat(role, " '", t.name, "' is int32: ", OpName(op),
-                                  " supports only 8/16-bit feature maps on ", FamilyName(fam)));
+                                  " supports only 8/16-bit feature maps on ",
+                                  EthosUFamilyTitle(fam)));
       }
       break;
     case DType::kInt64:

@@ -466,11 +466,13 @@ struct OpContext {
     ifm_blk_cycles =
         RdLat(ifm_area) +
         std::floor(Transfer(ms, ifm_area, ifm_fmt, false, ifm_s, bc.ifm_block, ibits, a.cores, u85,
-                            double(ib.elements()) * (u85 ? 1 : ibits / 8)) / ms.bandwidth[AreaIndex(ifm_area)]);
+                            double(ib.elements()) * (u85 ? 1 : ibits / 8)) /
+                   ms.bandwidth[AreaIndex(ifm_area)]);
     ofm_blk_cycles =
         WrLat(ofm_area) +
         std::floor(Transfer(ms, ofm_area, ofm_fmt, true, ofm_s, bc.ofm_block, obits, a.cores, u85,
-                            double(ob.elements()) * (u85 ? 1 : obits / 8)) / ms.bandwidth[AreaIndex(ofm_area)]);
+                            double(ob.elements()) * (u85 ? 1 : obits / 8)) /
+                   ms.bandwidth[AreaIndex(ofm_area)]);
     ofm_store_el = double(Round16(ofm_fmt, ofm_s).elements());
   }
 
@@ -517,8 +519,9 @@ double ElementwiseCycles(const OpContext& x, Traffic* t) {
   }
   if (op.has_ifm2 && !(op.ifm2.scalar && op.ifm2.bits <= 8)) {
     const double n2 = op.ifm2.scalar ? 1.0 : in_el;
-    t->Add(x.ifm2_area, 1, Transfer(x.ms, x.ifm2_area, x.ifm2_fmt, false, op.ifm2.shape,
-                                    x.bc.ifm_block, std::max(op.ifm2.bits, 8), x.a.cores, x.u85, n2));
+    t->Add(x.ifm2_area, 1,
+           Transfer(x.ms, x.ifm2_area, x.ifm2_fmt, false, op.ifm2.shape, x.bc.ifm_block,
+                    std::max(op.ifm2.bits, 8), x.a.cores, x.u85, n2));
   }
   t->Add(x.ofm_area, 6, Transfer(x.ms, x.ofm_area, x.ofm_fmt, true, x.ofm_s, x.bc.ofm_block,
                                  x.obits, x.a.cores, x.u85, n));
@@ -632,7 +635,8 @@ double BufferWeights(const OpContext& x, double op_cycles, double prev_slack, Op
   }
   const double first_dma =
       DmaCycles(x.a, x.ms, x.ms.const_area, x.ms.staging_area, std::ceil(full_bytes * ratio));
-  const double npu = std::max(full_dma - prev_slack, op_cycles + std::max(first_dma - prev_slack, 0.0));
+  const double npu =
+      std::max(full_dma - prev_slack, op_cycles + std::max(first_dma - prev_slack, 0.0));
   c->full_dma = full_dma;
   c->visible_dma = std::max(first_dma - prev_slack, 0.0);
   if (ratio < 1.0) c->slack_next = op_cycles * ratio;

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "mica/estimate/ethos_u.h"
 #include "mica/estimate/render.h"
 #include "mica/estimate/text_table.h"
 #include "report/render_internal.h"
@@ -41,15 +42,6 @@ std::string Mhz(double hz) { return absl::StrCat(FormatFixed(hz / 1e6, hz >= 1e8
 std::string KibText(double bytes) { return FormatFixed(bytes / 1024.0, 2); }
 std::string Cycles(double c) { return FormatInt(static_cast<int64_t>(std::llround(c)), true); }
 
-std::string FamilyTitle(EthosUFamily f) {
-  switch (f) {
-    case EthosUFamily::kU55: return "Ethos-U55";
-    case EthosUFamily::kU65: return "Ethos-U65";
-    case EthosUFamily::kU85: return "Ethos-U85";
-  }
-  return "Ethos-U";
-}
-
 std::string CpuTitle(const CortexMConfig& c) {
   std::string isa = c.has_mve ? "MVE" : c.has_dsp ? "DSP" : "scalar";
   return absl::StrCat(c.cpu, " (", isa, " kernels", c.has_fpu ? ", FPU" : ", no FPU", ")");
@@ -74,7 +66,8 @@ std::string TargetTable(const std::vector<ProfileReport>& runs) {
   };
   row("kind", [](const TargetProfile& p) {
     return p.kind == TargetKind::kEthosU
-               ? absl::StrCat(FamilyTitle(p.ethos_u.family), ", ", p.ethos_u.macs, " MACs/cycle")
+               ? absl::StrCat(EthosUFamilyTitle(p.ethos_u.family), ", ", p.ethos_u.macs,
+                              " MACs/cycle")
                : CpuTitle(p.cortex_m);
   });
   row("clock", [](const TargetProfile& p) { return Mhz(p.clock_hz()); });
