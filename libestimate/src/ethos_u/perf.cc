@@ -2,9 +2,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <vector>
 
+#include "ethos_u/block_search.h"
 #include "ethos_u/model.h"
 
 namespace mica {
@@ -12,8 +12,6 @@ namespace estimate {
 namespace ethosu {
 namespace {
 
-int32_t RoundUp(int32_t v, int32_t m) { return m <= 0 ? v : (v + m - 1) / m * m; }
-int32_t CeilDiv(int32_t a, int32_t b) { return b <= 0 ? a : (a + b - 1) / b; }
 int64_t CeilDiv64(int64_t a, int64_t b) { return b <= 0 ? a : (a + b - 1) / b; }
 
 bool IsU85(const Arch& a) { return a.family == EthosUFamily::kU85; }
@@ -26,7 +24,6 @@ Shape3 Clip(Shape3 b, Shape3 s) {
   return {std::min(b.h, s.h), std::min(b.w, s.w), std::min(b.c, s.c)};
 }
 
-int32_t DilatedK(int32_t k, int32_t d) { return (k - 1) * std::max(d, 1) + 1; }
 
 // Micro-block for this op (doc 4.4 special case; 6.1 least-waste choice on U85).
 Shape3 ChooseUBlock(const Arch& a, const NpuOp& op) {
@@ -116,11 +113,6 @@ bool FitsU55(const Arch& a, const NpuOp& op, Shape3 ob, Shape3 ib, bool acc40, b
 }
 
 
-int32_t RequiredInput(int32_t out, int32_t stride, int32_t k, int32_t upscale, int32_t rounding) {
-  const int32_t need = (out - 1) * stride + k;
-  return upscale > 1 ? CeilDiv(need, upscale) + rounding : need;
-}
-
 Shape3 IfmBlockGeom(const NpuOp& op, Shape3 ob, Shape3 ub) {
   if (op.hw == HwOp::kElementwise) return ob;
   const int32_t up = std::max(op.upscale, 1);
@@ -163,8 +155,7 @@ BlockConfig FindBlockU55(const Arch& a, const NpuOp& op) {
                      RoundUp(std::min(ofm.c, a.max_block.c), ub.c)};
   const float ofm_el = float(std::max<int64_t>(ofm.elements(), 1));
   const float ifm_el = float(ifm.elements());
-  float best_cost = std::numeric_limits<float>::infinity();
-  float best_cov = std::numeric_limits<float>::infinity();
+  BlockChoice choice;
   std::vector<char> wont_fit(size_t(space.h / ub.h + 1) * size_t(space.w / ub.w + 1), 0);
   const int32_t step_h = ub.h * std::max(1, space.h / ub.h / 64);
   const int32_t step_w = ub.w * std::max(1, space.w / ub.w / 64);
@@ -194,31 +185,16 @@ BlockConfig FindBlockU55(const Arch& a, const NpuOp& op) {
         float cost = ew ? ofm_el / (float(h) * float(w) * float(depth))
                         : (ifm_fetch + weight_fetch) / ofm_el;
         if (ifm_el < float(ib.elements()) * 2.0f) cost /= 2.0f;
-        if (cost <= best_cost) {
-          bool choose = false;
-          if (cost == best_cost) {
-            const float cov_wh = float(std::min(ifm.h, ib.h)) * float(std::min(ifm.w, ib.w));
-            const float cov = float(ifm.h) * float(ifm.w) / std::max(cov_wh, 1.0f);
-            if (cov <= best_cov && h <= 4 && w <= 4) {
-              best_cov = cov;
-              choose = true;
-            }
-          } else {
-            best_cov = std::numeric_limits<float>::infinity();
-            choose = true;
-          }
-          if (choose) {
-            best_cost = cost;
-            best.ofm_block = {h, w, depth};
-            best.ifm_block = ib;
-          }
+        if (choice.Offer(cost, ifm, ib, h, w)) {
+          best.ofm_block = {h, w, depth};
+          best.ifm_block = ib;
         }
       }
     }
     depth += ub.c;
     if (depth < ofm.c) depth = RoundUp(depth, 16);
   }
-  if (best_cost == std::numeric_limits<float>::infinity()) {
+  if (!choice.found()) {
     best.ofm_block = ub;
     best.ifm_block = IfmBlockGeom(op, ub, ub);
     if (!equal_depth) best.ifm_block.c = ifm_depth_blk;
