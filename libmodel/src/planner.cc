@@ -95,16 +95,11 @@ size_t Peak(const std::vector<size_t>& offset, const std::vector<size_t>& size) 
 constexpr int kHillClimbPatience = 5000;       // swaps in a row without improvement
 constexpr int kHillClimbMaxIterations = 99999;  // swaps in all
 
-absl::StatusOr<ArenaPlan> PlanHillClimb(const std::vector<TensorLifetime>& lifetimes,
-                                        size_t alignment) {
+// HillClimb's initial order: highest urgency (the largest total live size at any step the
+// range spans) first, then longer ranges, earlier start, larger size, lower index.
+std::vector<size_t> UrgencyOrder(const std::vector<TensorLifetime>& lifetimes,
+                                 const std::vector<size_t>& size) {
   const size_t n = lifetimes.size();
-  std::vector<size_t> size(n);
-  std::vector<TensorLifetime> rounded = lifetimes;
-  for (size_t i = 0; i < n; ++i) {
-    size[i] = RoundUp(lifetimes[i].bytes, alignment);
-    rounded[i].bytes = size[i];
-  }
-  // Live bytes per step, the lower bound, and each range's urgency.
   int32_t last_step = 0;
   for (const TensorLifetime& l : lifetimes) last_step = std::max(last_step, l.last_op);
   std::vector<size_t> live(static_cast<size_t>(last_step) + 1, 0);
@@ -113,7 +108,6 @@ absl::StatusOr<ArenaPlan> PlanHillClimb(const std::vector<TensorLifetime>& lifet
       live[static_cast<size_t>(t)] += size[i];
     }
   }
-  const size_t lower_bound = PeakLiveBytes(rounded);
   std::vector<size_t> urgency(n, 0);
   for (size_t i = 0; i < n; ++i) {
     for (int32_t t = std::max(lifetimes[i].first_op, 0); t <= lifetimes[i].last_op; ++t) {
@@ -130,6 +124,20 @@ absl::StatusOr<ArenaPlan> PlanHillClimb(const std::vector<TensorLifetime>& lifet
            std::make_tuple(-static_cast<int64_t>(urgency[y]), -(b.last_op - b.first_op),
                            b.first_op, -static_cast<int64_t>(size[y]), y);
   });
+  return order;
+}
+
+absl::StatusOr<ArenaPlan> PlanHillClimb(const std::vector<TensorLifetime>& lifetimes,
+                                        size_t alignment) {
+  const size_t n = lifetimes.size();
+  std::vector<size_t> size(n);
+  std::vector<TensorLifetime> rounded = lifetimes;
+  for (size_t i = 0; i < n; ++i) {
+    size[i] = RoundUp(lifetimes[i].bytes, alignment);
+    rounded[i].bytes = size[i];
+  }
+  const size_t lower_bound = PeakLiveBytes(rounded);
+  std::vector<size_t> order = UrgencyOrder(lifetimes, size);
   std::vector<size_t> best_offset = FirstGap(lifetimes, order, size, alignment);
   size_t best = Peak(best_offset, size);
   std::mt19937 rng;  // default seed: deterministic plans
