@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "mica/base/status_macros.h"
+#include "mica/model/planner.h"
 
 namespace mica {
 namespace {
@@ -76,8 +77,6 @@ absl::StatusOr<std::vector<int32_t>> Producers(const Subgraph& sg) {
   }
   return producer;
 }
-
-size_t AlignUp(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
 }  // namespace
 
@@ -270,47 +269,7 @@ std::vector<TensorLifetime> ComputeLifetimes(const Subgraph& sg,
 
 absl::StatusOr<ArenaPlan> PlanArena(const std::vector<TensorLifetime>& lifetimes,
                                     const ArenaOptions& options) {
-  const size_t a = options.alignment;
-  if (a == 0 || (a & (a - 1)) != 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("arena alignment ", a, " is not a power of two"));
-  }
-  std::vector<size_t> by_size(lifetimes.size());
-  for (size_t i = 0; i < by_size.size(); ++i) by_size[i] = i;
-  std::sort(by_size.begin(), by_size.end(), [&](size_t x, size_t y) {
-    const TensorLifetime& l = lifetimes[x];
-    const TensorLifetime& r = lifetimes[y];
-    if (l.bytes != r.bytes) return l.bytes > r.bytes;
-    if (l.first_op != r.first_op) return l.first_op < r.first_op;
-    return l.tensor < r.tensor;
-  });
-  std::vector<size_t> offset(lifetimes.size(), 0);
-  std::vector<size_t> placed;  // indices into lifetimes, in placement order
-  std::vector<size_t> conflicts;
-  for (size_t i : by_size) {
-    conflicts.clear();
-    for (size_t j : placed) {
-      if (lifetimes[j].Overlaps(lifetimes[i]) && lifetimes[j].bytes > 0) conflicts.push_back(j);
-    }
-    std::sort(conflicts.begin(), conflicts.end(),
-              [&](size_t x, size_t y) { return offset[x] < offset[y]; });
-    size_t candidate = 0;
-    for (size_t j : conflicts) {
-      if (candidate + lifetimes[i].bytes <= offset[j]) break;
-      candidate = std::max(candidate, AlignUp(offset[j] + lifetimes[j].bytes, a));
-    }
-    offset[i] = candidate;
-    placed.push_back(i);
-  }
-  ArenaPlan plan;
-  plan.alignment = a;
-  for (size_t i = 0; i < lifetimes.size(); ++i) {
-    plan.allocations.push_back(ArenaAllocation{lifetimes[i].tensor, offset[i], lifetimes[i].bytes});
-    plan.peak_bytes = std::max(plan.peak_bytes, offset[i] + lifetimes[i].bytes);
-  }
-  std::sort(plan.allocations.begin(), plan.allocations.end(),
-            [](const ArenaAllocation& x, const ArenaAllocation& y) { return x.tensor < y.tensor; });
-  return plan;
+  return PlanArena(lifetimes, Planner::kFirstFit, options);
 }
 
 absl::StatusOr<ArenaPlan> PlanArena(const Subgraph& sg, const ArenaOptions& options) {

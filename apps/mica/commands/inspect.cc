@@ -47,10 +47,10 @@
 #include "mica/args.h"
 #include "mica/base/text.h"
 #include "mica/command.h"
-#include "mica/json.h"
+#include "mica/estimate/json_writer.h"
+#include "mica/estimate/text_table.h"
 #include "mica/model/analysis.h"
 #include "mica/model/load.h"
-#include "mica/table.h"
 
 namespace mica {
 namespace cli {

@@ -9,9 +9,9 @@
 #include "mica/args.h"
 #include "mica/command.h"
 #include "mica/estimate/ethos_u.h"
+#include "mica/estimate/json_writer.h"
 #include "mica/estimate/target.h"
-#include "mica/json.h"
-#include "mica/table.h"
+#include "mica/estimate/text_table.h"
 
 namespace mica {
 namespace cli {

@@ -20,6 +20,7 @@
 #include "mica/args.h"
 #include "mica/base/status_macros.h"
 #include "mica/command.h"
+#include "mica/estimate/text_table.h"
 #include "mica/model/analysis.h"
 #include "mica/model/builder.h"
 #include "mica/model/load.h"
@@ -29,7 +30,6 @@
 #include "mica/quant/quant_params.h"
 #include "mica/quant/quantize.h"
 #include "mica/runtime/executor.h"
-#include "mica/table.h"
 
 namespace mica {
 namespace cli {

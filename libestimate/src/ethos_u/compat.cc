@@ -20,15 +20,6 @@ namespace {
 std::string DT(DType t) { return std::string(DTypeName(t)); }
 std::string OpName(const Operator& op) { return std::string(op.name()); }
 
-const char* FamilyName(EthosUFamily f) {
-  switch (f) {
-    case EthosUFamily::kU55: return "Ethos-U55";
-    case EthosUFamily::kU65: return "Ethos-U65";
-    case EthosUFamily::kU85: return "Ethos-U85";
-  }
-  return "Ethos-U";
-}
-
 bool InU55List(OpKind k) {
   switch (k) {
     case OpKind::kAbs: case OpKind::kAdd: case OpKind::kArgMax: case OpKind::kAveragePool2D:
@@ -253,12 +244,417 @@ void CheckStride(int32_t sh, int32_t sw, int32_t dh, int32_t dw, Padding pad, bo
     if (depthwise_or_fc) {
       if (StrideLimited(fam)) {
         r->push_back(absl::StrCat("stride ", sh, "x", sw, " > 3 not supported on ",
-                                  FamilyName(fam)));
+                                  EthosUFamilyTitle(fam)));
       }
     } else if (!(dh == 1 && dw == 1 && pad == Padding::kValid)) {
       r->push_back(absl::StrCat("stride ", sh, "x", sw,
                                 " > 3 needs dilation 1 and VALID padding"));
     }
+  }
+}
+
+// Operator ids in range (step 0): false when an operand index is out of range.
+bool CheckOperandIndices(const Subgraph& sg, const Operator& op, std::vector<std::string>* r) {
+  const int nt = static_cast<int>(sg.tensors.size());
+  for (int32_t t : op.inputs) {
+    if (t != kNoTensor && (t < 0 || t >= nt)) {
+      r->push_back(absl::StrCat("input tensor index ", t, " out of range"));
+      return false;
+    }
+  }
+  for (int32_t t : op.outputs) {
+    if (t < 0 || t >= nt) {
+      r->push_back(absl::StrCat("output tensor index ", t, " out of range"));
+      return false;
+    }
+  }
+  return true;
+}
+
+// Operator type (step 1): false when the family's list (or Vela's opaque list) lacks it.
+bool CheckOperatorType(const Operator& op, EthosUFamily fam, std::vector<std::string>* r) {
+  bool listed = InU55List(op.kind);
+  if (fam == EthosUFamily::kU85 && (op.kind == OpKind::kDiv || op.kind == OpKind::kGather)) {
+    listed = true;
+  }
+  if (op.kind == OpKind::kOpaque) {
+    if (!OpaqueSupported(op.opaque_name, fam)) {
+      r->push_back(absl::StrCat("operator ", op.opaque_name.empty() ? "(unnamed custom op)"
+                                                                    : op.opaque_name,
+                                " is not supported by Vela on ", EthosUFamilyTitle(fam),
+                                " (mica does not model it either)"));
+      return false;
+    }
+    // Supported by Vela but not modelled by mica: keep it on the NPU list only if typed.
+    r->push_back(absl::StrCat("operator ", op.opaque_name,
+                              " is supported by Vela but not modelled by mica; costed as CPU"));
+    return false;
+  }
+  if (!listed) {
+    r->push_back(absl::StrCat("operator ", OpName(op), " is not supported on ",
+                              EthosUFamilyTitle(fam)));
+    return false;
+  }
+  return true;
+}
+
+// Generic (step 2): at least one input and one output; well-formed operands and attributes.
+bool CheckArity(const Operator& op, std::vector<std::string>* r) {
+  int n_in = 0;
+  for (int32_t t : op.inputs) n_in += t != kNoTensor;
+  if (n_in == 0 || op.outputs.empty()) {
+    r->push_back("operator needs at least one input and one output");
+    return false;
+  }
+  if (static_cast<int>(op.inputs.size()) < MinInputs(op.kind) || !AttrsMatch(op)) {
+    r->push_back(absl::StrCat("malformed ", OpName(op), " (missing operands or attributes)"));
+    return false;
+  }
+  for (int i = 0; i < MinInputs(op.kind); ++i) {
+    if (op.inputs[i] == kNoTensor && !(op.kind == OpKind::kTransposeConv && i == 3)) {
+      r->push_back(absl::StrCat("malformed ", OpName(op), ": required input ", i, " is absent"));
+      return false;
+    }
+  }
+  return true;
+}
+
+// Returns the feature-map operands of `op`: inputs that are neither weights nor shapes, then
+// the outputs.
+std::vector<int32_t> FeatureMapOperands(const Operator& op) {
+  std::vector<int32_t> fms;
+  for (size_t i = 0; i < op.inputs.size(); ++i) {
+    const int32_t t = op.inputs[i];
+    if (t == kNoTensor || IsShapeOperand(op.kind, i) || IsWeightOperand(op.kind, i)) continue;
+    fms.push_back(t);
+  }
+  for (int32_t t : op.outputs) fms.push_back(t);
+  return fms;
+}
+
+// Data type of one feature map (step 3). Sets *ifm16 for a 16-bit input.
+void CheckFeatureMapType(const Operator& op, const Tensor& t, bool is_output, EthosUFamily fam,
+                         bool* ifm16, std::vector<std::string>* r) {
+  const bool u85 = fam == EthosUFamily::kU85;
+  const char* role = is_output ? "output" : "input";
+  switch (t.dtype) {
+    case DType::kInt8:
+    case DType::kUInt8:
+      break;
+    case DType::kInt16:
+      if (!is_output) *ifm16 = true;
+      break;
+    case DType::kInt32:
+      if (!u85 && !Supports32Bit(op.kind) &&
+          !(op.kind == OpKind::kArgMax && is_output)) {
+        r->push_back(absl::StrCat(role, " '", t.name, "' is int32: ", OpName(op),
+                                  " supports only 8/16-bit feature maps on ",
+                                  EthosUFamilyTitle(fam)));
+      }
+      break;
+    case DType::kInt64:
+      if (op.kind != OpKind::kArgMax) {
+        r->push_back(absl::StrCat(role, " '", t.name, "' is int64 (only ARG_MAX output may be)"));
+      }
+      break;
+    case DType::kBool:
+      if (!u85) {
+        r->push_back(absl::StrCat(role, " '", t.name, "' is bool (supported on Ethos-U85 only)"));
+      }
+      break;
+    default:
+      r->push_back(absl::StrCat(role, " '", t.name, "' is ", DT(t.dtype),
+                                ": the NPU runs integer feature maps only (int8/uint8/int16"
+                                ", quantize the model)"));
+      break;
+  }
+}
+
+// Static shape, rank and dimension limits of one feature map (step 3).
+void CheckFeatureMapShape(const Operator& op, const Tensor& t, bool is_output,
+                          std::vector<std::string>* r) {
+  const char* role = is_output ? "output" : "input";
+  for (size_t d = 0; d < t.shape_signature.size(); ++d) {
+    if (d > 0 && t.shape_signature[d] < 0) {
+      r->push_back(absl::StrCat(role, " '", t.name, "' has a dynamic dimension ", d,
+                                " (only the batch axis may be dynamic)"));
+      break;
+    }
+  }
+  const size_t max_rank = (op.kind == OpKind::kTranspose || op.kind == OpKind::kReshape ||
+                           op.kind == OpKind::kSqueeze || op.kind == OpKind::kExpandDims ||
+                           op.kind == OpKind::kPack || op.kind == OpKind::kUnpack)
+                              ? 8 : 4;
+  if (t.shape.size() > max_rank) {
+    r->push_back(absl::StrCat(role, " '", t.name, "' has rank ", t.shape.size(), " > ",
+                              max_rank));
+  }
+  for (int32_t d : t.shape) {
+    if (d > 65536) {
+      r->push_back(absl::StrCat(role, " '", t.name, "' shape ", Dims(t.shape),
+                                " has a dimension > 65536"));
+      break;
+    }
+  }
+}
+
+// Quantization of one feature map (step 3).
+void CheckFeatureMapQuant(const Operator& op, const Tensor& t, bool is_output, EthosUFamily fam,
+                          std::vector<std::string>* r) {
+  const bool u85 = fam == EthosUFamily::kU85;
+  const char* role = is_output ? "output" : "input";
+  const bool integer = t.dtype == DType::kInt8 || t.dtype == DType::kUInt8 ||
+                       t.dtype == DType::kInt16;
+  if (integer && !QuantExempt(op.kind)) {
+    if (t.quant.empty()) {
+      r->push_back(absl::StrCat(role, " '", t.name, "' has no quantization parameters"));
+    } else {
+      for (float s : t.quant.scale) {
+        if (!(s > 0) || !std::isfinite(s)) {
+          r->push_back(absl::StrCat(role, " '", t.name, "' has a non-positive scale"));
+          break;
+        }
+      }
+      if (t.quant.per_channel() && !PerAxisAllowed(op.kind)) {
+        r->push_back(absl::StrCat(role, " '", t.name, "' is per-axis quantized; ", OpName(op),
+                                  " supports per-tensor only"));
+      }
+      for (int64_t zp : t.quant.zero_point) {
+        if (t.dtype == DType::kUInt8 && zp < 0) {
+          r->push_back(absl::StrCat(role, " '", t.name, "' unsigned with negative zero point"));
+          break;
+        }
+        if (u85 && ((t.dtype == DType::kInt8 && (zp < -128 || zp > 127)) ||
+                    (t.dtype == DType::kUInt8 && zp > 255))) {
+          r->push_back(absl::StrCat(role, " '", t.name, "' zero point ", zp, " out of range"));
+          break;
+        }
+      }
+    }
+  }
+  if (t.dtype == DType::kInt32 && !t.quant.empty()) {
+    for (int64_t zp : t.quant.zero_point) {
+      if (zp != 0) {
+        r->push_back(absl::StrCat(role, " '", t.name, "' is int32 with a non-zero zero point"));
+        break;
+      }
+    }
+  }
+}
+
+// What the op-specific checks (step 4) read.
+struct OpCheck {
+  const Subgraph& sg;
+  const Operator& op;
+  const Tensor& ifm;
+  const Tensor& ofm;
+  EthosUFamily fam;
+  bool u85;
+  bool ifm16;
+  std::vector<std::string>* r;
+};
+
+void CheckConvolution(const OpCheck& x) {
+  const bool depthwise = x.op.kind == OpKind::kDepthwiseConv2D;
+  int32_t sh = 1, sw = 1, dh = 1, dw = 1;
+  Padding pad = Padding::kValid;
+  if (depthwise) {
+    const auto* a = AttrsOrNull<DepthwiseConv2DAttrs>(x.op);
+    if (!a) { x.r->push_back("DEPTHWISE_CONV_2D without attributes"); return; }
+    sh = a->stride_h, sw = a->stride_w, dh = a->dilation_h, dw = a->dilation_w, pad = a->padding;
+  } else {
+    const auto* a = AttrsOrNull<Conv2DAttrs>(x.op);
+    if (!a) { x.r->push_back("CONV_2D without attributes"); return; }
+    sh = a->stride_h, sw = a->stride_w, dh = a->dilation_h, dw = a->dilation_w, pad = a->padding;
+  }
+  CheckStride(sh, sw, dh, dw, pad, depthwise, x.fam, x.r);
+  CheckWeights(x.sg, x.op, 1, 2, x.ifm16, x.fam, x.r);
+  int32_t n, h, w, c;
+  if (As4D(x.ifm.shape, &n, &h, &w, &c) && n != 1) {
+    x.r->push_back(absl::StrCat("batch size ", n, " > 1 not supported for ",
+                                depthwise ? "DEPTHWISE_CONV_2D" : "CONV_2D"));
+  }
+}
+
+void CheckTransposeConv(const OpCheck& x) {
+  const auto* a = AttrsOrNull<TransposeConvAttrs>(x.op);
+  if (!a) { x.r->push_back("TRANSPOSE_CONV without attributes"); return; }
+  CheckWeights(x.sg, x.op, 1, 3, x.ifm16, x.fam, x.r);
+  const bool ok_stride = (a->stride_h == 1 && a->stride_w == 1) ||
+                         (a->stride_h == 2 && a->stride_w == 2);
+  int32_t n, h, w, c, n2, h2, w2, c2;
+  const bool one_d = As4D(x.ifm.shape, &n, &h, &w, &c) && (h == 1 || w == 1);
+  if (!ok_stride && !(one_d && a->stride_h * a->stride_w == 2)) {
+    x.r->push_back(absl::StrCat("TRANSPOSE_CONV stride ", a->stride_h, "x", a->stride_w,
+                                " (only 1x1 and 2x2 supported)"));
+  } else if (As4D(x.ifm.shape, &n, &h, &w, &c) && As4D(x.ofm.shape, &n2, &h2, &w2, &c2)) {
+    const Tensor& wt = x.sg.tensors[x.op.inputs[1]];
+    const int32_t kh = wt.shape.size() == 4 ? wt.shape[1] : 1;
+    const int32_t kw = wt.shape.size() == 4 ? wt.shape[2] : 1;
+    const bool same = a->padding == Padding::kSame && h2 == h * a->stride_h &&
+                      w2 == w * a->stride_w;
+    const bool valid = a->padding == Padding::kValid &&
+                       h2 == h * a->stride_h + std::max(kh - a->stride_h, 0) &&
+                       w2 == w * a->stride_w + std::max(kw - a->stride_w, 0);
+    if (!same && !valid) {
+      x.r->push_back("TRANSPOSE_CONV output shape does not match IFM x stride (SAME) or "
+                     "IFM x stride + (kernel - stride) (VALID)");
+    }
+  }
+}
+
+void CheckFullyConnected(const OpCheck& x) {
+  CheckWeights(x.sg, x.op, 1, 2, x.ifm16, x.fam, x.r);
+  const Tensor& wt = x.sg.tensors[x.op.inputs[1]];
+  if (wt.shape.size() < 2) x.r->push_back("FULLY_CONNECTED weights must be [out, in]");
+}
+
+void CheckPooling(const OpCheck& x) {
+  const auto* a = AttrsOrNull<Pool2DAttrs>(x.op);
+  if (!a) { x.r->push_back("pooling without attributes"); return; }
+  const bool avg = x.op.kind == OpKind::kAveragePool2D;
+  if (avg && a->padding == Padding::kSame) {
+    if (a->filter_w > 8 || a->filter_h > 8) {
+      x.r->push_back(absl::StrCat("AVERAGE_POOL_2D SAME padding with kernel ", a->filter_h, "x",
+                                  a->filter_w, " (> 8x8)"));
+    }
+  } else {
+    if (int64_t{a->filter_w} * a->filter_h > 65536 || a->filter_h > 256) {
+      x.r->push_back(absl::StrCat("pooling kernel ", a->filter_h, "x", a->filter_w,
+                                  " too large (W*H <= 65536, H <= 256)"));
+    }
+  }
+  if (StrideLimited(x.fam) || a->stride_h < 1 || a->stride_w < 1) {
+    CheckStride(a->stride_h, a->stride_w, 1, 1, a->padding, false, x.fam, x.r);
+  }
+  int32_t n, h, w, c;
+  if (As4D(x.ifm.shape, &n, &h, &w, &c) && n != 1) {
+    x.r->push_back(absl::StrCat("batch size ", n, " > 1 not supported for pooling"));
+  }
+}
+
+void CheckMean(const OpCheck& x) {
+  const Tensor& ifm = x.ifm;
+  int32_t n, h, w, c;
+  if (!As4D(ifm.shape, &n, &h, &w, &c)) return;
+  if (n != 1) x.r->push_back("MEAN needs batch 1");
+  if (ifm.dtype == DType::kInt32) x.r->push_back("MEAN input must be 8/16-bit");
+  if (x.op.inputs.size() < 2 || x.op.inputs[1] == kNoTensor) return;
+  const Tensor& ax = x.sg.tensors[x.op.inputs[1]];
+  if (!ax.is_constant() || ax.dtype != DType::kInt32) {
+    x.r->push_back("MEAN axes must be constant");
+    return;
+  }
+  const int rank = static_cast<int>(ifm.shape.size());
+  int64_t reduced = 1;
+  bool depth = false;
+  for (int64_t i = 0; i < ax.num_elements(); ++i) {
+    int v = ax.data.as<int32_t>()[i];
+    if (v < 0) v += rank;
+    if (v < 0 || v >= rank) continue;
+    reduced *= ifm.shape[v];
+    if (ifm.shape[v] >= 4096) x.r->push_back("MEAN reduced axis >= 4096");
+    if (v == rank - 1 && rank >= 2) depth = true;
+  }
+  if (reduced > 16777216) x.r->push_back("MEAN reduces more than 16777216 elements");
+  if (depth && !(h == 1 || w == 1 || c == 1)) {
+    x.r->push_back("MEAN over the depth axis needs one of H, W, C to be 1");
+  }
+}
+
+void CheckSoftmax(const OpCheck& x) {
+  int32_t n, h, w, c;
+  if (As4D(x.ifm.shape, &n, &h, &w, &c) && int64_t{h} * w >= 65536) {
+    x.r->push_back("SOFTMAX IFM W*H >= 65536");
+  }
+  if (x.ifm.dtype != x.ofm.dtype) x.r->push_back("SOFTMAX input and output types differ");
+}
+
+void CheckMinMax(const OpCheck& x) {
+  for (int32_t t : x.op.inputs) {
+    if (t != kNoTensor && x.sg.tensors[t].quant != x.ofm.quant) {
+      x.r->push_back(absl::StrCat(OpName(x.op), " inputs must be quantized like the output"));
+      break;
+    }
+  }
+}
+
+void CheckResize(const OpCheck& x) {
+  int32_t n, h, w, c, n2, h2, w2, c2;
+  if (!As4D(x.ifm.shape, &n, &h, &w, &c) || !As4D(x.ofm.shape, &n2, &h2, &w2, &c2)) return;
+  const auto* a = AttrsOrNull<ResizeAttrs>(x.op);
+  const bool align = a && a->align_corners;
+  auto factor = [&](int32_t in, int32_t out) -> int32_t {
+    if (in <= 0) return 0;
+    if (align && in > 1 && (out - 1) % (in - 1) == 0) return (out - 1) / (in - 1);
+    return out % in == 0 ? out / in : 0;
+  };
+  const int32_t fh = h == 1 && h2 == 1 ? 1 : factor(h, h2);
+  const int32_t fw = w == 1 && w2 == 1 ? 1 : factor(w, w2);
+  auto pow2 = [](int32_t f) { return f > 0 && (f & (f - 1)) == 0; };
+  bool ok;
+  if (x.u85) {
+    ok = pow2(fh) && pow2(fw) && fh <= (align ? 2048 : 1024) && fw <= (align ? 2048 : 1024);
+  } else {
+    ok = (fh == fw || fh == 1 || fw == 1) && pow2(fh) && pow2(fw) && fh <= 8 && fw <= 8;
+    if (ok && x.op.kind == OpKind::kResizeBilinear && a && a->half_pixel_centers &&
+        (std::max(fh, fw) != 2)) {
+      ok = false;
+    }
+  }
+  if (!ok) {
+    x.r->push_back(absl::StrCat(OpName(x.op), " scale ", h, "x", w, " -> ", h2, "x", w2,
+                                x.u85 ? " (needs a power-of-two factor)"
+                                      : " (needs a 2x/4x/8x integer factor)"));
+  }
+}
+
+void CheckTranspose(const OpCheck& x) {
+  if (x.op.inputs.size() < 2 || x.op.inputs[1] == kNoTensor ||
+      !x.sg.tensors[x.op.inputs[1]].is_constant()) {
+    x.r->push_back("TRANSPOSE permutation must be constant");
+    return;
+  }
+  if (x.ifm.shape.size() > 8) x.r->push_back("TRANSPOSE rank > 8");
+  if (!x.u85) {
+    int64_t prod = 1;
+    for (size_t i = 0; i + 1 < x.ifm.shape.size(); ++i) prod *= x.ifm.shape[i];
+    if (prod > 65536 && x.ifm.shape.size() > 2) {
+      x.r->push_back("TRANSPOSE outer axes product > 65536");
+    }
+  }
+}
+
+void CheckGather(const OpCheck& x) {
+  const auto* a = AttrsOrNull<GatherAttrs>(x.op);
+  if (a && a->axis != a->batch_dims) x.r->push_back("GATHER needs axis == batch_dims");
+}
+
+void CheckLstm(const OpCheck& x) {
+  if (x.ifm.dtype != DType::kInt8 && x.ifm.dtype != DType::kInt16) {
+    x.r->push_back("UNIDIRECTIONAL_SEQUENCE_LSTM needs int8/int16 input");
+  }
+}
+
+// Op-specific constraints (step 4), by operator family.
+void CheckOpSpecific(const OpCheck& x) {
+  switch (x.op.kind) {
+    case OpKind::kConv2D:
+    case OpKind::kDepthwiseConv2D: return CheckConvolution(x);
+    case OpKind::kTransposeConv: return CheckTransposeConv(x);
+    case OpKind::kFullyConnected: return CheckFullyConnected(x);
+    case OpKind::kAveragePool2D:
+    case OpKind::kMaxPool2D: return CheckPooling(x);
+    case OpKind::kMean: return CheckMean(x);
+    case OpKind::kSoftmax: return CheckSoftmax(x);
+    case OpKind::kMaximum:
+    case OpKind::kMinimum: return CheckMinMax(x);
+    case OpKind::kResizeBilinear:
+    case OpKind::kResizeNearestNeighbor: return CheckResize(x);
+    case OpKind::kTranspose: return CheckTranspose(x);
+    case OpKind::kGather: return CheckGather(x);
+    case OpKind::kUnidirectionalSequenceLstm: return CheckLstm(x);
+    default: return;
   }
 }
 
@@ -273,348 +669,25 @@ std::vector<std::string> OpCompatibility(const Subgraph& sg, int op_index,
   }
   const Operator& op = sg.ops[op_index];
   const EthosUFamily fam = config.family;
-  const bool u85 = fam == EthosUFamily::kU85;
-  const int nt = static_cast<int>(sg.tensors.size());
-  for (int32_t t : op.inputs) {
-    if (t != kNoTensor && (t < 0 || t >= nt)) {
-      r.push_back(absl::StrCat("input tensor index ", t, " out of range"));
-      return r;
-    }
-  }
-  for (int32_t t : op.outputs) {
-    if (t < 0 || t >= nt) {
-      r.push_back(absl::StrCat("output tensor index ", t, " out of range"));
-      return r;
-    }
-  }
-  // 1. Operator type.
-  bool listed = InU55List(op.kind);
-  if (u85 && (op.kind == OpKind::kDiv || op.kind == OpKind::kGather)) listed = true;
-  if (op.kind == OpKind::kOpaque) {
-    if (!OpaqueSupported(op.opaque_name, fam)) {
-      r.push_back(absl::StrCat("operator ", op.opaque_name.empty() ? "(unnamed custom op)"
-                                                                   : op.opaque_name,
-                               " is not supported by Vela on ", FamilyName(fam),
-                               " (mica does not model it either)"));
-      return r;
-    }
-    // Supported by Vela but not modelled by mica: keep it on the NPU list only if typed.
-    r.push_back(absl::StrCat("operator ", op.opaque_name,
-                             " is supported by Vela but not modelled by mica; costed as CPU"));
+  if (!CheckOperandIndices(sg, op, &r) || !CheckOperatorType(op, fam, &r) ||
+      !CheckArity(op, &r)) {
     return r;
-  }
-  if (!listed) {
-    r.push_back(absl::StrCat("operator ", OpName(op), " is not supported on ", FamilyName(fam)));
-    return r;
-  }
-  // 2. Generic: at least one input and one output; well-formed operands and attributes.
-  int n_in = 0;
-  for (int32_t t : op.inputs) n_in += t != kNoTensor;
-  if (n_in == 0 || op.outputs.empty()) {
-    r.push_back("operator needs at least one input and one output");
-    return r;
-  }
-  if (static_cast<int>(op.inputs.size()) < MinInputs(op.kind) || !AttrsMatch(op)) {
-    r.push_back(absl::StrCat("malformed ", OpName(op), " (missing operands or attributes)"));
-    return r;
-  }
-  for (int i = 0; i < MinInputs(op.kind); ++i) {
-    if (op.inputs[i] == kNoTensor && !(op.kind == OpKind::kTransposeConv && i == 3)) {
-      r.push_back(absl::StrCat("malformed ", OpName(op), ": required input ", i, " is absent"));
-      return r;
-    }
   }
   // 3. Feature-map data types, static shapes, ranks, quantization.
   bool ifm16 = false;
-  std::vector<int32_t> fms;
-  for (size_t i = 0; i < op.inputs.size(); ++i) {
-    const int32_t t = op.inputs[i];
-    if (t == kNoTensor || IsShapeOperand(op.kind, i) || IsWeightOperand(op.kind, i)) continue;
-    fms.push_back(t);
-  }
-  for (int32_t t : op.outputs) fms.push_back(t);
+  const std::vector<int32_t> fms = FeatureMapOperands(op);
   for (size_t k = 0; k < fms.size(); ++k) {
     const Tensor& t = sg.tensors[fms[k]];
     const bool is_output = k >= fms.size() - op.outputs.size();
-    const char* role = is_output ? "output" : "input";
-    switch (t.dtype) {
-      case DType::kInt8:
-      case DType::kUInt8:
-        break;
-      case DType::kInt16:
-        if (!is_output) ifm16 = true;
-        break;
-      case DType::kInt32:
-        if (!u85 && !Supports32Bit(op.kind) &&
-            !(op.kind == OpKind::kArgMax && is_output)) {
-          r.push_back(absl::StrCat(role, " '", t.name, "' is int32: ", OpName(op),
-                                   " supports only 8/16-bit feature maps on ", FamilyName(fam)));
-        }
-        break;
-      case DType::kInt64:
-        if (op.kind != OpKind::kArgMax) {
-          r.push_back(absl::StrCat(role, " '", t.name, "' is int64 (only ARG_MAX output may be)"));
-        }
-        break;
-      case DType::kBool:
-        if (!u85) {
-          r.push_back(absl::StrCat(role, " '", t.name, "' is bool (supported on Ethos-U85 only)"));
-        }
-        break;
-      default:
-        r.push_back(absl::StrCat(role, " '", t.name, "' is ", DT(t.dtype),
-                                 ": the NPU runs integer feature maps only (int8/uint8/int16"
-                                 ", quantize the model)"));
-        break;
-    }
-    for (size_t d = 0; d < t.shape_signature.size(); ++d) {
-      if (d > 0 && t.shape_signature[d] < 0) {
-        r.push_back(absl::StrCat(role, " '", t.name, "' has a dynamic dimension ", d,
-                                 " (only the batch axis may be dynamic)"));
-        break;
-      }
-    }
-    const size_t max_rank = (op.kind == OpKind::kTranspose || op.kind == OpKind::kReshape ||
-                             op.kind == OpKind::kSqueeze || op.kind == OpKind::kExpandDims ||
-                             op.kind == OpKind::kPack || op.kind == OpKind::kUnpack)
-                                ? 8 : 4;
-    if (t.shape.size() > max_rank) {
-      r.push_back(absl::StrCat(role, " '", t.name, "' has rank ", t.shape.size(), " > ",
-                               max_rank));
-    }
-    for (int32_t d : t.shape) {
-      if (d > 65536) {
-        r.push_back(absl::StrCat(role, " '", t.name, "' shape ", Dims(t.shape),
-                                 " has a dimension > 65536"));
-        break;
-      }
-    }
-    const bool integer = t.dtype == DType::kInt8 || t.dtype == DType::kUInt8 ||
-                         t.dtype == DType::kInt16;
-    if (integer && !QuantExempt(op.kind)) {
-      if (t.quant.empty()) {
-        r.push_back(absl::StrCat(role, " '", t.name, "' has no quantization parameters"));
-      } else {
-        for (float s : t.quant.scale) {
-          if (!(s > 0) || !std::isfinite(s)) {
-            r.push_back(absl::StrCat(role, " '", t.name, "' has a non-positive scale"));
-            break;
-          }
-        }
-        if (t.quant.per_channel() && !PerAxisAllowed(op.kind)) {
-          r.push_back(absl::StrCat(role, " '", t.name, "' is per-axis quantized; ", OpName(op),
-                                   " supports per-tensor only"));
-        }
-        for (int64_t zp : t.quant.zero_point) {
-          if (t.dtype == DType::kUInt8 && zp < 0) {
-            r.push_back(absl::StrCat(role, " '", t.name, "' unsigned with negative zero point"));
-            break;
-          }
-          if (u85 && ((t.dtype == DType::kInt8 && (zp < -128 || zp > 127)) ||
-                      (t.dtype == DType::kUInt8 && zp > 255))) {
-            r.push_back(absl::StrCat(role, " '", t.name, "' zero point ", zp, " out of range"));
-            break;
-          }
-        }
-      }
-    }
-    if (t.dtype == DType::kInt32 && !t.quant.empty()) {
-      for (int64_t zp : t.quant.zero_point) {
-        if (zp != 0) {
-          r.push_back(absl::StrCat(role, " '", t.name, "' is int32 with a non-zero zero point"));
-          break;
-        }
-      }
-    }
+    CheckFeatureMapType(op, t, is_output, fam, &ifm16, &r);
+    CheckFeatureMapShape(op, t, is_output, &r);
+    CheckFeatureMapQuant(op, t, is_output, fam, &r);
   }
   if (!r.empty()) return r;
+  // 4. Op-specific.
   const Tensor& ifm = sg.tensors[fms.empty() ? op.inputs[0] : fms[0]];
   const Tensor& ofm = sg.tensors[op.outputs[0]];
-  int32_t n, h, w, c;
-  // 4. Op-specific.
-  switch (op.kind) {
-    case OpKind::kConv2D: {
-      const auto* a = AttrsOrNull<Conv2DAttrs>(op);
-      if (!a) { r.push_back("CONV_2D without attributes"); break; }
-      CheckStride(a->stride_h, a->stride_w, a->dilation_h, a->dilation_w, a->padding, false, fam,
-                  &r);
-      CheckWeights(sg, op, 1, 2, ifm16, fam, &r);
-      if (As4D(ifm.shape, &n, &h, &w, &c) && n != 1) {
-        r.push_back(absl::StrCat("batch size ", n, " > 1 not supported for CONV_2D"));
-      }
-      break;
-    }
-    case OpKind::kDepthwiseConv2D: {
-      const auto* a = AttrsOrNull<DepthwiseConv2DAttrs>(op);
-      if (!a) { r.push_back("DEPTHWISE_CONV_2D without attributes"); break; }
-      CheckStride(a->stride_h, a->stride_w, a->dilation_h, a->dilation_w, a->padding, true, fam,
-                  &r);
-      CheckWeights(sg, op, 1, 2, ifm16, fam, &r);
-      if (As4D(ifm.shape, &n, &h, &w, &c) && n != 1) {
-        r.push_back(absl::StrCat("batch size ", n, " > 1 not supported for DEPTHWISE_CONV_2D"));
-      }
-      break;
-    }
-    case OpKind::kTransposeConv: {
-      const auto* a = AttrsOrNull<TransposeConvAttrs>(op);
-      if (!a) { r.push_back("TRANSPOSE_CONV without attributes"); break; }
-      CheckWeights(sg, op, 1, 3, ifm16, fam, &r);
-      const bool ok_stride = (a->stride_h == 1 && a->stride_w == 1) ||
-                             (a->stride_h == 2 && a->stride_w == 2);
-      int32_t n2, h2, w2, c2;
-      const bool one_d = As4D(ifm.shape, &n, &h, &w, &c) && (h == 1 || w == 1);
-      if (!ok_stride && !(one_d && a->stride_h * a->stride_w == 2)) {
-        r.push_back(absl::StrCat("TRANSPOSE_CONV stride ", a->stride_h, "x", a->stride_w,
-                                 " (only 1x1 and 2x2 supported)"));
-      } else if (As4D(ifm.shape, &n, &h, &w, &c) && As4D(ofm.shape, &n2, &h2, &w2, &c2)) {
-        const Tensor& wt = sg.tensors[op.inputs[1]];
-        const int32_t kh = wt.shape.size() == 4 ? wt.shape[1] : 1;
-        const int32_t kw = wt.shape.size() == 4 ? wt.shape[2] : 1;
-        const bool same = a->padding == Padding::kSame && h2 == h * a->stride_h &&
-                          w2 == w * a->stride_w;
-        const bool valid = a->padding == Padding::kValid &&
-                           h2 == h * a->stride_h + std::max(kh - a->stride_h, 0) &&
-                           w2 == w * a->stride_w + std::max(kw - a->stride_w, 0);
-        if (!same && !valid) {
-          r.push_back("TRANSPOSE_CONV output shape does not match IFM x stride (SAME) or "
-                      "IFM x stride + (kernel - stride) (VALID)");
-        }
-      }
-      break;
-    }
-    case OpKind::kFullyConnected: {
-      CheckWeights(sg, op, 1, 2, ifm16, fam, &r);
-      const Tensor& wt = sg.tensors[op.inputs[1]];
-      if (wt.shape.size() < 2) r.push_back("FULLY_CONNECTED weights must be [out, in]");
-      break;
-    }
-    case OpKind::kAveragePool2D:
-    case OpKind::kMaxPool2D: {
-      const auto* a = AttrsOrNull<Pool2DAttrs>(op);
-      if (!a) { r.push_back("pooling without attributes"); break; }
-      const bool avg = op.kind == OpKind::kAveragePool2D;
-      if (avg && a->padding == Padding::kSame) {
-        if (a->filter_w > 8 || a->filter_h > 8) {
-          r.push_back(absl::StrCat("AVERAGE_POOL_2D SAME padding with kernel ", a->filter_h, "x",
-                                   a->filter_w, " (> 8x8)"));
-        }
-      } else {
-        if (int64_t{a->filter_w} * a->filter_h > 65536 || a->filter_h > 256) {
-          r.push_back(absl::StrCat("pooling kernel ", a->filter_h, "x", a->filter_w,
-                                   " too large (W*H <= 65536, H <= 256)"));
-        }
-      }
-      if (StrideLimited(fam) || a->stride_h < 1 || a->stride_w < 1) {
-        CheckStride(a->stride_h, a->stride_w, 1, 1, a->padding, false, fam, &r);
-      }
-      if (As4D(ifm.shape, &n, &h, &w, &c) && n != 1) {
-        r.push_back(absl::StrCat("batch size ", n, " > 1 not supported for pooling"));
-      }
-      break;
-    }
-    case OpKind::kMean: {
-      if (!As4D(ifm.shape, &n, &h, &w, &c)) break;
-      if (n != 1) r.push_back("MEAN needs batch 1");
-      if (ifm.dtype == DType::kInt32) r.push_back("MEAN input must be 8/16-bit");
-      if (op.inputs.size() >= 2 && op.inputs[1] != kNoTensor) {
-        const Tensor& ax = sg.tensors[op.inputs[1]];
-        if (ax.is_constant() && ax.dtype == DType::kInt32) {
-          const int rank = static_cast<int>(ifm.shape.size());
-          int64_t reduced = 1;
-          bool depth = false;
-          for (int64_t i = 0; i < ax.num_elements(); ++i) {
-            int v = ax.data.as<int32_t>()[i];
-            if (v < 0) v += rank;
-            if (v < 0 || v >= rank) continue;
-            reduced *= ifm.shape[v];
-            if (ifm.shape[v] >= 4096) r.push_back("MEAN reduced axis >= 4096");
-            if (v == rank - 1 && rank >= 2) depth = true;
-          }
-          if (reduced > 16777216) r.push_back("MEAN reduces more than 16777216 elements");
-          if (depth && !(h == 1 || w == 1 || c == 1)) {
-            r.push_back("MEAN over the depth axis needs one of H, W, C to be 1");
-          }
-        } else {
-          r.push_back("MEAN axes must be constant");
-        }
-      }
-      break;
-    }
-    case OpKind::kSoftmax:
-      if (As4D(ifm.shape, &n, &h, &w, &c) && int64_t{h} * w >= 65536) {
-        r.push_back("SOFTMAX IFM W*H >= 65536");
-      }
-      if (ifm.dtype != ofm.dtype) r.push_back("SOFTMAX input and output types differ");
-      break;
-    case OpKind::kMaximum:
-    case OpKind::kMinimum:
-      for (int32_t t : op.inputs) {
-        if (t != kNoTensor && sg.tensors[t].quant != ofm.quant) {
-          r.push_back(absl::StrCat(OpName(op), " inputs must be quantized like the output"));
-          break;
-        }
-      }
-      break;
-    case OpKind::kResizeBilinear:
-    case OpKind::kResizeNearestNeighbor: {
-      int32_t n2, h2, w2, c2;
-      if (!As4D(ifm.shape, &n, &h, &w, &c) || !As4D(ofm.shape, &n2, &h2, &w2, &c2)) break;
-      const auto* a = AttrsOrNull<ResizeAttrs>(op);
-      const bool align = a && a->align_corners;
-      auto factor = [&](int32_t in, int32_t out) -> int32_t {
-        if (in <= 0) return 0;
-        if (align && in > 1 && (out - 1) % (in - 1) == 0) return (out - 1) / (in - 1);
-        return out % in == 0 ? out / in : 0;
-      };
-      const int32_t fh = h == 1 && h2 == 1 ? 1 : factor(h, h2);
-      const int32_t fw = w == 1 && w2 == 1 ? 1 : factor(w, w2);
-      auto pow2 = [](int32_t f) { return f > 0 && (f & (f - 1)) == 0; };
-      bool ok;
-      if (u85) {
-        ok = pow2(fh) && pow2(fw) && fh <= (align ? 2048 : 1024) && fw <= (align ? 2048 : 1024);
-      } else {
-        ok = (fh == fw || fh == 1 || fw == 1) && pow2(fh) && pow2(fw) && fh <= 8 && fw <= 8;
-        if (ok && op.kind == OpKind::kResizeBilinear && a && a->half_pixel_centers &&
-            (std::max(fh, fw) != 2)) {
-          ok = false;
-        }
-      }
-      if (!ok) {
-        r.push_back(absl::StrCat(OpName(op), " scale ", h, "x", w, " -> ", h2, "x", w2,
-                                 u85 ? " (needs a power-of-two factor)"
-                                     : " (needs a 2x/4x/8x integer factor)"));
-      }
-      break;
-    }
-    case OpKind::kTranspose: {
-      if (op.inputs.size() < 2 || op.inputs[1] == kNoTensor ||
-          !sg.tensors[op.inputs[1]].is_constant()) {
-        r.push_back("TRANSPOSE permutation must be constant");
-        break;
-      }
-      if (ifm.shape.size() > 8) r.push_back("TRANSPOSE rank > 8");
-      if (!u85) {
-        int64_t prod = 1;
-        for (size_t i = 0; i + 1 < ifm.shape.size(); ++i) prod *= ifm.shape[i];
-        if (prod > 65536 && ifm.shape.size() > 2) {
-          r.push_back("TRANSPOSE outer axes product > 65536");
-        }
-      }
-      break;
-    }
-    case OpKind::kGather: {
-      const auto* a = AttrsOrNull<GatherAttrs>(op);
-      if (a && a->axis != a->batch_dims) r.push_back("GATHER needs axis == batch_dims");
-      break;
-    }
-    case OpKind::kUnidirectionalSequenceLstm:
-      if (ifm.dtype != DType::kInt8 && ifm.dtype != DType::kInt16) {
-        r.push_back("UNIDIRECTIONAL_SEQUENCE_LSTM needs int8/int16 input");
-      }
-      break;
-    default:
-      break;
-  }
+  CheckOpSpecific(OpCheck{sg, op, ifm, ofm, fam, fam == EthosUFamily::kU85, ifm16, &r});
   return r;
 }
 

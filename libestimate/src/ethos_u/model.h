@@ -171,10 +171,11 @@ struct MemSystem {
 };
 MemSystem MakeMemSystem(const EthosUConfig& config);
 
-// Costs op `i` of `lw` (memory placement already decided). `prev_slack` is the previous op's
-// op cycles (time to prefetch weights/LUT). `allow_buffer` lets the op DMA its weights to SRAM.
-OpCost CostOp(const Arch& arch, const MemSystem& ms, const Lowered& lw, int i, double prev_slack,
-              bool allow_buffer);
+// Costs op `i` of `lw` with block configuration `block` (memory placement already decided).
+// `prev_slack` is the previous op's op cycles (time to prefetch weights/LUT). `allow_buffer`
+// lets the op DMA its weights to SRAM.
+OpCost CostOp(const Arch& arch, const MemSystem& ms, const Lowered& lw, int i,
+              const BlockConfig& block, double prev_slack, bool allow_buffer);
 
 }  // namespace ethosu
 }  // namespace estimate

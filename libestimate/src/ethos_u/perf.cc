@@ -2,9 +2,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <vector>
 
+#include "ethos_u/block_search.h"
 #include "ethos_u/model.h"
 
 namespace mica {
@@ -12,8 +12,6 @@ namespace estimate {
 namespace ethosu {
 namespace {
 
-int32_t RoundUp(int32_t v, int32_t m) { return m <= 0 ? v : (v + m - 1) / m * m; }
-int32_t CeilDiv(int32_t a, int32_t b) { return b <= 0 ? a : (a + b - 1) / b; }
 int64_t CeilDiv64(int64_t a, int64_t b) { return b <= 0 ? a : (a + b - 1) / b; }
 
 bool IsU85(const Arch& a) { return a.family == EthosUFamily::kU85; }
@@ -26,7 +24,6 @@ Shape3 Clip(Shape3 b, Shape3 s) {
   return {std::min(b.h, s.h), std::min(b.w, s.w), std::min(b.c, s.c)};
 }
 
-int32_t DilatedK(int32_t k, int32_t d) { return (k - 1) * std::max(d, 1) + 1; }
 
 // Micro-block for this op (doc 4.4 special case; 6.1 least-waste choice on U85).
 Shape3 ChooseUBlock(const Arch& a, const NpuOp& op) {
@@ -116,11 +113,6 @@ bool FitsU55(const Arch& a, const NpuOp& op, Shape3 ob, Shape3 ib, bool acc40, b
 }
 
 
-int32_t RequiredInput(int32_t out, int32_t stride, int32_t k, int32_t upscale, int32_t rounding) {
-  const int32_t need = (out - 1) * stride + k;
-  return upscale > 1 ? CeilDiv(need, upscale) + rounding : need;
-}
-
 Shape3 IfmBlockGeom(const NpuOp& op, Shape3 ob, Shape3 ub) {
   if (op.hw == HwOp::kElementwise) return ob;
   const int32_t up = std::max(op.upscale, 1);
@@ -163,8 +155,7 @@ BlockConfig FindBlockU55(const Arch& a, const NpuOp& op) {
                      RoundUp(std::min(ofm.c, a.max_block.c), ub.c)};
   const float ofm_el = float(std::max<int64_t>(ofm.elements(), 1));
   const float ifm_el = float(ifm.elements());
-  float best_cost = std::numeric_limits<float>::infinity();
-  float best_cov = std::numeric_limits<float>::infinity();
+  BlockChoice choice;
   std::vector<char> wont_fit(size_t(space.h / ub.h + 1) * size_t(space.w / ub.w + 1), 0);
   const int32_t step_h = ub.h * std::max(1, space.h / ub.h / 64);
   const int32_t step_w = ub.w * std::max(1, space.w / ub.w / 64);
@@ -194,31 +185,16 @@ BlockConfig FindBlockU55(const Arch& a, const NpuOp& op) {
         float cost = ew ? ofm_el / (float(h) * float(w) * float(depth))
                         : (ifm_fetch + weight_fetch) / ofm_el;
         if (ifm_el < float(ib.elements()) * 2.0f) cost /= 2.0f;
-        if (cost <= best_cost) {
-          bool choose = false;
-          if (cost == best_cost) {
-            const float cov_wh = float(std::min(ifm.h, ib.h)) * float(std::min(ifm.w, ib.w));
-            const float cov = float(ifm.h) * float(ifm.w) / std::max(cov_wh, 1.0f);
-            if (cov <= best_cov && h <= 4 && w <= 4) {
-              best_cov = cov;
-              choose = true;
-            }
-          } else {
-            best_cov = std::numeric_limits<float>::infinity();
-            choose = true;
-          }
-          if (choose) {
-            best_cost = cost;
-            best.ofm_block = {h, w, depth};
-            best.ifm_block = ib;
-          }
+        if (choice.Offer(cost, ifm, ib, h, w)) {
+          best.ofm_block = {h, w, depth};
+          best.ifm_block = ib;
         }
       }
     }
     depth += ub.c;
     if (depth < ofm.c) depth = RoundUp(depth, 16);
   }
-  if (best_cost == std::numeric_limits<float>::infinity()) {
+  if (!choice.found()) {
     best.ofm_block = ub;
     best.ifm_block = IfmBlockGeom(op, ub, ub);
     if (!equal_depth) best.ifm_block.c = ifm_depth_blk;
@@ -438,224 +414,283 @@ MemSystem MakeMemSystem(const EthosUConfig& cfg) {
   return ms;
 }
 
-OpCost CostOp(const Arch& a, const MemSystem& ms, const Lowered& lw, int i, double prev_slack,
-              bool allow_buffer) {
-  const NpuOp& op = lw.ops[i];
-  OpCost best;
-  if (op.chained_into >= 0) return best;
-  auto fm = [&](int32_t id) -> const FeatureMap* {
+namespace {
+
+// What costing one NPU op reads: the op, its block, and where and how its operands are stored.
+struct OpContext {
+  OpContext(const Arch& arch, const MemSystem& mem, const Lowered& lowered, const NpuOp& npu_op,
+            const BlockConfig& block)
+      : a(arch), ms(mem), lw(lowered), op(npu_op), bc(block) {
+    ifm = Storage(op.ifm.id);
+    ifm2 = op.has_ifm2 ? Storage(op.ifm2.id) : nullptr;
+    ofm = Storage(op.ofm.id);
+    ifm_area = ifm ? ifm->area : ms.const_area;
+    ifm2_area = ifm2 ? ifm2->area : ms.const_area;
+    ofm_area = ofm ? ofm->area : ms.arena_area;
+    ifm_fmt = ifm ? ifm->format : Format::kNhwc;
+    ifm2_fmt = ifm2 ? ifm2->format : Format::kNhwc;
+    ofm_fmt = ofm ? ofm->format : Format::kNhwc;
+    ibits = std::max(op.ifm.bits, 8);
+    obits = std::max(op.ofm.bits, 8);
+    ofm_s = op.ofm.shape;
+    ifm_s = op.ifm.shape;
+    ob = Clip(bc.ofm_block, ofm_s);
+    ib = Clip(bc.ifm_block, ifm_s);
+    has_weights = op.weight_tensor >= 0 || op.encoded_weight_bytes > 0;
+    u85 = IsU85(a);
+    // Per-block transfer times (doc 4.5).
+    ifm_blk_cycles =
+        RdLat(ifm_area) +
+        std::floor(Transfer(ms, ifm_area, ifm_fmt, false, ifm_s, bc.ifm_block, ibits, a.cores, u85,
+                            double(ib.elements()) * (u85 ? 1 : ibits / 8)) /
+                   ms.bandwidth[AreaIndex(ifm_area)]);
+    ofm_blk_cycles =
+        WrLat(ofm_area) +
+        std::floor(Transfer(ms, ofm_area, ofm_fmt, true, ofm_s, bc.ofm_block, obits, a.cores, u85,
+                            double(ob.elements()) * (u85 ? 1 : obits / 8)) /
+                   ms.bandwidth[AreaIndex(ofm_area)]);
+    ofm_store_el = double(Round16(ofm_fmt, ofm_s).elements());
+  }
+
+  // The stored map a feature map id refers to (through aliases), or nullptr.
+  const FeatureMap* Storage(int32_t id) const {
     if (id < 0) return nullptr;
     const FeatureMap* f = &lw.fmaps[id];
     return f->alias_of >= 0 ? &lw.fmaps[f->alias_of] : f;
-  };
-  const FeatureMap* ifm = fm(op.ifm.id);
-  const FeatureMap* ifm2 = op.has_ifm2 ? fm(op.ifm2.id) : nullptr;
-  const FeatureMap* ofm = fm(op.ofm.id);
-  const MemoryArea ifm_area = ifm ? ifm->area : ms.const_area;
-  const MemoryArea ifm2_area = ifm2 ? ifm2->area : ms.const_area;
-  const MemoryArea ofm_area = ofm ? ofm->area : ms.arena_area;
-  const Format ifm_fmt = ifm ? ifm->format : Format::kNhwc;
-  const Format ifm2_fmt = ifm2 ? ifm2->format : Format::kNhwc;
-  const Format ofm_fmt = ofm ? ofm->format : Format::kNhwc;
-  const int32_t ibits = std::max(op.ifm.bits, 8);
-  const int32_t obits = std::max(op.ofm.bits, 8);
-  const BlockConfig bc = FindBlockConfig(a, op);
-  const Shape3 ofm_s = op.ofm.shape;
-  const Shape3 ifm_s = op.ifm.shape;
-  const Shape3 ob = Clip(bc.ofm_block, ofm_s);
-  const Shape3 ib = Clip(bc.ifm_block, ifm_s);
-  const bool has_weights = op.weight_tensor >= 0 || op.encoded_weight_bytes > 0;
-  const bool u85 = IsU85(a);
-  auto rd_lat = [&](MemoryArea m) { return double(ms.mem[AreaIndex(m)].read_latency); };
-  auto wr_lat = [&](MemoryArea m) { return double(ms.mem[AreaIndex(m)].write_latency); };
-  auto bw = [&](MemoryArea m, int ch) { return ChannelBw(a, ms, m, ch); };
-  auto round16 = [](Format f, Shape3 s) {
-    return f == Format::kNhcwb16 ? Shape3{s.h, s.w, (s.c + 15) / 16 * 16} : s;
-  };
-
-  // Per-block transfer times (doc 4.5).
-  const double ifm_blk_cycles =
-      rd_lat(ifm_area) +
-      std::floor(Transfer(ms, ifm_area, ifm_fmt, false, ifm_s, bc.ifm_block, ibits, a.cores, u85,
-                          double(ib.elements()) * (u85 ? 1 : ibits / 8)) / ms.bandwidth[AreaIndex(ifm_area)]);
-  const double ofm_blk_cycles =
-      wr_lat(ofm_area) +
-      std::floor(Transfer(ms, ofm_area, ofm_fmt, true, ofm_s, bc.ofm_block, obits, a.cores, u85,
-                          double(ob.elements()) * (u85 ? 1 : obits / 8)) / ms.bandwidth[AreaIndex(ofm_area)]);
-  const double ofm_store_el = double(round16(ofm_fmt, ofm_s).elements());
-
-  // Weight buffering decision (doc 8.5): buffer when several W x H block positions re-read
-  // the weights and reading them from the staging SRAM is faster than from their home.
-  const double refetch_est = 0;  // filled below for MAC ops
-  (void)refetch_est;
-  for (int variant = 0; variant < (has_weights && allow_buffer ? 2 : 1); ++variant) {
-    const bool buffered = variant == 1;
-    OpCost c;
-    c.block = bc;
-    c.weights_buffered = buffered;
-    double op_cycles = 0;
-    Traffic t;
-    double refetch = 1;
-    if (op.hw == HwOp::kElementwise) {
-      const double ao_pe = AoPerElement(a, op, false);
-      const double n = ofm_store_el;
-      const double ao = std::ceil(ao_pe * n);
-      const double blk_el = std::max<double>(1, double(bc.ofm_block.elements()));
-      const double per = (std::max(ifm_blk_cycles, ofm_blk_cycles) / blk_el + ao_pe) / 4.0;
-      op_cycles = std::max(std::ceil(per * n), ao);
-      const double in_el = double(round16(ifm_fmt, ofm_s).elements());
-      if (!(op.ifm.scalar && op.ifm.bits <= 8)) {
-        t.Add(ifm_area, 4, Transfer(ms, ifm_area, ifm_fmt, false, ifm_s, bc.ifm_block, ibits,
-                                    a.cores, u85, op.ifm.scalar ? 1.0 : in_el));
-      }
-      if (op.has_ifm2 && !(op.ifm2.scalar && op.ifm2.bits <= 8)) {
-        const double n2 = op.ifm2.scalar ? 1.0 : in_el;
-        t.Add(ifm2_area, 1, Transfer(ms, ifm2_area, ifm2_fmt, false, op.ifm2.shape, bc.ifm_block,
-                                     std::max(op.ifm2.bits, 8), a.cores, u85, n2));
-      }
-      t.Add(ofm_area, 6, Transfer(ms, ofm_area, ofm_fmt, true, ofm_s, bc.ofm_block, obits,
-                                  a.cores, u85, n));
-    } else if (op.hw == HwOp::kTranspose) {
-      const double in_b = double(ifm_s.elements()) * ibits / 8;
-      const double out_b = double(ofm_s.elements()) * obits / 8;
-      op_cycles = std::max(std::floor(in_b / bw(ifm_area, 4)) + rd_lat(ifm_area),
-                           std::floor(out_b / bw(ofm_area, 6)) + wr_lat(ofm_area));
-      if (u85) op_cycles = std::max(op_cycles, ofm_s.elements() * a.ao_act[1]);
-      t.Add(ifm_area, 4, in_b);
-      t.Add(ofm_area, 6, out_b);
-    } else if (op.hw == HwOp::kMatMul) {
-      // U55/U65: per OFM column an elementwise MUL into a 32-bit scratch plus a ReduceSum
-      // (doc 4.7); U85: a native matmul costed like a 1x1 convolution.
-      const double k = std::max(ifm_s.c, 1);
-      const double out_el = double(ofm_s.elements());
-      if (u85) {
-        op_cycles = out_el * k / a.macs + out_el * a.ao_out[0];
-      } else {
-        const double mul = out_el * k * std::max(a.ao_out[2], a.ao_act[0]);
-        const double red = out_el * k / (a.macs / 8.0) + out_el * a.ao_out[7];
-        op_cycles = mul + red;
-      }
-      t.Add(ifm_area, 4, double(ifm_s.elements()) * ibits / 8 * ofm_s.c);
-      t.Add(ifm2_area, 1, double(op.ifm2.shape.elements()) * std::max(op.ifm2.bits / 8, 1));
-      t.Add(ms.arena_area, 1, out_el * k * 4 * 2);
-      t.Add(ofm_area, 6, out_el * obits / 8);
-    } else {
-      const int64_t tot_ub = int64_t{CeilDiv(ofm_s.h, bc.ublock.h)} *
-                             CeilDiv(ofm_s.w, bc.ublock.w) * CeilDiv(ofm_s.c, bc.ublock.c);
-      const int64_t blk_ub = int64_t{CeilDiv(ob.h, bc.ublock.h)} * CeilDiv(ob.w, bc.ublock.w) *
-                             CeilDiv(ob.c, bc.ublock.c);
-      const double num_blocks = double(tot_ub) / double(std::max<int64_t>(blk_ub, 1));
-      const double ao_pe = AoPerElement(a, op, bc.acc40);
-      double bias_blk = 0;
-      if (has_weights) {
-        const MemoryArea sa = buffered ? ms.staging_area : ms.const_area;
-        bias_blk = 10.0 * ob.c * rd_lat(sa) / 256.0;
-      }
-      const double ao_blk = std::max(std::ceil(ao_pe * ob.elements()), bias_blk);
-      const double mac_blk = MacCyclesPerBlock(a, op, bc);
-      const double diff = num_blocks > 1 ? std::fabs(ofm_blk_cycles - ifm_blk_cycles) : 0;
-      const double cmd = (diff + mac_blk + ao_blk) / 4.0;
-      const double m = std::max(mac_blk, cmd), aa = std::max(ao_blk, cmd);
-      op_cycles = m > aa ? m * num_blocks + aa : aa * num_blocks + m;
-      op_cycles = std::floor(op_cycles) + ofm_blk_cycles + ifm_blk_cycles;
-      // Element access (doc 5.1).
-      const bool dw_pool = op.hw == HwOp::kDepthwise || op.hw == HwOp::kPooling;
-      const int64_t bh = CeilDiv(ofm_s.h, ob.h), bw_ = CeilDiv(ofm_s.w, ob.w);
-      const int64_t bcn = dw_pool ? 1 : CeilDiv(ofm_s.c, ob.c);
-      const bool vp = op.hw == HwOp::kVectorProduct;
-      const int32_t subk = vp ? 1 : CeilDiv(op.kw, 8) * CeilDiv(op.kh, 8);
-      const double ifm_fetch = double(ib.h) * ib.w * round16(ifm_fmt, ifm_s).c;
-      const double ifm_el = ifm_fetch * subk * double(bh * bw_ * bcn);
-      t.Add(ifm_area, 4, Transfer(ms, ifm_area, ifm_fmt, false, ifm_s, bc.ifm_block, ibits,
-                                  a.cores, u85, ifm_el));
-      t.Add(ofm_area, 6, Transfer(ms, ofm_area, ofm_fmt, true, ofm_s, bc.ofm_block, obits,
-                                  a.cores, u85, ofm_store_el));
-      if (has_weights) {
-        refetch = double(bh) * bw_;
-        const double enc = double(op.encoded_weight_bytes);
-        t.Add(ms.const_area, 5, refetch * op.scale_bytes);
-        if (buffered) {
-          // Pre-buffered under the previous op; the first op's DMA reads its home memory.
-          const double not_pre = prev_slack > 0 ? 0.0 : enc;
-          t.Add(ms.const_area, 0, not_pre);
-          t.Add(ms.staging_area, 6, not_pre);
-          t.Add(ms.staging_area, 2, refetch * enc);
-        } else {
-          t.Add(ms.const_area, 2, refetch * enc);
-        }
-      }
-    }
-    for (int32_t extra : op.extra_reads) {
-      const FeatureMap* f = fm(extra);
-      if (f) t.Add(f->area, 1, double(f->bytes));
-    }
-    c.op_cycles = op_cycles;
-    c.slack_next = op_cycles;
-    c.refetch = refetch;
-    c.ifm_read_cycles = t.bytes[AreaIndex(ifm_area)][4] / ms.bandwidth[AreaIndex(ifm_area)] +
-                        rd_lat(ifm_area);
-    double npu = op_cycles;
-    if (buffered) {
-      // Full-depth or OFM-depth-sliced buffering (doc 8.5): the first slice must arrive before
-      // the op starts; later slices stream under the op. The pre-buffered part is what the
-      // previous op's slack can hide, at least one 16-deep slice.
-      const double full_bytes = double(op.encoded_weight_bytes + op.scale_bytes);
-      const double full_dma = DmaCycles(a, ms, ms.const_area, ms.staging_area, full_bytes);
-      const int32_t depth = std::max(ofm_s.c, 1);
-      const bool can_slice = op.hw == HwOp::kConvolution || op.hw == HwOp::kVectorProduct;
-      double ratio = 1.0;
-      if (can_slice && depth > 16) {
-        const double min_split = std::min(16.0 / depth, 1.0);
-        const double transfer = std::min(prev_slack / std::max(full_dma, 1.0), 1.0);
-        const double aligned = std::floor(transfer / min_split) * min_split;
-        ratio = (1.0 - aligned) < min_split / 2 ? 1.0 : transfer;
-        ratio = std::max(ratio, min_split);
-      }
-      const double first_dma =
-          DmaCycles(a, ms, ms.const_area, ms.staging_area, std::ceil(full_bytes * ratio));
-      npu = std::max(full_dma - prev_slack,
-                     op_cycles + std::max(first_dma - prev_slack, 0.0));
-      c.full_dma = full_dma;
-      c.visible_dma = std::max(first_dma - prev_slack, 0.0);
-      if (ratio < 1.0) c.slack_next = op_cycles * ratio;
-      c.weight_buffer_bytes = static_cast<int64_t>(
-          ratio < 1.0 ? std::ceil(full_bytes * std::max(ratio, 0.5)) * 2 : full_bytes);
-    }
-    // LUT loads are prefetched early enough to be hidden in Vela's reports (doc 5.4).
-    c.npu_cycles = npu;
-    AccessCycles(a, ms, t, &c);
-    double total = npu;
-    for (int ar = 0; ar < kNumMemoryAreas; ++ar) total = std::max(total, c.access_cycles[ar]);
-    c.total = total;
-    if (variant == 0) {
-      best = c;
-      continue;
-    }
-    // Keep the buffered variant only where Vela's scheduler would (doc 8.5): the staged reads
-    // must be faster, the DMA must be worth starting, and the op must not get slower.
-    const OpCost& u = best;
-    const double full = double(op.encoded_weight_bytes + op.scale_bytes);
-    const MemoryArea home = ms.const_area, stage = ms.staging_area;
-    const double unmoved = (full / ms.bandwidth[AreaIndex(home)] + rd_lat(home)) * u.refetch;
-    const double from_buf = (full / ms.bandwidth[AreaIndex(stage)] + rd_lat(stage)) * u.refetch;
-    if (from_buf >= unmoved) break;
-    const bool first_op = prev_slack <= 0;
-    const int32_t depth = std::max(ofm_s.c, 1);
-    const double smallest = c.full_dma * std::min(depth, 16) / depth;
-    const bool force_initial = first_op && u.refetch > 1 &&
-                               (smallest < unmoved / 10 || smallest <= 1000);
-    const double full_buffered = from_buf + std::max(c.full_dma - prev_slack, 0.0);
-    const bool sliced = force_initial || full_buffered < unmoved ||
-                        depth / std::max(bc.ofm_block.c, 1) > 2 ||
-                        (!first_op && smallest < prev_slack && u.refetch > 1);
-    if (!sliced) break;
-    const double original = std::max({u.op_cycles, unmoved, u.ifm_read_cycles});
-    double fresh = std::max({c.npu_cycles, from_buf, c.ifm_read_cycles});
-    if (u.op_cycles > unmoved && c.visible_dma < 1000) fresh -= c.visible_dma;
-    if (original < fresh || (u.refetch <= 1 && c.full_dma + from_buf > original)) break;
-    best = c;
   }
-  return best;
+  double RdLat(MemoryArea m) const { return double(ms.mem[AreaIndex(m)].read_latency); }
+  double WrLat(MemoryArea m) const { return double(ms.mem[AreaIndex(m)].write_latency); }
+  double Bw(MemoryArea m, int ch) const { return ChannelBw(a, ms, m, ch); }
+  static Shape3 Round16(Format f, Shape3 s) {
+    return f == Format::kNhcwb16 ? Shape3{s.h, s.w, (s.c + 15) / 16 * 16} : s;
+  }
+
+  const Arch& a;
+  const MemSystem& ms;
+  const Lowered& lw;
+  const NpuOp& op;
+  const BlockConfig& bc;
+  const FeatureMap *ifm = nullptr, *ifm2 = nullptr, *ofm = nullptr;
+  MemoryArea ifm_area, ifm2_area, ofm_area;
+  Format ifm_fmt, ifm2_fmt, ofm_fmt;
+  int32_t ibits, obits;
+  Shape3 ofm_s, ifm_s, ob, ib;
+  bool has_weights, u85;
+  double ifm_blk_cycles, ofm_blk_cycles, ofm_store_el;
+};
+
+// Elementwise ops (doc 4.6): output-unit bound, or transfer bound per block.
+double ElementwiseCycles(const OpContext& x, Traffic* t) {
+  const NpuOp& op = x.op;
+  const double ao_pe = AoPerElement(x.a, op, false);
+  const double n = x.ofm_store_el;
+  const double ao = std::ceil(ao_pe * n);
+  const double blk_el = std::max<double>(1, double(x.bc.ofm_block.elements()));
+  const double per = (std::max(x.ifm_blk_cycles, x.ofm_blk_cycles) / blk_el + ao_pe) / 4.0;
+  const double op_cycles = std::max(std::ceil(per * n), ao);
+  const double in_el = double(OpContext::Round16(x.ifm_fmt, x.ofm_s).elements());
+  if (!(op.ifm.scalar && op.ifm.bits <= 8)) {
+    t->Add(x.ifm_area, 4, Transfer(x.ms, x.ifm_area, x.ifm_fmt, false, x.ifm_s, x.bc.ifm_block,
+                                   x.ibits, x.a.cores, x.u85, op.ifm.scalar ? 1.0 : in_el));
+  }
+  if (op.has_ifm2 && !(op.ifm2.scalar && op.ifm2.bits <= 8)) {
+    const double n2 = op.ifm2.scalar ? 1.0 : in_el;
+    t->Add(x.ifm2_area, 1,
+           Transfer(x.ms, x.ifm2_area, x.ifm2_fmt, false, op.ifm2.shape, x.bc.ifm_block,
+                    std::max(op.ifm2.bits, 8), x.a.cores, x.u85, n2));
+  }
+  t->Add(x.ofm_area, 6, Transfer(x.ms, x.ofm_area, x.ofm_fmt, true, x.ofm_s, x.bc.ofm_block,
+                                 x.obits, x.a.cores, x.u85, n));
+  return op_cycles;
+}
+
+// Transpose: a memory-to-memory copy bound by the slower side.
+double TransposeCycles(const OpContext& x, Traffic* t) {
+  const double in_b = double(x.ifm_s.elements()) * x.ibits / 8;
+  const double out_b = double(x.ofm_s.elements()) * x.obits / 8;
+  double op_cycles = std::max(std::floor(in_b / x.Bw(x.ifm_area, 4)) + x.RdLat(x.ifm_area),
+                              std::floor(out_b / x.Bw(x.ofm_area, 6)) + x.WrLat(x.ofm_area));
+  if (x.u85) op_cycles = std::max(op_cycles, x.ofm_s.elements() * x.a.ao_act[1]);
+  t->Add(x.ifm_area, 4, in_b);
+  t->Add(x.ofm_area, 6, out_b);
+  return op_cycles;
+}
+
+// U55/U65: per OFM column an elementwise MUL into a 32-bit scratch plus a ReduceSum (doc 4.7);
+// U85: a native matmul costed like a 1x1 convolution.
+double MatMulCycles(const OpContext& x, Traffic* t) {
+  const NpuOp& op = x.op;
+  const double k = std::max(x.ifm_s.c, 1);
+  const double out_el = double(x.ofm_s.elements());
+  double op_cycles;
+  if (x.u85) {
+    op_cycles = out_el * k / x.a.macs + out_el * x.a.ao_out[0];
+  } else {
+    const double mul = out_el * k * std::max(x.a.ao_out[2], x.a.ao_act[0]);
+    const double red = out_el * k / (x.a.macs / 8.0) + out_el * x.a.ao_out[7];
+    op_cycles = mul + red;
+  }
+  t->Add(x.ifm_area, 4, double(x.ifm_s.elements()) * x.ibits / 8 * x.ofm_s.c);
+  t->Add(x.ifm2_area, 1, double(op.ifm2.shape.elements()) * std::max(op.ifm2.bits / 8, 1));
+  t->Add(x.ms.arena_area, 1, out_el * k * 4 * 2);
+  t->Add(x.ofm_area, 6, out_el * x.obits / 8);
+  return op_cycles;
+}
+
+// Block-walking ops (convolution, depthwise, vector product, pooling, reduce sum; doc 4.5,
+// 5.1): MAC and output-unit time per block, element and weight traffic. Sets `refetch` to the
+// weight re-reads (OFM block positions in W x H).
+double BlockedCycles(const OpContext& x, bool buffered, double prev_slack, Traffic* t,
+                     double* refetch) {
+  const NpuOp& op = x.op;
+  const BlockConfig& bc = x.bc;
+  const Shape3 ofm_s = x.ofm_s, ob = x.ob, ib = x.ib;
+  const int64_t tot_ub = int64_t{CeilDiv(ofm_s.h, bc.ublock.h)} * CeilDiv(ofm_s.w, bc.ublock.w) *
+                         CeilDiv(ofm_s.c, bc.ublock.c);
+  const int64_t blk_ub = int64_t{CeilDiv(ob.h, bc.ublock.h)} * CeilDiv(ob.w, bc.ublock.w) *
+                         CeilDiv(ob.c, bc.ublock.c);
+  const double num_blocks = double(tot_ub) / double(std::max<int64_t>(blk_ub, 1));
+  const double ao_pe = AoPerElement(x.a, op, bc.acc40);
+  double bias_blk = 0;
+  if (x.has_weights) {
+    const MemoryArea sa = buffered ? x.ms.staging_area : x.ms.const_area;
+    bias_blk = 10.0 * ob.c * x.RdLat(sa) / 256.0;
+  }
+  const double ao_blk = std::max(std::ceil(ao_pe * ob.elements()), bias_blk);
+  const double mac_blk = MacCyclesPerBlock(x.a, op, bc);
+  const double diff = num_blocks > 1 ? std::fabs(x.ofm_blk_cycles - x.ifm_blk_cycles) : 0;
+  const double cmd = (diff + mac_blk + ao_blk) / 4.0;
+  const double m = std::max(mac_blk, cmd), aa = std::max(ao_blk, cmd);
+  double op_cycles = m > aa ? m * num_blocks + aa : aa * num_blocks + m;
+  op_cycles = std::floor(op_cycles) + x.ofm_blk_cycles + x.ifm_blk_cycles;
+  // Element access (doc 5.1).
+  const bool dw_pool = op.hw == HwOp::kDepthwise || op.hw == HwOp::kPooling;
+  const int64_t bh = CeilDiv(ofm_s.h, ob.h), bw_ = CeilDiv(ofm_s.w, ob.w);
+  const int64_t bcn = dw_pool ? 1 : CeilDiv(ofm_s.c, ob.c);
+  const bool vp = op.hw == HwOp::kVectorProduct;
+  const int32_t subk = vp ? 1 : CeilDiv(op.kw, 8) * CeilDiv(op.kh, 8);
+  const double ifm_fetch = double(ib.h) * ib.w * OpContext::Round16(x.ifm_fmt, x.ifm_s).c;
+  const double ifm_el = ifm_fetch * subk * double(bh * bw_ * bcn);
+  t->Add(x.ifm_area, 4, Transfer(x.ms, x.ifm_area, x.ifm_fmt, false, x.ifm_s, bc.ifm_block,
+                                 x.ibits, x.a.cores, x.u85, ifm_el));
+  t->Add(x.ofm_area, 6, Transfer(x.ms, x.ofm_area, x.ofm_fmt, true, ofm_s, bc.ofm_block, x.obits,
+                                 x.a.cores, x.u85, x.ofm_store_el));
+  if (x.has_weights) {
+    *refetch = double(bh) * bw_;
+    const double enc = double(op.encoded_weight_bytes);
+    t->Add(x.ms.const_area, 5, *refetch * op.scale_bytes);
+    if (buffered) {
+      // Pre-buffered under the previous op; the first op's DMA reads its home memory.
+      const double not_pre = prev_slack > 0 ? 0.0 : enc;
+      t->Add(x.ms.const_area, 0, not_pre);
+      t->Add(x.ms.staging_area, 6, not_pre);
+      t->Add(x.ms.staging_area, 2, *refetch * enc);
+    } else {
+      t->Add(x.ms.const_area, 2, *refetch * enc);
+    }
+  }
+  return op_cycles;
+}
+
+// Full-depth or OFM-depth-sliced weight buffering (doc 8.5): the first slice must arrive
+// before the op starts; later slices stream under the op. The pre-buffered part is what the
+// previous op's slack can hide, at least one 16-deep slice. Returns the NPU cycles.
+double BufferWeights(const OpContext& x, double op_cycles, double prev_slack, OpCost* c) {
+  const NpuOp& op = x.op;
+  const double full_bytes = double(op.encoded_weight_bytes + op.scale_bytes);
+  const double full_dma = DmaCycles(x.a, x.ms, x.ms.const_area, x.ms.staging_area, full_bytes);
+  const int32_t depth = std::max(x.ofm_s.c, 1);
+  const bool can_slice = op.hw == HwOp::kConvolution || op.hw == HwOp::kVectorProduct;
+  double ratio = 1.0;
+  if (can_slice && depth > 16) {
+    const double min_split = std::min(16.0 / depth, 1.0);
+    const double transfer = std::min(prev_slack / std::max(full_dma, 1.0), 1.0);
+    const double aligned = std::floor(transfer / min_split) * min_split;
+    ratio = (1.0 - aligned) < min_split / 2 ? 1.0 : transfer;
+    ratio = std::max(ratio, min_split);
+  }
+  const double first_dma =
+      DmaCycles(x.a, x.ms, x.ms.const_area, x.ms.staging_area, std::ceil(full_bytes * ratio));
+  const double npu =
+      std::max(full_dma - prev_slack, op_cycles + std::max(first_dma - prev_slack, 0.0));
+  c->full_dma = full_dma;
+  c->visible_dma = std::max(first_dma - prev_slack, 0.0);
+  if (ratio < 1.0) c->slack_next = op_cycles * ratio;
+  c->weight_buffer_bytes = static_cast<int64_t>(
+      ratio < 1.0 ? std::ceil(full_bytes * std::max(ratio, 0.5)) * 2 : full_bytes);
+  return npu;
+}
+
+// Costs one variant of the op: weights read from their home, or buffered in the staging SRAM.
+OpCost CostVariant(const OpContext& x, bool buffered, double prev_slack) {
+  const NpuOp& op = x.op;
+  OpCost c;
+  c.block = x.bc;
+  c.weights_buffered = buffered;
+  Traffic t;
+  double refetch = 1;
+  double op_cycles;
+  switch (op.hw) {
+    case HwOp::kElementwise: op_cycles = ElementwiseCycles(x, &t); break;
+    case HwOp::kTranspose: op_cycles = TransposeCycles(x, &t); break;
+    case HwOp::kMatMul: op_cycles = MatMulCycles(x, &t); break;
+    default: op_cycles = BlockedCycles(x, buffered, prev_slack, &t, &refetch); break;
+  }
+  for (int32_t extra : op.extra_reads) {
+    const FeatureMap* f = x.Storage(extra);
+    if (f) t.Add(f->area, 1, double(f->bytes));
+  }
+  c.op_cycles = op_cycles;
+  c.slack_next = op_cycles;
+  c.refetch = refetch;
+  c.ifm_read_cycles = t.bytes[AreaIndex(x.ifm_area)][4] / x.ms.bandwidth[AreaIndex(x.ifm_area)] +
+                      x.RdLat(x.ifm_area);
+  // LUT loads are prefetched early enough to be hidden in Vela's reports (doc 5.4).
+  c.npu_cycles = buffered ? BufferWeights(x, op_cycles, prev_slack, &c) : op_cycles;
+  AccessCycles(x.a, x.ms, t, &c);
+  double total = c.npu_cycles;
+  for (int ar = 0; ar < kNumMemoryAreas; ++ar) total = std::max(total, c.access_cycles[ar]);
+  c.total = total;
+  return c;
+}
+
+// True where Vela's scheduler would keep the buffered variant `b` over `u` (doc 8.5): the
+// staged reads must be faster, the DMA must be worth starting, and the op must not get slower.
+bool KeepBuffered(const OpContext& x, const OpCost& u, const OpCost& b, double prev_slack) {
+  const NpuOp& op = x.op;
+  const MemSystem& ms = x.ms;
+  const double full = double(op.encoded_weight_bytes + op.scale_bytes);
+  const MemoryArea home = ms.const_area, stage = ms.staging_area;
+  const double unmoved = (full / ms.bandwidth[AreaIndex(home)] + x.RdLat(home)) * u.refetch;
+  const double from_buf = (full / ms.bandwidth[AreaIndex(stage)] + x.RdLat(stage)) * u.refetch;
+  if (from_buf >= unmoved) return false;
+  const bool first_op = prev_slack <= 0;
+  const int32_t depth = std::max(x.ofm_s.c, 1);
+  const double smallest = b.full_dma * std::min(depth, 16) / depth;
+  const bool force_initial = first_op && u.refetch > 1 &&
+                             (smallest < unmoved / 10 || smallest <= 1000);
+  const double full_buffered = from_buf + std::max(b.full_dma - prev_slack, 0.0);
+  const bool sliced = force_initial || full_buffered < unmoved ||
+                      depth / std::max(x.bc.ofm_block.c, 1) > 2 ||
+                      (!first_op && smallest < prev_slack && u.refetch > 1);
+  if (!sliced) return false;
+  const double original = std::max({u.op_cycles, unmoved, u.ifm_read_cycles});
+  double fresh = std::max({b.npu_cycles, from_buf, b.ifm_read_cycles});
+  if (u.op_cycles > unmoved && b.visible_dma < 1000) fresh -= b.visible_dma;
+  return !(original < fresh || (u.refetch <= 1 && b.full_dma + from_buf > original));
+}
+
+}  // namespace
+
+OpCost CostOp(const Arch& a, const MemSystem& ms, const Lowered& lw, int i, const BlockConfig& bc,
+              double prev_slack, bool allow_buffer) {
+  const NpuOp& op = lw.ops[i];
+  if (op.chained_into >= 0) return OpCost{};
+  const OpContext x(a, ms, lw, op, bc);
+  const OpCost unbuffered = CostVariant(x, false, prev_slack);
+  if (!x.has_weights || !allow_buffer) return unbuffered;
+  const OpCost buffered = CostVariant(x, true, prev_slack);
+  return KeepBuffered(x, unbuffered, buffered, prev_slack) ? buffered : unbuffered;
 }
 
 }  // namespace ethosu

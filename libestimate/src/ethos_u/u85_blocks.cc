@@ -7,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include "ethos_u/block_search.h"
 #include "ethos_u/model.h"
 
 namespace mica {
@@ -16,10 +17,7 @@ namespace {
 
 constexpr int32_t kAccDepthGranule = 16;
 
-int32_t RoundUp(int32_t v, int32_t m) { return m <= 0 ? v : (v + m - 1) / m * m; }
 int32_t RoundDown(int32_t v, int32_t m) { return m <= 0 ? v : v / m * m; }
-int32_t CeilDiv(int32_t a, int32_t b) { return b <= 0 ? a : (a + b - 1) / b; }
-int32_t DilatedK(int32_t k, int32_t d) { return (k - 1) * std::max(d, 1) + 1; }
 
 Shape3 RoundUp3(Shape3 s, Shape3 g) {
   return {RoundUp(s.h, g.h), RoundUp(s.w, g.w), RoundUp(s.c, g.c)};
@@ -122,11 +120,6 @@ Shape3 IfmAllocUnit(const Arch& a, int32_t ifm_blk_depth, int32_t bits, Shape3 u
   au = t[idx];
   au.c = au.c * 128 / std::max(bits, 8);
   return au;
-}
-
-int32_t RequiredInput(int32_t out, int32_t stride, int32_t k, int32_t upscale, int32_t rounding) {
-  const int32_t need = (out - 1) * stride + k;
-  return upscale > 1 ? CeilDiv(need, upscale) + rounding : need;
 }
 
 Shape3 IfmBlockU85(const NpuOp& op, Shape3 ob, Shape3 au, int32_t ifm_blk_depth) {
@@ -346,10 +339,8 @@ BlockConfig FindBlockConfigU85(const Arch& a, const NpuOp& op) {
   const Shape3 au = IfmAllocUnit(a, ifm_blk_depth, bits, ub);
   const int32_t step_h = step.h * std::max(1, end.h / step.h / 64);
   const int32_t step_w = step.w * std::max(1, end.w / step.w / 64);
-  float best_cost = std::numeric_limits<float>::infinity();
-  float best_cov = std::numeric_limits<float>::infinity();
-  for (int blocks_in_ram = 2; blocks_in_ram >= 1 && best_cost == std::numeric_limits<float>::infinity();
-       --blocks_in_ram) {
+  BlockChoice choice;
+  for (int blocks_in_ram = 2; blocks_in_ram >= 1 && !choice.found(); --blocks_in_ram) {
     int32_t depth = std::max(ub.c, std::min(end.c, 16));
     if (depth < ofm.c) depth = RoundUp(depth, 16);
     while (depth <= end.c) {
@@ -371,21 +362,9 @@ BlockConfig FindBlockConfigU85(const Arch& a, const NpuOp& op) {
           ifm_fetch *= full_c;
           float cost = vp ? 1.0f / (float(h) * float(w)) : (ifm_fetch + weight_fetch) / ofm_el;
           if (ifm_el < float(ib.elements()) * 2.0f) cost /= 2.0f;
-          if (cost <= best_cost) {
-            bool choose = false;
-            if (cost == best_cost) {
-              const float cov_wh = float(std::min(ifm.h, ib.h)) * float(std::min(ifm.w, ib.w));
-              const float cov = float(ifm.h) * float(ifm.w) / std::max(cov_wh, 1.0f);
-              if (cov <= best_cov && h <= 4 && w <= 4) best_cov = cov, choose = true;
-            } else {
-              best_cov = std::numeric_limits<float>::infinity();
-              choose = true;
-            }
-            if (choose) {
-              best_cost = cost;
-              bc.ofm_block = ob;
-              bc.ifm_block = {ib.h, ib.w, ifm_blk_depth};
-            }
+          if (choice.Offer(cost, ifm, ib, h, w)) {
+            bc.ofm_block = ob;
+            bc.ifm_block = {ib.h, ib.w, ifm_blk_depth};
           }
         }
       }
@@ -393,7 +372,7 @@ BlockConfig FindBlockConfigU85(const Arch& a, const NpuOp& op) {
       if (depth < ofm.c) depth = RoundUp(depth, 16);
     }
   }
-  if (best_cost == std::numeric_limits<float>::infinity()) {
+  if (!choice.found()) {
     bc.ofm_block = step;
     bc.ifm_block = IfmBlockU85(op, step, au, ifm_blk_depth);
   }

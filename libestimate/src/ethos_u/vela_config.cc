@@ -161,15 +161,6 @@ bool ValidMacs(EthosUFamily family, int32_t macs) {
   return false;
 }
 
-const char* FamilyName(EthosUFamily f) {
-  switch (f) {
-    case EthosUFamily::kU55: return "Ethos-U55";
-    case EthosUFamily::kU65: return "Ethos-U65";
-    case EthosUFamily::kU85: return "Ethos-U85";
-  }
-  return "Ethos-U";
-}
-
 absl::Status ValidateMemory(const MemoryConfig& m, const char* what) {
   if (!(m.clock_scale > 0) || m.clock_scale > 64) {
     return absl::InvalidArgumentError(
@@ -209,7 +200,7 @@ absl::StatusOr<EthosUConfig> DefaultEthosUConfig(EthosUFamily family, int32_t ma
 absl::Status ValidateEthosUConfig(const EthosUConfig& c) {
   if (!ValidMacs(c.family, c.macs)) {
     return absl::InvalidArgumentError(absl::StrCat(
-        FamilyName(c.family), " has no ", c.macs,
+        EthosUFamilyTitle(c.family), " has no ", c.macs,
         "-MAC configuration (U55: 32/64/128/256, U65: 256/512, U85: 128..2048)"));
   }
   if (!(c.system.core_clock_hz > 0) || c.system.core_clock_hz > 1e11) {
@@ -243,6 +234,15 @@ absl::Status ValidateEthosUConfig(const EthosUConfig& c) {
     }
   }
   return absl::OkStatus();
+}
+
+const char* EthosUFamilyTitle(EthosUFamily family) {
+  switch (family) {
+    case EthosUFamily::kU55: return "Ethos-U55";
+    case EthosUFamily::kU65: return "Ethos-U65";
+    case EthosUFamily::kU85: return "Ethos-U85";
+  }
+  return "Ethos-U";
 }
 
 }  // namespace estimate

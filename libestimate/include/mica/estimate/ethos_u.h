@@ -66,6 +66,10 @@ std::string VelaDefaultMemoryModeName(EthosUFamily family);
 // mode; InvalidArgument for a MAC count the family does not have.
 absl::StatusOr<EthosUConfig> DefaultEthosUConfig(EthosUFamily family, int32_t macs);
 
+// Returns the family's product name for messages and reports: "Ethos-U55", "Ethos-U65" or
+// "Ethos-U85".
+const char* EthosUFamilyTitle(EthosUFamily family);
+
 // Checks that `config` is one Vela could compile for: a valid MAC count for the family, positive
 // bandwidths and clocks, feature maps in writable memory.
 absl::Status ValidateEthosUConfig(const EthosUConfig& config);

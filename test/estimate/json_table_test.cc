@@ -1,12 +1,11 @@
-// Unit tests of the CLI's JSON writer and text tables (compiled into mica_cli_test).
+// Unit tests of the JSON writer and text tables the reports are written with.
 #include <string>
 
-#include "mica/json.h"
-#include "mica/table.h"
+#include "mica/estimate/json_writer.h"
+#include "mica/estimate/text_table.h"
 #include "testing/catch.h"
 
 namespace mica {
-namespace cli {
 namespace {
 
 TEST_CASE("JsonQuote escapes quotes, backslashes and control characters") {
@@ -117,5 +116,4 @@ TEST_CASE("Table counts UTF-8 code points for width") {
 }
 
 }  // namespace
-}  // namespace cli
 }  // namespace mica

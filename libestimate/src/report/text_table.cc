@@ -1,4 +1,4 @@
-#include "mica/table.h"
+#include "mica/estimate/text_table.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -8,7 +8,6 @@
 #include "mica/base/text.h"
 
 namespace mica {
-namespace cli {
 namespace {
 
 // Display width: counts UTF-8 code points, not bytes, so "×" or "—" align.
@@ -97,5 +96,4 @@ std::string Table::Render(int indent) const {
   return out;
 }
 
-}  // namespace cli
 }  // namespace mica

@@ -1,4 +1,4 @@
-#include "mica/json.h"
+#include "mica/estimate/json_writer.h"
 
 #include <cmath>
 #include <cstdio>
@@ -7,7 +7,6 @@
 #include "mica/base/text.h"
 
 namespace mica {
-namespace cli {
 
 std::string JsonQuote(std::string_view raw) {
   // Strings from model files may hold any bytes; JSON must be valid UTF-8.
@@ -131,5 +130,4 @@ JsonWriter& JsonWriter::Raw(std::string_view json) {
   return *this;
 }
 
-}  // namespace cli
 }  // namespace mica

@@ -1,4 +1,5 @@
-// mica CLI — a tiny streaming JSON writer for machine-readable command output.
+// mica — a tiny streaming JSON writer for machine-readable reports (`mica check --json`, the
+// other commands' --json output).
 //
 // Output is stable: keys appear in the order written, floats use a fixed printf format, and
 // strings are escaped per RFC 8259 (control characters as \u00XX, valid UTF-8 passed through,
@@ -6,15 +7,15 @@
 // Nesting mistakes (a value without a key inside an object, unbalanced End*) are programming
 // errors and abort via MICA_CHECK.
 //
-//   mica::cli::JsonWriter w;            // pretty, 2-space indent; JsonWriter(0) is compact
+//   mica::JsonWriter w;                 // pretty, 2-space indent; JsonWriter(0) is compact
 //   w.BeginObject();
 //   w.Key("ops").Int(13);
 //   w.Key("shape").BeginArray(/*inline_items=*/true).Int(1).Int(49).EndArray();
 //   w.Key("scale").Double(0.0123);      // "%.9g"; NaN/Inf become null
 //   w.EndObject();
 //   std::cout << w.str() << "\n";
-#ifndef MICA_APPS_JSON_H_
-#define MICA_APPS_JSON_H_
+#ifndef MICA_ESTIMATE_JSON_WRITER_H_
+#define MICA_ESTIMATE_JSON_WRITER_H_
 
 #include <cstdint>
 #include <string>
@@ -22,7 +23,6 @@
 #include <vector>
 
 namespace mica {
-namespace cli {
 
 // Returns `s` as a quoted JSON string literal.
 std::string JsonQuote(std::string_view s);
@@ -81,7 +81,6 @@ class JsonWriter {
   bool wrote_top_ = false;
 };
 
-}  // namespace cli
 }  // namespace mica
 
-#endif  // MICA_APPS_JSON_H_
+#endif  // MICA_ESTIMATE_JSON_WRITER_H_

@@ -1,25 +1,24 @@
-// mica CLI — aligned plain-text tables for human-readable command output.
+// mica — aligned plain-text tables for human-readable reports and command output.
 //
 // Columns have a header and an alignment; cells are strings (format numbers with FormatInt /
 // FormatFixed). Rendering pads every column to its widest cell, separates columns with two
 // spaces, underlines the header with dashes and trims trailing spaces.
 //
-//   mica::cli::Table t;
+//   mica::Table t;
 //   t.AddColumn("op");
-//   t.AddColumn("MACs", mica::cli::Align::kRight);
-//   t.AddRow({"CONV_2D", mica::cli::FormatInt(320000, /*thousands=*/true)});
+//   t.AddColumn("MACs", mica::Align::kRight);
+//   t.AddRow({"CONV_2D", mica::FormatInt(320000, /*thousands=*/true)});
 //   t.AddSeparator();
 //   t.AddRow({"total", "320,000"});
 //   std::cout << t.Render();
-#ifndef MICA_APPS_TABLE_H_
-#define MICA_APPS_TABLE_H_
+#ifndef MICA_ESTIMATE_TEXT_TABLE_H_
+#define MICA_ESTIMATE_TEXT_TABLE_H_
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace mica {
-namespace cli {
 
 enum class Align { kLeft, kRight };
 
@@ -58,7 +57,6 @@ class Table {
   std::vector<Row> rows_;
 };
 
-}  // namespace cli
 }  // namespace mica
 
-#endif  // MICA_APPS_TABLE_H_
+#endif  // MICA_ESTIMATE_TEXT_TABLE_H_

@@ -1,0 +1,63 @@
+// mica estimate — the `mica check` report, rendered for people (aligned text tables) or for
+// programs (one JSON document, schema "mica.check/1", documented in libestimate/REPORT.md).
+//
+// The CLI fills a CheckReport with one ProfileReport per target profile and prints one of the
+// renderings; library users get byte-for-byte the same output:
+//
+//   mica::estimate::CheckReport report{"kws.tflite", &graph, {}, true, true, "0.1.0"};
+//   MICA_ASSIGN_OR_RETURN(mica::estimate::TargetProfile p, FindTargetProfile("ethos-u55-256"));
+//   MICA_ASSIGN_OR_RETURN(mica::estimate::Estimate e, EstimateModel(graph, p));
+//   report.profiles.push_back({p, e, {}, {}, Advise(graph, p, e)});
+//   std::cout << mica::estimate::RenderCheckText(report);
+#ifndef MICA_ESTIMATE_RENDER_H_
+#define MICA_ESTIMATE_RENDER_H_
+
+#include <string>
+#include <vector>
+
+#include "mica/estimate/estimate.h"
+#include "mica/estimate/report.h"
+#include "mica/estimate/target.h"
+#include "mica/model/graph.h"
+
+namespace mica {
+namespace estimate {
+
+// The JSON schema name and version RenderCheckJson writes.
+inline constexpr char kCheckSchema[] = "mica.check/1";
+
+// The operators listed under "Top operators by cycles" (text) and `top_operators` (JSON).
+inline constexpr int kCheckTopOperators = 5;
+
+// Everything the report says about one target profile.
+struct ProfileReport {
+  TargetProfile profile;
+  Estimate mica;                            // mica's own estimate (always present)
+  std::vector<Estimate> extra;              // other backends' figures (vela), shown beside it
+  std::vector<std::string> backend_errors;  // why an extra backend produced nothing
+  std::vector<Advice> advice;               // Advise(graph, profile, mica)
+};
+
+// One `mica check` report: a model against one or more profiles.
+struct CheckReport {
+  std::string model_path;                 // as given by the user, printed verbatim
+  const Graph* graph = nullptr;           // the model; not owned, must outlive the rendering
+  std::vector<ProfileReport> profiles;    // in command-line order
+  bool compatibility = true;              // print the operator placement section
+  bool performance = false;               // print cycles, memory and top operators
+  std::string tool_version;               // JSON `mica_version`
+};
+
+// Returns the human-readable report: model summary, target table, then (as requested) the
+// operator placement table, the performance table and top operators, notes, and advice.
+// Every line ends in '\n'. `report.graph` must be set.
+std::string RenderCheckText(const CheckReport& report);
+
+// Returns the report as one pretty-printed JSON document (schema kCheckSchema) ending in '\n'.
+// `report.graph` must be set.
+std::string RenderCheckJson(const CheckReport& report);
+
+}  // namespace estimate
+}  // namespace mica
+
+#endif  // MICA_ESTIMATE_RENDER_H_

@@ -1,0 +1,88 @@
+// Internal to the Ethos-U estimator: EstimateEthosU as named stages, each a function of the
+// previous stages' results (tested one by one in test/estimate/ethos_u_stages_test.cc):
+//
+//   Lower            IR ops -> NPU ops and feature maps, CPU fallbacks with reasons (lower.cc)
+//   EncodeWeights    encoded size of every weight tensor, once per tensor; constant bytes
+//   Schedule         one time step per NPU op and per CPU op between them
+//   ChainU85         U85 only: binary elementwise ops that run in the previous op's chain
+//   PlaceFeatureMaps live ranges and memory area of every stored feature map
+//   ChooseBlocks     block configuration of every NPU op (doc 4.2 / 6.1)
+//   CostOps          cycles and traffic of every NPU op, in order (perf.cc)
+//   Totals           arena peaks, memory use and the per-IR-op roll-up into an Estimate
+//
+// Blocks are chosen after chaining because a chain head writes its last stage's OFM.
+#ifndef MICA_ESTIMATE_ETHOS_U_STAGES_H_
+#define MICA_ESTIMATE_ETHOS_U_STAGES_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "ethos_u/model.h"
+#include "mica/estimate/estimate.h"
+#include "mica/estimate/target.h"
+#include "mica/model/graph.h"
+
+namespace mica {
+namespace estimate {
+namespace ethosu {
+
+// Rounds `v` up to the 16-byte granule Vela allocates tensors and weight streams in.
+int64_t Align16(int64_t v);
+
+// Weight totals of the network.
+struct WeightTotals {
+  int64_t original_bytes = 0;  // distinct weight tensors as stored in the model
+  int64_t encoded_bytes = 0;   // the same after encoding (doc 9)
+  int64_t const_bytes = 0;     // encoded weights + scales (16-byte aligned) + LUTs
+};
+
+// Sets every op's encoded_weight_bytes (and U85 sparse24), encoding each weight tensor once.
+// Ops with weights but no weight tensor (one tensor repeated per time step) keep their bytes.
+WeightTotals EncodeWeights(const Subgraph& sg, const Arch& arch, Lowered* lw);
+
+// When every op runs: NPU ops and CPU ops each take one time step, in IR order.
+struct Schedule {
+  std::vector<int32_t> step_of_npu;               // per NPU op
+  std::vector<std::vector<int32_t>> cpu_fmaps;    // per step: fmaps a CPU op touches
+  int32_t steps = 0;
+};
+Schedule ScheduleSteps(const Subgraph& sg, const Lowered& lw);
+
+// Returns the storage a feature map id refers to (itself, or the map it aliases; -1 for -1).
+int32_t RootFmap(const Lowered& lw, int32_t id);
+
+// U85 chaining (doc 6.3): a binary elementwise op consuming the previous op's only output runs
+// in that op's chain (up to four stages); the intermediate is never stored. No-op for U55/U65.
+void ChainU85(const Arch& arch, const Schedule& schedule, Lowered* lw);
+
+// Sets each stored feature map's live range (first/last step) and memory area (doc 3.2, 8.1):
+// the arena memory, or with a separate staging SRAM the intermediates that fit its size.
+void PlaceFeatureMaps(const Subgraph& sg, const EthosUConfig& cfg, const MemSystem& ms,
+                      const Schedule& schedule, Lowered* lw);
+
+// Returns the block configuration of every NPU op (default for ops chained into another).
+std::vector<BlockConfig> ChooseBlocks(const Arch& arch, const Lowered& lw);
+
+// Costs every NPU op in order; the previous op's slack hides weight DMA unless a CPU op (or
+// the start) comes between them. Chained ops cost nothing.
+std::vector<OpCost> CostOps(const Arch& arch, const MemSystem& ms, const Lowered& lw,
+                            const Schedule& schedule, const std::vector<BlockConfig>& blocks);
+
+// Arena peaks from first-fit placement of the SRAM and arena-memory live ranges.
+struct ArenaPeaks {
+  int64_t sram = 0;   // SRAM: staged feature maps and buffered weights (or the whole arena)
+  int64_t arena = 0;  // feature maps in the arena memory when it is not the SRAM
+};
+ArenaPeaks PlanArenas(const Lowered& lw, const Schedule& schedule,
+                      const std::vector<OpCost>& costs);
+
+// Rolls the NPU ops' costs up into the per-IR-op and network figures of an Estimate.
+Estimate Totals(const TargetProfile& profile, const Subgraph& sg, const Lowered& lw,
+                const MemSystem& ms, const WeightTotals& weights, const ArenaPeaks& peaks,
+                const std::vector<OpCost>& costs);
+
+}  // namespace ethosu
+}  // namespace estimate
+}  // namespace mica
+
+#endif  // MICA_ESTIMATE_ETHOS_U_STAGES_H_

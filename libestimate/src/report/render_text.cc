@@ -1,0 +1,320 @@
+// The human-readable `mica check` report: aligned tables, notes and advice.
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "mica/estimate/ethos_u.h"
+#include "mica/estimate/render.h"
+#include "mica/estimate/text_table.h"
+#include "report/render_internal.h"
+
+namespace mica {
+namespace estimate {
+namespace {
+
+using render_internal::At;
+using render_internal::Axi;
+using render_internal::ConstantBytes;
+using render_internal::FormatName;
+using render_internal::kAreas;
+
+const char* AreaTitle(MemoryArea a) {
+  switch (a) {
+    case MemoryArea::kSram: return "SRAM";
+    case MemoryArea::kDram: return "DRAM";
+    case MemoryArea::kOnChipFlash: return "on-chip flash";
+    case MemoryArea::kOffChipFlash: return "off-chip flash";
+  }
+  return "";
+}
+
+// Returns a display form of a TFLite tensor name: the last ';'-separated part, tail-truncated.
+std::string ShortName(const std::string& name, size_t max_len = 40) {
+  std::string s = name.substr(name.rfind(';') == std::string::npos ? 0 : name.rfind(';') + 1);
+  if (s.size() > max_len) s = "..." + s.substr(s.size() - (max_len - 3));
+  return s;
+}
+
+std::string Mhz(double hz) { return absl::StrCat(FormatFixed(hz / 1e6, hz >= 1e8 ? 0 : 1), " MHz"); }
+std::string KibText(double bytes) { return FormatFixed(bytes / 1024.0, 2); }
+std::string Cycles(double c) { return FormatInt(static_cast<int64_t>(std::llround(c)), true); }
+
+std::string CpuTitle(const CortexMConfig& c) {
+  std::string isa = c.has_mve ? "MVE" : c.has_dsp ? "DSP" : "scalar";
+  return absl::StrCat(c.cpu, " (", isa, " kernels", c.has_fpu ? ", FPU" : ", no FPU", ")");
+}
+
+std::string MemoryText(const MemoryConfig& m, double core_hz, int axi_width) {
+  double bytes_per_cycle = m.clock_scale * axi_width * m.ports_used;
+  return absl::StrCat(MemoryAreaName(m.area), ": ", FormatFixed(bytes_per_cycle, 2),
+                      " B/cycle (", FormatFixed(bytes_per_cycle * core_hz / 1e9, 2),
+                      " GB/s), burst ", m.burst_length, " B, latency r", m.read_latency, "/w",
+                      m.write_latency);
+}
+
+std::string TargetTable(const std::vector<ProfileReport>& runs) {
+  Table t;
+  t.AddColumn("target");
+  for (const ProfileReport& r : runs) t.AddColumn(r.profile.name);
+  auto row = [&](const std::string& label, auto cell) {
+    std::vector<std::string> cells = {label};
+    for (const ProfileReport& r : runs) cells.push_back(cell(r.profile));
+    t.AddRow(cells);
+  };
+  row("kind", [](const TargetProfile& p) {
+    return p.kind == TargetKind::kEthosU
+               ? absl::StrCat(EthosUFamilyTitle(p.ethos_u.family), ", ", p.ethos_u.macs,
+                              " MACs/cycle")
+               : CpuTitle(p.cortex_m);
+  });
+  row("clock", [](const TargetProfile& p) { return Mhz(p.clock_hz()); });
+  bool any_ethos = false;
+  for (const ProfileReport& r : runs) any_ethos |= r.profile.kind == TargetKind::kEthosU;
+  if (any_ethos) {
+    row("system config", [](const TargetProfile& p) {
+      return p.kind == TargetKind::kEthosU ? p.ethos_u.system.name : std::string("-");
+    });
+  }
+  if (any_ethos) row("memory mode", [](const TargetProfile& p) {
+    if (p.kind != TargetKind::kEthosU) return std::string("-");
+    const auto& m = p.ethos_u.memory_mode;
+    return absl::StrCat(m.name, m.arena_cache_bytes > 0
+                                    ? absl::StrCat(" (staging ", m.arena_cache_bytes / 1024, " KiB)")
+                                    : std::string());
+  });
+  row("weights in", [](const TargetProfile& p) {
+    if (p.kind != TargetKind::kEthosU) return std::string("flash");
+    int port = p.ethos_u.memory_mode.const_axi;
+    return absl::StrCat(MemoryAreaName(Axi(p.ethos_u, port).area), " (AXI", port, ")");
+  });
+  row("feature maps in", [](const TargetProfile& p) {
+    if (p.kind != TargetKind::kEthosU) return std::string("SRAM");
+    int port = p.ethos_u.memory_mode.arena_axi;
+    return absl::StrCat(MemoryAreaName(Axi(p.ethos_u, port).area), " (AXI", port, ")");
+  });
+  if (any_ethos) {
+    for (int port : {0, 1}) {
+      row(absl::StrCat("AXI", port), [port](const TargetProfile& p) {
+        if (p.kind != TargetKind::kEthosU) return std::string("-");
+        return MemoryText(Axi(p.ethos_u, port), p.ethos_u.system.core_clock_hz,
+                          p.ethos_u.system.axi_width_bytes);
+      });
+    }
+    row("host CPU", [](const TargetProfile& p) {
+      if (p.kind != TargetKind::kEthosU) return std::string("-");
+      return absl::StrCat(p.cortex_m.cpu, " @ ", Mhz(p.cortex_m.clock_hz),
+                          p.ethos_u.platform.empty() ? std::string()
+                                                     : absl::StrCat(" (", p.ethos_u.platform, ")"));
+    });
+  }
+  row("SRAM / flash", [](const TargetProfile& p) {
+    if (p.kind != TargetKind::kCortexM) return std::string("-");
+    return absl::StrCat(p.cortex_m.sram_bytes / 1024, " KiB / ", p.cortex_m.flash_bytes / 1024,
+                        " KiB", p.cortex_m.flash_wait_states > 0
+                                    ? absl::StrCat(", ", p.cortex_m.flash_wait_states, " wait state(s)")
+                                    : std::string());
+  });
+  return t.Render(2);
+}
+
+std::string OperatorTable(const Graph& graph, const std::vector<ProfileReport>& runs) {
+  Table t;
+  t.AddColumn("#", Align::kRight);
+  t.AddColumn("operator");
+  t.AddColumn("output");
+  for (const ProfileReport& r : runs) t.AddColumn(r.profile.name);
+  t.AddColumn("notes");
+  const Subgraph& sg = graph.main();
+  for (size_t i = 0; i < sg.ops.size(); ++i) {
+    std::vector<std::string> cells = {std::to_string(i), std::string(sg.ops[i].name())};
+    std::string out_name;
+    if (!sg.ops[i].outputs.empty() && sg.ops[i].outputs[0] >= 0 &&
+        sg.ops[i].outputs[0] < static_cast<int32_t>(sg.tensors.size())) {
+      out_name = sg.tensors[sg.ops[i].outputs[0]].name;
+    }
+    cells.push_back(ShortName(out_name));
+    std::vector<std::string> notes;
+    for (const ProfileReport& r : runs) {
+      if (i >= r.mica.ops.size()) {
+        cells.push_back("?");
+        continue;
+      }
+      const OpEstimate& o = r.mica.ops[i];
+      if (r.profile.kind == TargetKind::kCortexM) {
+        cells.push_back(o.kernel);
+      } else {
+        cells.push_back(o.placement == Placement::kNpu ? "NPU" : "CPU");
+      }
+      std::vector<std::string> why;
+      for (const std::string& n : o.reasons) why.push_back(CompactNames(n));
+      for (const std::string& n : o.notes) why.push_back(n);
+      if (!why.empty()) {
+        notes.push_back(runs.size() > 1 ? absl::StrCat(r.profile.name, ": ", absl::StrJoin(why, "; "))
+                                        : absl::StrJoin(why, "; "));
+      }
+    }
+    cells.push_back(absl::StrJoin(notes, " | "));
+    t.AddRow(cells);
+  }
+  return t.Render(2);
+}
+
+std::string PerformanceTable(const std::vector<ProfileReport>& runs) {
+  struct Col {
+    const ProfileReport* run;
+    const Estimate* e;
+    std::string title;
+  };
+  std::vector<Col> cols;
+  for (const ProfileReport& r : runs) {
+    cols.push_back({&r, &r.mica, r.profile.name});
+    for (const Estimate& x : r.extra) {
+      cols.push_back({&r, &x, absl::StrCat(r.profile.name, " (", x.backend, ")")});
+    }
+  }
+  Table t;
+  t.AddColumn("metric");
+  t.AddColumn("unit");
+  for (const Col& c : cols) t.AddColumn(c.title, Align::kRight);
+  auto row = [&](const std::string& metric, const std::string& unit, auto cell) {
+    std::vector<std::string> cells = {metric, unit};
+    for (const Col& c : cols) cells.push_back(cell(c));
+    t.AddRow(cells);
+  };
+  row("total cycles", "cycles", [](const Col& c) { return Cycles(c.e->total_cycles); });
+  row("NPU cycles", "cycles", [](const Col& c) {
+    return c.run->profile.kind == TargetKind::kEthosU ? Cycles(c.e->npu_cycles) : "-";
+  });
+  row("CPU cycles", "cycles", [](const Col& c) {
+    if (c.e->backend != "mica") return std::string("-");
+    if (c.run->profile.kind == TargetKind::kCortexM) return Cycles(c.e->cpu_cycles);
+    return c.e->cpu_ops > 0
+               ? absl::StrCat(Cycles(c.e->host_cpu_cycles), " @host")
+               : std::string("0");
+  });
+  for (MemoryArea a : kAreas) {
+    row(absl::StrCat(AreaTitle(a), " access cycles"), "cycles",
+        [a](const Col& c) { return Cycles(c.e->access_cycles[At(a)]); });
+  }
+  row("MACs", "MACs", [](const Col& c) { return FormatInt(c.e->macs, true); });
+  row("NPU MAC utilisation", "%", [](const Col& c) {
+    if (c.run->profile.kind != TargetKind::kEthosU || c.e->backend != "mica") return std::string("-");
+    return FormatFixed(100 * MacUtilisation(*c.e, c.run->profile), 1);
+  });
+  for (MemoryArea a : kAreas) {
+    row(absl::StrCat(AreaTitle(a), " used"), "KiB",
+        [a](const Col& c) { return KibText(c.e->memory_used_bytes[At(a)]); });
+  }
+  row("weights (original)", "KiB",
+      [](const Col& c) { return KibText(static_cast<double>(c.e->weights_original_bytes)); });
+  row("weights (encoded)", "KiB", [](const Col& c) {
+    return c.run->profile.kind == TargetKind::kEthosU
+               ? KibText(static_cast<double>(c.e->weights_encoded_bytes)) : std::string("-");
+  });
+  row("activation arena", "KiB", [](const Col& c) {
+    return c.e->backend == "mica" ? KibText(static_cast<double>(c.e->arena_bytes)) : "-";
+  });
+  row("inference time", "ms", [](const Col& c) {
+    double hz = c.e->clock_hz > 0 ? c.e->clock_hz : c.run->profile.clock_hz();
+    return FormatFixed(hz > 0 ? 1e3 * c.e->total_cycles / hz : 0, 3);
+  });
+  row("inferences/s", "1/s", [](const Col& c) {
+    double hz = c.e->clock_hz > 0 ? c.e->clock_hz : c.run->profile.clock_hz();
+    double s = hz > 0 ? c.e->total_cycles / hz : 0;
+    return s > 0 ? FormatFixed(1.0 / s, 1) : std::string("-");
+  });
+  return t.Render(2);
+}
+
+std::string TopTable(const ProfileReport& r) {
+  Table t;
+  t.AddColumn("#", Align::kRight);
+  t.AddColumn("operator");
+  t.AddColumn("output");
+  t.AddColumn("where");
+  t.AddColumn("cycles", Align::kRight);
+  t.AddColumn("share", Align::kRight);
+  t.AddColumn("MACs", Align::kRight);
+  t.AddColumn("bottleneck");
+  for (const TopOperator& top : TopOperators(r.mica, kCheckTopOperators)) {
+    const OpEstimate& o = r.mica.ops[top.op_index];
+    std::string out = ShortName(o.output_name, 32);
+    std::string where = r.profile.kind == TargetKind::kCortexM ? o.kernel
+                        : o.placement == Placement::kNpu       ? "NPU"
+                                                               : "CPU (" + o.kernel + ")";
+    t.AddRow({std::to_string(o.op_index), o.op_name, out, where, Cycles(o.total_cycles),
+              FormatFixed(100 * top.share, 1) + "%", FormatInt(o.macs, true),
+              BottleneckName(top.bottleneck)});
+  }
+  return t.Render(2);
+}
+
+}  // namespace
+
+std::string RenderCheckText(const CheckReport& report) {
+  const Graph& graph = *report.graph;
+  const std::vector<ProfileReport>& runs = report.profiles;
+  const std::string& model_path = report.model_path;
+  const bool compatibility = report.compatibility, performance = report.performance;
+  std::string out;
+  const int64_t const_bytes = ConstantBytes(graph);
+  int64_t macs = 0;
+  if (!runs.empty()) macs = runs.front().mica.macs;
+  absl::StrAppend(&out, "Model: ", model_path, " (", FormatName(graph.source_format), ", ",
+                  graph.main().ops.size(), " operators, ", FormatInt(macs, true), " MACs, ",
+                  KibText(static_cast<double>(const_bytes)), " KiB constants)\n\n");
+  absl::StrAppend(&out, "Target profiles\n", TargetTable(runs), "\n");
+  if (compatibility) {
+    absl::StrAppend(&out, "Operators (placement; Cortex-M: the kernel that runs)\n",
+                    OperatorTable(graph, runs));
+    for (const ProfileReport& r : runs) {
+      if (r.profile.kind != TargetKind::kEthosU) continue;
+      int n = static_cast<int>(r.mica.ops.size());
+      absl::StrAppend(&out, "  ", r.profile.name, ": ", r.mica.npu_ops, " of ", n,
+                      " operators on the NPU, ", r.mica.cpu_ops, " on the CPU (",
+                      FormatFixed(n > 0 ? 100.0 * r.mica.cpu_ops / n : 0, 1), "% unsupported)\n");
+    }
+    absl::StrAppend(&out, "\n");
+  }
+  if (performance) {
+    absl::StrAppend(&out, "Performance (cycles at each profile's clock; memory in KiB)\n",
+                    PerformanceTable(runs), "\n");
+    for (const ProfileReport& r : runs) {
+      absl::StrAppend(&out, "Top operators by cycles: ", r.profile.name, "\n", TopTable(r), "\n");
+    }
+  }
+  for (const ProfileReport& r : runs) {
+    for (const std::string& err : r.backend_errors) {
+      absl::StrAppend(&out, "Note: ", r.profile.name, ": ", err, "\n");
+    }
+    for (const std::string& n : r.mica.notes) {
+      absl::StrAppend(&out, "Note: ", r.profile.name, ": ", n, "\n");
+    }
+  }
+  if (!runs.empty()) absl::StrAppend(&out, "\n");
+  for (const ProfileReport& r : runs) {
+    absl::StrAppend(&out, "Advice for ", r.profile.name, "\n");
+    int i = 1;
+    for (const Advice& a : r.advice) {
+      if (!performance && a.category == AdviceCategory::kPerformance &&
+          r.advice.size() > 1) {
+        continue;
+      }
+      absl::StrAppend(&out, "  ", i++, ". [", AdviceCategoryName(a.category), "] ",
+                      a.message, "\n");
+    }
+    absl::StrAppend(&out, "\n");
+  }
+  if (performance) {
+    absl::StrAppend(&out,
+                    "Estimates from mica's static cost models (Ethos-U: written from Vela's "
+                    "documented behaviour; Cortex-M: calibrated on CMSIS-NN instruction counts).\n");
+  }
+  return out;
+}
+
+}  // namespace estimate
+}  // namespace mica
