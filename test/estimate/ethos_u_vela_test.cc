@@ -55,18 +55,30 @@ double Num(const std::map<std::string, std::string>& r, const std::string& k) {
   return it == r.end() || it->second.empty() ? 0.0 : std::atof(it->second.c_str());
 }
 
-TargetProfile ProfileFor(const std::string& accel) {
-  // "ethos-u55-256" -> family U55, 256 MACs, Vela's default system config and memory mode.
+TargetProfile ProfileFor(const std::string& accel, std::string system = "",
+                         std::string memory_mode = "") {
+  // "ethos-u55-256" -> family U55, 256 MACs, and the configuration the reference was recorded
+  // with (reference/vela/README.md: Vela's command-line defaults), given explicitly: mica's
+  // built-in profiles mean MLIA's configurations instead.
   TargetProfile p;
   p.name = accel;
   p.kind = TargetKind::kEthosU;
-  const EthosUFamily fam = accel.find("u55") != std::string::npos   ? EthosUFamily::kU55
-                           : accel.find("u65") != std::string::npos ? EthosUFamily::kU65
-                                                                    : EthosUFamily::kU85;
-  const int macs = std::atoi(accel.substr(accel.rfind('-') + 1).c_str());
-  absl::StatusOr<EthosUConfig> c = DefaultEthosUConfig(fam, macs);
-  REQUIRE(c.ok());
-  p.ethos_u = *c;
+  const bool u55 = accel.find("u55") != std::string::npos;
+  const bool u65 = accel.find("u65") != std::string::npos;
+  p.ethos_u.family = u55 ? EthosUFamily::kU55 : u65 ? EthosUFamily::kU65 : EthosUFamily::kU85;
+  p.ethos_u.macs = std::atoi(accel.substr(accel.rfind('-') + 1).c_str());
+  if (system.empty()) {
+    system = u55 ? "Ethos_U55_High_End_Embedded" : u65 ? "Ethos_U65_Client_Server"
+                                                       : "Ethos_U85_SYS_DRAM_Mid";
+  }
+  if (memory_mode.empty()) memory_mode = u55 ? "Shared_Sram" : "Dedicated_Sram_384KB";
+  absl::StatusOr<SystemConfig> sys = VelaSystemConfig(system);
+  absl::StatusOr<MemoryMode> mode = VelaMemoryMode(memory_mode);
+  REQUIRE(sys.ok());
+  REQUIRE(mode.ok());
+  p.ethos_u.system = *sys;
+  p.ethos_u.memory_mode = *mode;
+  REQUIRE(ValidateEthosUConfig(p.ethos_u).ok());
   return p;
 }
 
@@ -127,7 +139,9 @@ TEST_CASE("ethos_u matches Vela totals and per-layer cycles on MLPerf Tiny", "[e
       REQUIRE(g.ok());
       models[model] = *std::move(g);
     }
-    const TargetProfile p = ProfileFor(accel);
+    // The configuration each reference row was recorded with, as the row names it.
+    const TargetProfile p = ProfileFor(accel, r.at("system_config"), r.at("memory_mode"));
+    CHECK(p.clock_hz() == Num(r, "core_clock_hz"));
     absl::StatusOr<Estimate> e = EstimateEthosU(models[model], p);
     INFO(model << " on " << accel << ": " << e.status().message());
     REQUIRE(e.ok());

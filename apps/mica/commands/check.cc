@@ -4,6 +4,11 @@
 //              [--compatibility] [--performance] [--backend mica|vela ...]
 //              [--system-config NAME] [--memory-mode NAME] [--json] [--output FILE]
 //
+// A profile may carry its own Ethos-U configuration: `--target-profile
+// ethos-u65-512:system-config=Ethos_U65_Client_Server,memory-mode=Dedicated_Sram_384KB`.
+// The global --system-config/--memory-mode apply to every profile given and are refused (exit 2)
+// unless they fit each one; a profile's own options override them.
+//
 // --compatibility is the default when neither it nor --performance is given. mica's own
 // estimator always runs; --backend vela adds Vela's figures beside it for Ethos-U profiles (and
 // implies --performance).
@@ -365,8 +370,8 @@ std::string RenderText(const std::string& model_path, const Graph& graph,
           r.advice.size() > 1) {
         continue;
       }
-      absl::StrAppend(&out, "  ", i++, ". [", estimate::AdviceCategoryName(a.category), "] ",
-                      a.message, "\n");
+      absl::StrAppend(&out, "  ", i++, ". [", estimate::AdviceSeverityName(a.severity), ", ",
+                      estimate::AdviceCategoryName(a.category), "] ", a.message, "\n");
     }
     absl::StrAppend(&out, "\n");
   }
@@ -574,7 +579,13 @@ std::string RenderJson(const std::string& model_path, const Graph& graph,
     for (const Advice& a : r.advice) {
       w.BeginObject();
       w.Key("category").String(estimate::AdviceCategoryName(a.category));
+      w.Key("severity").String(estimate::AdviceSeverityName(a.severity));
       w.Key("message").String(a.message);
+      if (!a.command.empty()) {
+        w.Key("command").BeginArray(true);
+        for (const std::string& arg : a.command) w.String(arg);
+        w.EndArray();
+      }
       w.EndObject();
     }
     w.EndArray();
@@ -593,18 +604,24 @@ int RunCheck(const std::vector<std::string>& args) {
   bool compatibility = false, performance = false, json = false;
   std::string output, system_config, memory_mode;
   p.Positional("MODEL", &models, 1, 1);
-  p.Repeated("--target-profile", &profiles, "NAME",
-             "built-in target profile (repeatable; see `mica targets`)");
-  p.Repeated("--target-config", &configs, "FILE",
-             "user target profile in protobuf text format (repeatable)");
+  p.Repeated("--target-profile", &profiles, "NAME[:OPTS]",
+             "built-in target profile (see `mica targets`), optionally with its own "
+             "Ethos-U configuration: NAME:system-config=S,memory-mode=M,arena-cache-size=BYTES "
+             "(e.g. ethos-u65-512:system-config=Ethos_U65_Client_Server,memory-mode="
+             "Dedicated_Sram_384KB, Vela's command-line defaults)");
+  p.Repeated("--target-config", &configs, "FILE[:OPTS]",
+             "user target profile in protobuf text format (same OPTS)");
   p.Flag("--compatibility", &compatibility, "operator placement and reasons (default)");
   p.Flag("--performance", &performance, "cycles, memory, top operators");
   p.Repeated("--backend", &backends, "NAME",
-             "extra backend printed beside mica's estimate: vela (repeatable)");
+             "extra backend printed beside mica's estimate: vela");
   p.Option("--system-config", &system_config, "NAME",
-           "Vela system config for Ethos-U profiles (e.g. Ethos_U55_Deep_Embedded)");
+           "Vela system config for every profile given (e.g. Ethos_U55_Deep_Embedded); refused "
+           "unless it fits each of them (all Ethos-U of the config's family): otherwise use "
+           "NAME:system-config=... per profile, which also overrides this flag");
   p.Option("--memory-mode", &memory_mode, "NAME",
-           "Vela memory mode for Ethos-U profiles (e.g. Sram_Only, Dedicated_Sram)");
+           "Vela memory mode for every profile given (e.g. Sram_Only, Dedicated_Sram_384KB); "
+           "refused unless valid for each of them; per profile: NAME:memory-mode=...");
   p.Flag("--json", &json, "print the report as JSON (schema mica.check/1)");
   p.Option("--output", &output, "FILE", "write the report to FILE (atomically) instead of stdout");
   if (int rc = p.Parse(args); rc >= 0) return rc;
@@ -625,36 +642,81 @@ int RunCheck(const std::vector<std::string>& args) {
   if (want_vela) performance = true;
   if (!compatibility && !performance) compatibility = true;
 
-  std::vector<ProfileRun> runs;
-  std::set<std::string> seen;
-  for (const std::string& name : profiles) {
+  // Profiles: the built-in or file profile, then the global --system-config/--memory-mode
+  // (which must fit every profile), then the profile's own options.
+  struct Requested {
+    TargetProfile profile;
+    estimate::ProfileOptions options;
+    std::string spec;  // as given
+  };
+  std::vector<Requested> requested;
+  for (const std::string& spec : profiles) {
+    Requested q;
+    std::string name;
+    absl::Status split = estimate::SplitProfileSpec(spec, &name, &q.options);
+    if (!split.ok()) return UsageError("check: " + std::string(split.message()));
     absl::StatusOr<TargetProfile> t = estimate::FindTargetProfile(name);
     if (!t.ok()) return UsageError("check: " + std::string(t.status().message()));
-    runs.push_back({*t, {}, {}, {}, {}});
+    q.profile = *std::move(t);
+    if (!q.options.empty()) q.profile.name = spec;
+    q.spec = spec;
+    requested.push_back(std::move(q));
   }
-  for (const std::string& file : configs) {
+  for (const std::string& spec : configs) {
+    Requested q;
+    std::string file;
+    absl::Status split = estimate::SplitProfileSpec(spec, &file, &q.options);
+    if (!split.ok()) return UsageError("check: " + std::string(split.message()));
     absl::StatusOr<TargetProfile> t = estimate::LoadTargetProfileFile(file);
     if (!t.ok()) return UsageError("check: " + std::string(t.status().message()));
-    runs.push_back({*t, {}, {}, {}, {}});
-  }
-  bool any_ethos = false;
-  for (ProfileRun& r : runs) {
-    if (!seen.insert(r.profile.name).second) {
-      return UsageError("check: target profile '" + r.profile.name + "' given twice");
+    q.profile = *std::move(t);
+    if (!q.options.empty()) {
+      q.profile.name += ":" + estimate::ProfileOptionsText(q.options);
     }
-    any_ethos |= r.profile.kind == TargetKind::kEthosU;
+    q.spec = spec;
+    requested.push_back(std::move(q));
   }
-  if ((!system_config.empty() || !memory_mode.empty()) && !any_ethos) {
-    return UsageError("check: --system-config/--memory-mode need an Ethos-U target profile");
+  std::vector<ProfileRun> runs;
+  std::set<std::string> seen;
+  bool any_ethos = false;
+  for (const Requested& q : requested) {
+    if (!seen.insert(q.profile.name).second) {
+      return UsageError("check: target profile '" + q.profile.name + "' given twice");
+    }
+    any_ethos |= q.profile.kind == TargetKind::kEthosU;
+  }
+  if (!system_config.empty() || !memory_mode.empty()) {
+    const std::string flags =
+        !system_config.empty() && !memory_mode.empty()
+            ? "--system-config " + system_config + " --memory-mode " + memory_mode
+        : !system_config.empty() ? "--system-config " + system_config
+                                 : "--memory-mode " + memory_mode;
+    for (Requested& q : requested) {
+      absl::Status s = q.profile.kind == TargetKind::kEthosU
+                           ? estimate::SetVelaConfig(&q.profile, system_config, memory_mode)
+                           : absl::InvalidArgumentError(q.profile.name +
+                                                        " is a Cortex-M profile, not Ethos-U");
+      if (absl::IsNotFound(s)) return UsageError("check: " + std::string(s.message()));
+      if (!s.ok()) {
+        std::string opts;
+        if (!system_config.empty()) opts = "system-config=" + system_config;
+        if (!memory_mode.empty()) {
+          opts += (opts.empty() ? "" : ",") + std::string("memory-mode=") + memory_mode;
+        }
+        return UsageError(absl::StrCat(
+            "check: ", flags, " applies to every profile given but does not fit ",
+            q.profile.name, " (", s.message(), "); give it per profile instead: "
+            "--target-profile NAME:", opts));
+      }
+    }
+  }
+  for (Requested& q : requested) {
+    absl::Status s = estimate::ApplyProfileOptions(&q.profile, q.options);
+    if (!s.ok()) return UsageError("check: " + std::string(s.message()));
+    runs.push_back({std::move(q.profile), {}, {}, {}, {}});
   }
   if (want_vela && !any_ethos) {
     return UsageError("check: --backend vela needs an Ethos-U target profile");
-  }
-  for (ProfileRun& r : runs) {
-    if (r.profile.kind != TargetKind::kEthosU) continue;
-    if (system_config.empty() && memory_mode.empty()) continue;
-    absl::Status s = estimate::SetVelaConfig(&r.profile, system_config, memory_mode);
-    if (!s.ok()) return UsageError("check: " + std::string(s.message()));
   }
   if (want_vela && fvp::FindProgram("vela").empty()) {
     return Failure("check: --backend vela: " + fvp::VelaInstallHint());
@@ -671,7 +733,7 @@ int RunCheck(const std::vector<std::string>& args) {
       return Failure(absl::StrCat(r.profile.name, ": ", e.status().message()));
     }
     r.mica = *std::move(e);
-    r.advice = estimate::Advise(*graph, r.profile, r.mica);
+    r.advice = estimate::Advise(*graph, r.profile, r.mica, model_path);
     if (want_vela && r.profile.kind == TargetKind::kEthosU && performance) {
       absl::StatusOr<Estimate> v = fvp::RunVela(model_path, r.profile, {});
       if (v.ok()) {
@@ -695,7 +757,8 @@ int RunCheck(const std::vector<std::string>& args) {
 
 const Registration kCheck{
     {"check",
-     "MODEL --target-profile NAME [--target-profile NAME ...] [--target-config FILE] "
+     "MODEL --target-profile NAME[:OPTS] [--target-profile NAME[:OPTS] ...] "
+     "[--target-config FILE[:OPTS]] "
      "[--compatibility] [--performance] [--backend vela] [--system-config NAME] "
      "[--memory-mode NAME] [--json] [--output FILE]",
      "Check a model against Ethos-U / Cortex-M targets: placement, cycles, memory, advice",
