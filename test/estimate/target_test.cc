@@ -316,7 +316,7 @@ TEST_CASE("Profile specs carry their own Ethos-U configuration", "[target]") {
   }
 }
 
-TEST_CASE("A profile file's arena cache size keeps the mode's name; a named system must fit",
+TEST_CASE("A profile file's arena cache size keeps the mode's name, a named system must fit",
           "[target]") {
   auto p = ParseTargetProfile(
       "base: 'ethos-u65-256' ethos_u { memory_mode { name: 'Dedicated_Sram' "

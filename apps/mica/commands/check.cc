@@ -19,13 +19,16 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "mica/args.h"
+#include "mica/base/status_macros.h"
 #include "mica/command.h"
 #include "mica/estimate/estimate.h"
 #include "mica/estimate/ethos_u.h"
@@ -598,6 +601,65 @@ std::string RenderJson(const std::string& model_path, const Graph& graph,
 
 // ---------------------------------------------------------------------------------------------
 
+// The profiles of the command line, in order: each built-in (`--target-profile NAME[:OPTS]`) or
+// file (`--target-config FILE[:OPTS]`) profile, then the global --system-config/--memory-mode,
+// which must fit every profile (else InvalidArgument naming the one it does not fit), then the
+// profile's own options, which override the global ones.
+absl::StatusOr<std::vector<TargetProfile>> ResolveProfiles(
+    const std::vector<std::string>& profiles, const std::vector<std::string>& configs,
+    const std::string& system_config, const std::string& memory_mode) {
+  std::vector<std::pair<TargetProfile, estimate::ProfileOptions>> requested;
+  for (const std::string& spec : profiles) {
+    std::string name;
+    estimate::ProfileOptions options;
+    MICA_RETURN_IF_ERROR(estimate::SplitProfileSpec(spec, &name, &options));
+    MICA_ASSIGN_OR_RETURN(TargetProfile t, estimate::FindTargetProfile(name));
+    if (!options.empty()) t.name = spec;
+    requested.emplace_back(std::move(t), options);
+  }
+  for (const std::string& spec : configs) {
+    std::string file;
+    estimate::ProfileOptions options;
+    MICA_RETURN_IF_ERROR(estimate::SplitProfileSpec(spec, &file, &options));
+    MICA_ASSIGN_OR_RETURN(TargetProfile t, estimate::LoadTargetProfileFile(file));
+    if (!options.empty()) t.name += ":" + estimate::ProfileOptionsText(options);
+    requested.emplace_back(std::move(t), options);
+  }
+  std::set<std::string> seen;
+  for (const auto& [t, options] : requested) {
+    if (!seen.insert(t.name).second) {
+      return absl::InvalidArgumentError("target profile '" + t.name + "' given twice");
+    }
+  }
+  if (!system_config.empty() || !memory_mode.empty()) {
+    estimate::ProfileOptions global;
+    global.system_config = system_config;
+    global.memory_mode = memory_mode;
+    std::string flags;
+    if (!system_config.empty()) flags = "--system-config " + system_config;
+    if (!memory_mode.empty()) flags += (flags.empty() ? "" : " ") + ("--memory-mode " + memory_mode);
+    for (auto& [t, options] : requested) {
+      absl::Status s = t.kind == TargetKind::kEthosU
+                           ? estimate::SetVelaConfig(&t, system_config, memory_mode)
+                           : absl::InvalidArgumentError(t.name +
+                                                        " is a Cortex-M profile, not Ethos-U");
+      if (absl::IsNotFound(s)) return absl::InvalidArgumentError(s.message());
+      if (!s.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            flags, " applies to every profile given but does not fit ", t.name, " (",
+            s.message(), "); give it per profile instead: --target-profile NAME:",
+            estimate::ProfileOptionsText(global)));
+      }
+    }
+  }
+  std::vector<TargetProfile> out;
+  for (auto& [t, options] : requested) {
+    MICA_RETURN_IF_ERROR(estimate::ApplyProfileOptions(&t, options));
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
 int RunCheck(const std::vector<std::string>& args) {
   ArgParser p("check");
   std::vector<std::string> models, profiles, configs, backends;
@@ -642,79 +704,13 @@ int RunCheck(const std::vector<std::string>& args) {
   if (want_vela) performance = true;
   if (!compatibility && !performance) compatibility = true;
 
-  // Profiles: the built-in or file profile, then the global --system-config/--memory-mode
-  // (which must fit every profile), then the profile's own options.
-  struct Requested {
-    TargetProfile profile;
-    estimate::ProfileOptions options;
-    std::string spec;  // as given
-  };
-  std::vector<Requested> requested;
-  for (const std::string& spec : profiles) {
-    Requested q;
-    std::string name;
-    absl::Status split = estimate::SplitProfileSpec(spec, &name, &q.options);
-    if (!split.ok()) return UsageError("check: " + std::string(split.message()));
-    absl::StatusOr<TargetProfile> t = estimate::FindTargetProfile(name);
-    if (!t.ok()) return UsageError("check: " + std::string(t.status().message()));
-    q.profile = *std::move(t);
-    if (!q.options.empty()) q.profile.name = spec;
-    q.spec = spec;
-    requested.push_back(std::move(q));
-  }
-  for (const std::string& spec : configs) {
-    Requested q;
-    std::string file;
-    absl::Status split = estimate::SplitProfileSpec(spec, &file, &q.options);
-    if (!split.ok()) return UsageError("check: " + std::string(split.message()));
-    absl::StatusOr<TargetProfile> t = estimate::LoadTargetProfileFile(file);
-    if (!t.ok()) return UsageError("check: " + std::string(t.status().message()));
-    q.profile = *std::move(t);
-    if (!q.options.empty()) {
-      q.profile.name += ":" + estimate::ProfileOptionsText(q.options);
-    }
-    q.spec = spec;
-    requested.push_back(std::move(q));
-  }
+  absl::StatusOr<std::vector<TargetProfile>> resolved =
+      ResolveProfiles(profiles, configs, system_config, memory_mode);
+  if (!resolved.ok()) return UsageError("check: " + std::string(resolved.status().message()));
   std::vector<ProfileRun> runs;
-  std::set<std::string> seen;
+  for (TargetProfile& t : *resolved) runs.push_back({std::move(t), {}, {}, {}, {}});
   bool any_ethos = false;
-  for (const Requested& q : requested) {
-    if (!seen.insert(q.profile.name).second) {
-      return UsageError("check: target profile '" + q.profile.name + "' given twice");
-    }
-    any_ethos |= q.profile.kind == TargetKind::kEthosU;
-  }
-  if (!system_config.empty() || !memory_mode.empty()) {
-    const std::string flags =
-        !system_config.empty() && !memory_mode.empty()
-            ? "--system-config " + system_config + " --memory-mode " + memory_mode
-        : !system_config.empty() ? "--system-config " + system_config
-                                 : "--memory-mode " + memory_mode;
-    for (Requested& q : requested) {
-      absl::Status s = q.profile.kind == TargetKind::kEthosU
-                           ? estimate::SetVelaConfig(&q.profile, system_config, memory_mode)
-                           : absl::InvalidArgumentError(q.profile.name +
-                                                        " is a Cortex-M profile, not Ethos-U");
-      if (absl::IsNotFound(s)) return UsageError("check: " + std::string(s.message()));
-      if (!s.ok()) {
-        std::string opts;
-        if (!system_config.empty()) opts = "system-config=" + system_config;
-        if (!memory_mode.empty()) {
-          opts += (opts.empty() ? "" : ",") + std::string("memory-mode=") + memory_mode;
-        }
-        return UsageError(absl::StrCat(
-            "check: ", flags, " applies to every profile given but does not fit ",
-            q.profile.name, " (", s.message(), "); give it per profile instead: "
-            "--target-profile NAME:", opts));
-      }
-    }
-  }
-  for (Requested& q : requested) {
-    absl::Status s = estimate::ApplyProfileOptions(&q.profile, q.options);
-    if (!s.ok()) return UsageError("check: " + std::string(s.message()));
-    runs.push_back({std::move(q.profile), {}, {}, {}, {}});
-  }
+  for (const ProfileRun& r : runs) any_ethos |= r.profile.kind == TargetKind::kEthosU;
   if (want_vela && !any_ethos) {
     return UsageError("check: --backend vela needs an Ethos-U target profile");
   }
