@@ -369,7 +369,8 @@ std::vector<Advice> Advise(const Graph& graph, const TargetProfile& profile, con
                              "earlier downsampling) or pick a part with more RAM"
                            : "prune/cluster or shrink the weights, or pick a part with more "
                              "flash",
-                       " (`mica targets` lists the built-in parts)."));
+                       " (`mica targets` lists the built-in parts)."),
+          {"targets"});
       continue;
     }
     // Ethos-U: the SRAM staging area is too small, so Vela spills to the slower memory.

@@ -254,6 +254,7 @@ TEST_CASE("Advice reports a model that does not fit a Cortex-M", "[report]") {
   REQUIRE_FALSE(advice.empty());
   CHECK(advice[0].category == AdviceCategory::kMemory);
   CHECK(advice[0].severity == AdviceSeverity::kError);
+  CHECK(advice[0].command == std::vector<std::string>{"targets"});
   CHECK(advice[0].message.find("64.0 KiB of SRAM") != std::string::npos);
   CHECK(advice[0].message.find("32.0 KiB") != std::string::npos);
 }
