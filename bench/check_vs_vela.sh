@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Times `mica check` against Arm's Vela on the same models and Ethos-U profiles in one run, and
-# prints both tools' total cycles. Vela is optional for mica; this script needs it
+# prints both tools' total cycles, Vela given the configuration of mica's profile (MLIA's for the
+# built-in names). Vela is optional for mica; this script needs it
 # (pip install ethos-u-vela).
 #
 #   bench/check_vs_vela.sh [--mica PATH] [--runs N] [--profiles "ethos-u55-256 ethos-u85-512"] [MODEL...]
@@ -19,7 +20,7 @@ while [ $# -gt 0 ]; do
     --mica) mica="$2"; shift 2 ;;
     --runs) runs="$2"; shift 2 ;;
     --profiles) profiles="$2"; shift 2 ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
     *) models+=("$1"); shift ;;
   esac
 done
@@ -50,7 +51,9 @@ for model in "${models[@]}"; do
     done
     mica_ms=$(echo "${times[*]}" | median)
     rm -rf "$tmp/vela"; mkdir -p "$tmp/vela"
-    t0=$(now); vela "$model" --accelerator-config "$prof" --output-dir "$tmp/vela" >"$tmp/vela.log" 2>&1; t1=$(now)
+    # Vela gets the configuration mica's profile means (system config, memory mode, arena cache).
+    read -r -a vela_cfg < <(python3 -c "import json,sys; e=json.load(open(sys.argv[1]))['profiles'][0]['target']['ethos_u']; c=e['memory_mode']['arena_cache_bytes']; print(' '.join(['--system-config', e['system_config']['name'], '--memory-mode', e['memory_mode']['name']] + (['--arena-cache-size', str(c)] if c > 0 else [])))" "$tmp/m.json")
+    t0=$(now); vela "$model" --accelerator-config "$prof" "${vela_cfg[@]}" --output-dir "$tmp/vela" >"$tmp/vela.log" 2>&1; t1=$(now)
     vela_ms=$(elapsed_ms "$t0" "$t1")
     vela_cycles=$(python3 -c "import csv,glob,sys; r=list(csv.DictReader(open(glob.glob(sys.argv[1]+'/*_summary_*.csv')[0])))[0]; print(int(float(r['cycles_total'])))" "$tmp/vela")
     mica_cycles=$(cycles_of "$tmp/m.json")

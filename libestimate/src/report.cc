@@ -9,9 +9,12 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "mica/estimate/ethos_u.h"
 
 namespace mica {
 namespace estimate {
@@ -53,6 +56,144 @@ bool HasFloatActivations(const Graph& graph) {
   return false;
 }
 
+// How to get a full-integer int8 model today (mica has no quantize command for user models).
+constexpr const char* kInt8Conversion =
+    "e.g. TensorFlow Lite's post-training integer quantization: TFLiteConverter with "
+    "optimizations=[tf.lite.Optimize.DEFAULT], a representative_dataset and "
+    "target_spec.supported_ops=[tf.lite.OpsSet.TFLITE_BUILTINS_INT8]";
+
+// Returns `arg` quoted for a POSIX shell when it needs it.
+std::string ShellWord(const std::string& arg) {
+  bool plain = !arg.empty();
+  for (char c : arg) {
+    plain &= absl::ascii_isalnum(static_cast<unsigned char>(c)) ||
+             std::string("_./:=,@%+-").find(c) != std::string::npos;
+  }
+  if (plain) return arg;
+  std::string q = "'";
+  for (char c : arg) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string CommandText(const std::vector<std::string>& command) {
+  std::vector<std::string> words = {"mica"};
+  for (const std::string& a : command) words.push_back(ShellWord(a));
+  return absl::StrJoin(words, " ");
+}
+
+bool IsNamedMode(const std::string& name) { return VelaMemoryMode(name).ok(); }
+
+// The per-profile options that reproduce `profile` on top of what its command-line name (a
+// built-in profile or a profile file) already gives, with `change` applied last. A change of
+// memory mode drops a reproduced arena cache size (the new mode brings its own).
+ProfileOptions ReproduceOptions(const TargetProfile& profile, const ProfileOptions& change) {
+  const EthosUConfig& now = profile.ethos_u;
+  absl::StatusOr<TargetProfile> base = profile.cli_flag == "--target-profile"
+                                           ? FindTargetProfile(profile.cli_value)
+                                           : absl::StatusOr<TargetProfile>(absl::NotFoundError(""));
+  ProfileOptions o;
+  if (VelaSystemConfig(now.system.name).ok() &&
+      !(base.ok() && base->ethos_u.system.name == now.system.name)) {
+    o.system_config = now.system.name;
+  }
+  bool same_mode = base.ok() && base->ethos_u.memory_mode.name == now.memory_mode.name;
+  if (IsNamedMode(now.memory_mode.name) && !same_mode) o.memory_mode = now.memory_mode.name;
+  int64_t expected_cache = same_mode ? base->ethos_u.memory_mode.arena_cache_bytes
+                           : IsNamedMode(now.memory_mode.name)
+                               ? VelaMemoryMode(now.memory_mode.name)->arena_cache_bytes
+                               : now.memory_mode.arena_cache_bytes;
+  if (now.memory_mode.arena_cache_bytes != expected_cache) {
+    o.arena_cache_bytes = now.memory_mode.arena_cache_bytes;
+  }
+  if (!change.system_config.empty()) o.system_config = change.system_config;
+  if (!change.memory_mode.empty()) {
+    o.memory_mode = change.memory_mode;
+    o.arena_cache_bytes = -1;
+  }
+  if (change.arena_cache_bytes >= 0) o.arena_cache_bytes = change.arena_cache_bytes;
+  return o;
+}
+
+// `mica check MODEL <flag> <name>:<options> --performance` for `profile` changed by `change`,
+// or empty when the profile has no command-line name or the changed profile would not be
+// accepted (the same validation the command line applies).
+std::vector<std::string> ChangedProfileCommand(const TargetProfile& profile,
+                                               const ProfileOptions& change,
+                                               const std::string& model_path) {
+  if (profile.cli_flag.empty() || profile.kind != TargetKind::kEthosU) return {};
+  TargetProfile trial = profile;
+  if (!ApplyProfileOptions(&trial, change).ok()) return {};
+  const ProfileOptions o = ReproduceOptions(profile, change);
+  std::string spec = profile.cli_value;
+  if (!o.empty()) spec += ":" + ProfileOptionsText(o);
+  return {"check", model_path, profile.cli_flag, spec, "--performance"};
+}
+
+// A staging area large enough for `needed` bytes: the smallest of Vela's Dedicated_Sram sizes
+// that holds it (in a dedicated mode), else an explicit arena-cache-size.
+std::vector<std::string> LargerStagingCommand(const TargetProfile& profile, int64_t needed,
+                                              const std::string& model_path) {
+  const MemoryMode& mode = profile.ethos_u.memory_mode;
+  if (mode.arena_axi != mode.cache_axi) {
+    for (const char* name : {"Dedicated_Sram_256KB", "Dedicated_Sram_384KB",
+                             "Dedicated_Sram_512KB"}) {
+      absl::StatusOr<MemoryMode> m = VelaMemoryMode(name);
+      if (m.ok() && m->arena_cache_bytes >= needed &&
+          m->arena_cache_bytes > mode.arena_cache_bytes) {
+        ProfileOptions change;
+        change.memory_mode = name;
+        std::vector<std::string> c = ChangedProfileCommand(profile, change, model_path);
+        if (!c.empty()) return c;
+      }
+    }
+  }
+  ProfileOptions change;
+  const int64_t step = 64 * 1024;
+  change.arena_cache_bytes = (needed + step - 1) / step * step;
+  return ChangedProfileCommand(profile, change, model_path);
+}
+
+// A memory mode that keeps more of the traffic in SRAM: Shared_Sram when feature maps live off
+// SRAM, else Sram_Only (everything in SRAM); only modes valid for this system.
+std::vector<std::string> FasterMemoryCommand(const TargetProfile& profile,
+                                             const std::string& model_path) {
+  const EthosUConfig& c = profile.ethos_u;
+  const MemoryConfig& arena = c.memory_mode.arena_axi == 0 ? c.system.axi0 : c.system.axi1;
+  std::vector<const char*> modes;
+  if (arena.area != MemoryArea::kSram) modes.push_back("Shared_Sram");
+  modes.push_back("Sram_Only");
+  for (const char* name : modes) {
+    if (c.memory_mode.name == name) continue;
+    ProfileOptions change;
+    change.memory_mode = name;
+    std::vector<std::string> cmd = ChangedProfileCommand(profile, change, model_path);
+    if (!cmd.empty()) return cmd;
+  }
+  return {};
+}
+
+// The next smaller built-in NPU of the same family beside the current profile.
+std::vector<std::string> SmallerNpuCommand(const TargetProfile& profile,
+                                           const std::string& model_path) {
+  if (profile.cli_flag.empty()) return {};
+  std::string smaller;
+  int32_t best = 0;
+  for (const std::string& name : BuiltinTargetNames()) {
+    absl::StatusOr<TargetProfile> p = FindTargetProfile(name);
+    if (!p.ok() || p->kind != TargetKind::kEthosU ||
+        p->ethos_u.family != profile.ethos_u.family || p->ethos_u.macs >= profile.ethos_u.macs) {
+      continue;
+    }
+    if (p->ethos_u.macs > best) best = p->ethos_u.macs, smaller = name;
+  }
+  if (smaller.empty()) return {};
+  const ProfileOptions o = ReproduceOptions(profile, ProfileOptions());
+  const std::string current =
+      o.empty() ? profile.cli_value : profile.cli_value + ":" + ProfileOptionsText(o);
+  return {"check", model_path, profile.cli_flag, current,
+          "--target-profile", smaller, "--performance"};
+}
+
 }  // namespace
 
 std::string CompactNames(const std::string& text) {
@@ -70,6 +211,15 @@ std::string CompactNames(const std::string& text) {
   }
   out += text.substr(i);
   return out;
+}
+
+const char* AdviceSeverityName(AdviceSeverity s) {
+  switch (s) {
+    case AdviceSeverity::kInfo: return "info";
+    case AdviceSeverity::kWarning: return "warning";
+    case AdviceSeverity::kError: return "error";
+  }
+  return "info";
 }
 
 const char* AdviceCategoryName(AdviceCategory c) {
@@ -135,23 +285,29 @@ double MacUtilisation(const Estimate& e, const TargetProfile& profile) {
   return std::min(1.0, npu_macs / (e.npu_cycles * profile.ethos_u.macs));
 }
 
-std::vector<Advice> Advise(const Graph& graph, const TargetProfile& profile, const Estimate& e) {
+std::vector<Advice> Advise(const Graph& graph, const TargetProfile& profile, const Estimate& e,
+                           const std::string& model_path) {
   std::vector<Advice> out;
-  auto add = [&](AdviceCategory c, std::string m) { out.push_back({c, std::move(m)}); };
+  auto add = [&](AdviceCategory c, AdviceSeverity sev, std::string m,
+                 std::vector<std::string> command = {}) {
+    out.push_back({c, sev, std::move(m), std::move(command)});
+  };
   const bool ethos = profile.kind == TargetKind::kEthosU;
   const double total = e.total_cycles > 0 ? e.total_cycles : 1;
 
   // 1. Compatibility.
   if (HasFloatActivations(graph)) {
     if (ethos) {
-      add(AdviceCategory::kCompatibility,
-          "The model computes in floating point, which Ethos-U cannot run: quantize it to "
-          "full-integer int8 (e.g. `mica quantize`) so its operators can move to the NPU.");
+      add(AdviceCategory::kCompatibility, AdviceSeverity::kError,
+          absl::StrCat("The model computes in floating point, which Ethos-U cannot run: convert "
+                       "it to a full-integer int8 model (",
+                       kInt8Conversion, ") so its operators can move to the NPU."));
     } else {
-      add(AdviceCategory::kCompatibility,
+      add(AdviceCategory::kCompatibility, AdviceSeverity::kWarning,
           absl::StrCat("The model computes in floating point: CMSIS-NN kernels are int8/int16; "
-                       "quantizing to int8 cuts weights 4x and cycles by roughly an order of "
-                       "magnitude",
+                       "an int8 model (",
+                       kInt8Conversion,
+                       ") cuts weights 4x and cycles by roughly an order of magnitude",
                        profile.cortex_m.has_fpu
                            ? "."
                            : absl::StrCat(" (", profile.cortex_m.cpu,
@@ -160,7 +316,7 @@ std::vector<Advice> Advise(const Graph& graph, const TargetProfile& profile, con
   }
   if (ethos && e.cpu_ops > 0) {
     double cpu_share = e.cpu_cycles / total;
-    add(AdviceCategory::kCompatibility,
+    add(AdviceCategory::kCompatibility, AdviceSeverity::kWarning,
         absl::StrCat(e.cpu_ops, " of ", e.ops.size(), " operators fall back to the host ",
                      profile.cortex_m.cpu, " and take ", Percent(cpu_share),
                      " of the estimated time; making them NPU-compatible comes first."));
@@ -181,7 +337,7 @@ std::vector<Advice> Advise(const Graph& graph, const TargetProfile& profile, con
       if (ops.size() > 4) labels.push_back("...");
       std::string reason = ops.front()->reasons.empty() ? std::string("no reason given")
                                                         : ops.front()->reasons.front();
-      add(AdviceCategory::kCompatibility,
+      add(AdviceCategory::kCompatibility, AdviceSeverity::kWarning,
           absl::StrCat(order[i], " x", ops.size(), " (", absl::StrJoin(labels, ", "),
                        ") on the CPU: ", CompactNames(reason), "."));
     }
@@ -193,7 +349,7 @@ std::vector<Advice> Advise(const Graph& graph, const TargetProfile& profile, con
     }
   }
   if (!unknown.empty()) {
-    add(AdviceCategory::kCompatibility,
+    add(AdviceCategory::kCompatibility, AdviceSeverity::kWarning,
         absl::StrCat("Operator(s) ", absl::StrJoin(unknown, ", "),
                      " are unknown to mica and not costed: the totals leave them out."));
   }
@@ -202,16 +358,30 @@ std::vector<Advice> Advise(const Graph& graph, const TargetProfile& profile, con
   for (const MemoryFit& f : MemoryFits(e, profile)) {
     if (f.fits()) continue;
     std::string what = f.area == MemoryArea::kSram ? "SRAM" : "flash";
-    std::string fix = !ethos
-        ? (f.area == MemoryArea::kSram
-               ? "shrink the largest activations (fewer channels, smaller input, earlier "
-                 "downsampling) or pick a part with more RAM"
-               : "prune/cluster or shrink the weights, or pick a part with more flash")
-        : "the staging area spills: choose a larger Dedicated_Sram size or reduce activations";
-    add(AdviceCategory::kMemory,
-        absl::StrCat("Needs ", Kib(static_cast<double>(f.used_bytes)), " of ", what, " but ",
-                     profile.name, " has ", Kib(static_cast<double>(f.capacity_bytes)), ": ",
-                     fix, "."));
+    std::string head = absl::StrCat("Needs ", Kib(static_cast<double>(f.used_bytes)), " of ",
+                                    what, " but ", profile.name, " has ",
+                                    Kib(static_cast<double>(f.capacity_bytes)), ": ");
+    if (!ethos) {
+      add(AdviceCategory::kMemory, AdviceSeverity::kError,
+          absl::StrCat(head,
+                       f.area == MemoryArea::kSram
+                           ? "shrink the largest activations (fewer channels, smaller input, "
+                             "earlier downsampling) or pick a part with more RAM"
+                           : "prune/cluster or shrink the weights, or pick a part with more "
+                             "flash",
+                       " (`mica targets` lists the built-in parts)."),
+          {"targets"});
+      continue;
+    }
+    // Ethos-U: the SRAM staging area is too small, so Vela spills to the slower memory.
+    std::vector<std::string> command = LargerStagingCommand(profile, f.used_bytes, model_path);
+    add(AdviceCategory::kMemory, AdviceSeverity::kWarning,
+        absl::StrCat(head, "the staging area spills to the slower memory; reduce the activations",
+                     command.empty() ? std::string(" or give the NPU more SRAM")
+                                     : absl::StrCat(" or compare a larger staging area: `",
+                                                    CommandText(command), "`"),
+                     "."),
+        command);
   }
   {
     std::map<Bottleneck, std::pair<double, std::vector<int32_t>>> bound;
@@ -229,50 +399,64 @@ std::vector<Advice> Advise(const Graph& graph, const TargetProfile& profile, con
         labels.push_back(absl::StrCat("#", v.second[k]));
       }
       if (v.second.size() > 4) labels.push_back("...");
-      std::string fix =
-          ethos ? (b == Bottleneck::kSram
-                       ? "feature-map traffic dominates: fuse or shrink activations"
-                       : "weight/feature-map traffic to this memory dominates: a faster memory "
-                         "mode (e.g. Sram_Only or Dedicated_Sram) or smaller weights "
-                         "(pruning, clustering) helps")
-                : "flash wait states dominate: place weights in SRAM/TCM or enable the flash "
-                  "cache";
-      add(AdviceCategory::kMemory,
+      std::string fix;
+      std::vector<std::string> command;
+      if (!ethos) {
+        fix = "flash wait states dominate: place weights in SRAM/TCM or enable the flash cache";
+      } else if (b == Bottleneck::kSram) {
+        fix = "feature-map traffic dominates: fuse or shrink activations";
+      } else {
+        command = FasterMemoryCommand(profile, model_path);
+        const bool all_sram =
+            !command.empty() && command[3].find("memory-mode=Sram_Only") != std::string::npos;
+        fix = absl::StrCat(
+            "weight/feature-map traffic to this memory dominates: smaller weights (pruning, "
+            "clustering) help",
+            command.empty() ? std::string()
+                            : absl::StrCat(all_sram ? ", and if weights and feature maps fit in "
+                                                      "SRAM compare `"
+                                                    : ", and with feature maps in SRAM compare `",
+                                           CommandText(command), "`"));
+      }
+      add(AdviceCategory::kMemory, AdviceSeverity::kWarning,
           absl::StrCat(Percent(share), " of the cycles are in operators limited by ",
                        BottleneckName(b), " bandwidth (", absl::StrJoin(labels, ", "), "): ",
-                       fix, "."));
+                       fix, "."),
+          command);
     }
   }
 
   // 3. The few expensive operators.
-  int named = 0;
   for (const TopOperator& t : TopOperators(e, 3)) {
     if (t.share < 0.15 || e.ops.size() < 2) break;
     const OpEstimate& o = e.ops[t.op_index];
     std::string where =
         o.placement == Placement::kCpu && ethos ? " on the host CPU" : std::string();
-    add(AdviceCategory::kPerformance,
+    add(AdviceCategory::kPerformance, AdviceSeverity::kInfo,
         absl::StrCat(OpLabel(o), where, " ('", ShortName(o.output_name), "') takes ", Percent(t.share),
                      " of the cycles (", BottleneckName(t.bottleneck), "-bound",
                      o.kernel.empty() ? std::string() : absl::StrCat(", ", o.kernel),
                      "): fewer channels or a smaller kernel there pays off most."));
-    ++named;
   }
   if (ethos) {
     double util = MacUtilisation(e, profile);
     if (e.npu_cycles > 0 && util < 0.1 && e.macs > 0) {
-      add(AdviceCategory::kPerformance,
+      std::vector<std::string> command = SmallerNpuCommand(profile, model_path);
+      add(AdviceCategory::kPerformance, AdviceSeverity::kInfo,
           absl::StrCat("NPU MAC utilisation is ", absl::StrFormat("%.1f%%", 100 * util),
                        ": the model is too small or too memory-bound to use ",
-                       profile.ethos_u.macs, " MACs/cycle; a smaller configuration may do."));
+                       profile.ethos_u.macs, " MACs/cycle; a smaller configuration may do",
+                       command.empty() ? std::string()
+                                       : absl::StrCat(" (compare `", CommandText(command), "`)"),
+                       "."),
+          command);
     }
   }
   if (out.empty()) {
-    add(AdviceCategory::kPerformance,
+    add(AdviceCategory::kPerformance, AdviceSeverity::kInfo,
         ethos ? absl::StrCat("All ", e.ops.size(), " operators run on the NPU; nothing to fix.")
               : "Nothing to fix: the model fits and no operator dominates.");
   }
-  (void)named;
   return out;
 }
 

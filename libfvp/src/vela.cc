@@ -184,6 +184,12 @@ absl::StatusOr<Estimate> RunVela(const std::string& model_path,
                                    vela_name(eu.memory_mode.name),
                                    "--output-dir",
                                    dir};
+  // The profile's staging size, which may differ from the named mode's in Vela's vela.ini
+  // (MLIA's Dedicated_Sram has 384 KiB; Vela's own none).
+  if (eu.memory_mode.arena_cache_bytes > 0) {
+    argv.push_back("--arena-cache-size");
+    argv.push_back(absl::StrCat(eu.memory_mode.arena_cache_bytes));
+  }
   MICA_ASSIGN_OR_RETURN(ProcessResult r, RunProcess(argv, options.timeout));
   if (r.timed_out) {
     return absl::DeadlineExceededError(

@@ -1,7 +1,8 @@
 // `mica check` output byte for byte against goldens in test/data/cli/check/, written by the
 // mica of the commit before the report renderers moved into libestimate. The model path and
-// the version are replaced by MODEL and VERSION before comparing. To regenerate a golden after
-// an intended change, run the case's command and make the same two replacements.
+// the version are replaced by MODEL and VERSION before comparing. To regenerate the goldens
+// after an intended change, run this test with MICA_UPDATE_GOLDENS=1 and review the diff.
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -79,7 +80,12 @@ TEST_CASE("mica check output matches the goldens byte for byte", "[check]") {
     CAPTURE(r.err);
     REQUIRE(r.exit_code == 0);
     const std::string got = MaskVersion(ReplaceAll(r.out, model, "MODEL"));
-    const std::string want = ReadFile(std::string(MICA_TEST_DATA_DIR) + "/cli/check/" + c.golden);
+    const std::string path = std::string(MICA_TEST_DATA_DIR) + "/cli/check/" + c.golden;
+    if (const char* update = std::getenv("MICA_UPDATE_GOLDENS"); update && *update == '1') {
+      std::ofstream(path, std::ios::binary) << got;
+      WARN("rewrote " << path);
+    }
+    const std::string want = ReadFile(path);
     REQUIRE(!want.empty());
     CHECK(got == want);
   }

@@ -174,7 +174,7 @@ TEST_CASE("mica check: bad input gives one line and the right exit code", "[chec
       {{"check", model}, 2, "--target-profile"},
       {{"check", model, "--target-profile", "cortex-m4", "--backend", "tvm"}, 2, "unknown backend"},
       {{"check", model, "--target-profile", "cortex-m4", "--system-config",
-        "Ethos_U55_Deep_Embedded"}, 2, "Ethos-U target profile"},
+        "Ethos_U55_Deep_Embedded"}, 2, "does not fit cortex-m4"},
       {{"check", model, "--target-profile", "cortex-m4", "--backend", "vela"}, 2,
        "Ethos-U target profile"},
       {{"check", model, "--target-profile", "ethos-u55-256", "--memory-mode", "Fast"}, 2,

@@ -34,9 +34,8 @@ std::vector<std::string> SplitCsv(const std::string& line) {
   return out;
 }
 
-std::vector<std::map<std::string, std::string>> ReadCsv(const std::string& path) {
+std::vector<std::map<std::string, std::string>> ReadCsv(std::istream& in) {
   std::vector<std::map<std::string, std::string>> rows;
-  std::ifstream in(path);
   std::string line;
   if (!std::getline(in, line)) return rows;
   const std::vector<std::string> head = SplitCsv(line);
@@ -50,23 +49,45 @@ std::vector<std::map<std::string, std::string>> ReadCsv(const std::string& path)
   return rows;
 }
 
+std::vector<std::map<std::string, std::string>> ReadCsv(const std::string& path) {
+  std::ifstream in(path);
+  return ReadCsv(in);
+}
+
+// Vela 5.2.0 run as MLIA runs it, per MLIA profile and model (test/tools/mlia_vela_reference.py).
+constexpr const char kMliaVelaReference[] =
+#include "estimate/mlia_vela_reference.inc"
+    ;
+
 double Num(const std::map<std::string, std::string>& r, const std::string& k) {
   auto it = r.find(k);
   return it == r.end() || it->second.empty() ? 0.0 : std::atof(it->second.c_str());
 }
 
-TargetProfile ProfileFor(const std::string& accel) {
-  // "ethos-u55-256" -> family U55, 256 MACs, Vela's default system config and memory mode.
+TargetProfile ProfileFor(const std::string& accel, std::string system = "",
+                         std::string memory_mode = "") {
+  // "ethos-u55-256" -> family U55, 256 MACs, and the configuration the reference was recorded
+  // with (reference/vela/README.md: Vela's command-line defaults), given explicitly: mica's
+  // built-in profiles mean MLIA's configurations instead.
   TargetProfile p;
   p.name = accel;
   p.kind = TargetKind::kEthosU;
-  const EthosUFamily fam = accel.find("u55") != std::string::npos   ? EthosUFamily::kU55
-                           : accel.find("u65") != std::string::npos ? EthosUFamily::kU65
-                                                                    : EthosUFamily::kU85;
-  const int macs = std::atoi(accel.substr(accel.rfind('-') + 1).c_str());
-  absl::StatusOr<EthosUConfig> c = DefaultEthosUConfig(fam, macs);
-  REQUIRE(c.ok());
-  p.ethos_u = *c;
+  const bool u55 = accel.find("u55") != std::string::npos;
+  const bool u65 = accel.find("u65") != std::string::npos;
+  p.ethos_u.family = u55 ? EthosUFamily::kU55 : u65 ? EthosUFamily::kU65 : EthosUFamily::kU85;
+  p.ethos_u.macs = std::atoi(accel.substr(accel.rfind('-') + 1).c_str());
+  if (system.empty()) {
+    system = u55 ? "Ethos_U55_High_End_Embedded" : u65 ? "Ethos_U65_Client_Server"
+                                                       : "Ethos_U85_SYS_DRAM_Mid";
+  }
+  if (memory_mode.empty()) memory_mode = u55 ? "Shared_Sram" : "Dedicated_Sram_384KB";
+  absl::StatusOr<SystemConfig> sys = VelaSystemConfig(system);
+  absl::StatusOr<MemoryMode> mode = VelaMemoryMode(memory_mode);
+  REQUIRE(sys.ok());
+  REQUIRE(mode.ok());
+  p.ethos_u.system = *sys;
+  p.ethos_u.memory_mode = *mode;
+  REQUIRE(ValidateEthosUConfig(p.ethos_u).ok());
   return p;
 }
 
@@ -127,7 +148,9 @@ TEST_CASE("ethos_u matches Vela totals and per-layer cycles on MLPerf Tiny", "[e
       REQUIRE(g.ok());
       models[model] = *std::move(g);
     }
-    const TargetProfile p = ProfileFor(accel);
+    // The configuration each reference row was recorded with, as the row names it.
+    const TargetProfile p = ProfileFor(accel, r.at("system_config"), r.at("memory_mode"));
+    CHECK(p.clock_hz() == Num(r, "core_clock_hz"));
     absl::StatusOr<Estimate> e = EstimateEthosU(models[model], p);
     INFO(model << " on " << accel << ": " << e.status().message());
     REQUIRE(e.ok());
@@ -212,6 +235,50 @@ TEST_CASE("ethos_u matches Vela totals and per-layer cycles on MLPerf Tiny", "[e
   CHECK(Median(const_errs) <= 0.05);
   CHECK(*std::max_element(const_errs.begin(), const_errs.end()) <= 0.15);
   CHECK(Median(sram_errs) <= 0.10);
+}
+
+// mica's built-in Ethos-U profiles against Vela 5.2.0 run the way MLIA runs it for the profile
+// of the same name (MLIA's target-profile TOML and vela.ini; test/tools/mlia_vela_reference.py
+// wrote test/estimate/mlia_vela_reference.inc): the same configuration, and cycles close.
+TEST_CASE("ethos_u built-in profiles match Vela run with MLIA's configuration",
+          "[ethos_u][vela][mlia]") {
+  const std::string shared = testing::SharedDir();
+  if (shared.empty()) {
+    WARN("shared reference dir absent: skipping the MLIA-configuration comparison");
+    return;
+  }
+  std::istringstream reference(kMliaVelaReference);
+  const auto rows = ReadCsv(reference);
+  REQUIRE(rows.size() == 36);  // 9 MLIA profiles x 4 models
+  std::map<std::string, Graph> models;
+  std::vector<double> errs;
+  for (const auto& r : rows) {
+    const std::string model = r.at("model");
+    const std::string profile = r.at("profile");
+    CAPTURE(model, profile);
+    if (!models.count(model)) {
+      absl::StatusOr<Graph> g = LoadModel(shared + "/models/mlperf-tiny/" + model + ".tflite");
+      REQUIRE(g.ok());
+      models[model] = *std::move(g);
+    }
+    absl::StatusOr<TargetProfile> p = FindTargetProfile(profile);
+    REQUIRE(p.ok());
+    // Same hardware: system config, memory mode and arena cache size (Vela's "no limit" is its
+    // largest address offset, 4 GiB or more; mica's is 0).
+    CHECK(p->ethos_u.system.name == r.at("system_config"));
+    CHECK(p->ethos_u.memory_mode.name == r.at("memory_mode"));
+    const double cache = Num(r, "arena_cache_bytes");
+    CHECK(p->ethos_u.memory_mode.arena_cache_bytes ==
+          (cache >= 4294967296.0 ? 0 : static_cast<int64_t>(cache)));
+    absl::StatusOr<Estimate> e = EstimateEthosU(models[model], *p);
+    REQUIRE(e.ok());
+    const double err = RelErr(e->total_cycles, Num(r, "total_cycles"));
+    std::printf("mlia-config %-28s %-15s vela %8.0f mica %8.0f %+6.1f%%\n", model.c_str(),
+                profile.c_str(), Num(r, "total_cycles"), e->total_cycles, 100 * err);
+    CHECK(std::fabs(err) <= 0.15);
+    errs.push_back(std::fabs(err));
+  }
+  CHECK(Median(errs) <= 0.05);
 }
 
 // Non-default configurations quoted in ethos-u-performance-model.md section 11.4 (Vela 5.1.0,

@@ -112,6 +112,135 @@ TEST_CASE("Advice comes in the order a user should act", "[report]") {
   CHECK(memory);
   CHECK(perf);
   for (const Advice& a : advice) CHECK(a.message.find('\n') == std::string::npos);
+  CHECK(advice[0].severity == AdviceSeverity::kWarning);
+}
+
+bool HasText(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+const Advice* FindAdvice(const std::vector<Advice>& advice, const std::string& part) {
+  for (const Advice& a : advice) {
+    if (HasText(a.message, part)) return &a;
+  }
+  return nullptr;
+}
+
+TEST_CASE("Advice only suggests configurations mica accepts for the target", "[report]") {
+  // U55, flash-bound: everything in SRAM (Sram_Only), never Dedicated_Sram (feature maps in
+  // flash, which mica rejects for U55).
+  auto u55 = FindTargetProfile("ethos-u55-256");
+  REQUIRE(u55.ok());
+  Estimate e;
+  e.ops = {Op(0, "CONV_2D", 800, Bottleneck::kOffChipFlash), Op(1, "ADD", 200)};
+  e.total_cycles = 1000;
+  e.npu_cycles = 300;
+  std::vector<Advice> advice = Advise(EmptyInt8Graph(2), *u55, e, "m.tflite");
+  const Advice* flash = FindAdvice(advice, "limited by off_chip_flash");
+  REQUIRE(flash != nullptr);
+  CHECK(flash->severity == AdviceSeverity::kWarning);
+  CHECK(flash->command == std::vector<std::string>{"check", "m.tflite", "--target-profile",
+                                                   "ethos-u55-256:memory-mode=Sram_Only",
+                                                   "--performance"});
+  CHECK(HasText(flash->message,
+                "`mica check m.tflite --target-profile ethos-u55-256:memory-mode=Sram_Only "
+                "--performance`"));
+  for (const Advice& a : advice) {
+    CAPTURE(a.message);
+    CHECK_FALSE(HasText(a.message, "Dedicated_Sram"));
+  }
+
+  // U65 (MLIA's Dedicated_Sram, 384 KiB staging) with 450 KiB of feature maps: the next named
+  // Dedicated_Sram size; DRAM-bound: feature maps back in SRAM (Shared_Sram).
+  auto u65 = FindTargetProfile("ethos-u65-512");
+  REQUIRE(u65.ok());
+  Estimate d;
+  d.ops = {Op(0, "CONV_2D", 800, Bottleneck::kDram), Op(1, "ADD", 200)};
+  d.total_cycles = 1000;
+  d.npu_cycles = 300;
+  d.memory_used_bytes[static_cast<int>(MemoryArea::kSram)] = 450 * 1024;
+  advice = Advise(EmptyInt8Graph(2), *u65, d, "m.tflite");
+  const Advice* spill = FindAdvice(advice, "staging area spills");
+  REQUIRE(spill != nullptr);
+  CHECK(spill->severity == AdviceSeverity::kWarning);
+  REQUIRE(spill->command.size() == 5);
+  CHECK(spill->command[3] == "ethos-u65-512:memory-mode=Dedicated_Sram_512KB");
+  const Advice* dram = FindAdvice(advice, "limited by dram");
+  REQUIRE(dram != nullptr);
+  REQUIRE(dram->command.size() == 5);
+  CHECK(dram->command[3] == "ethos-u65-512:memory-mode=Shared_Sram");
+  // Beyond Vela's named sizes: an explicit arena cache size, rounded up to 64 KiB.
+  d.memory_used_bytes[static_cast<int>(MemoryArea::kSram)] = 600 * 1024;
+  advice = Advise(EmptyInt8Graph(2), *u65, d, "m.tflite");
+  spill = FindAdvice(advice, "staging area spills");
+  REQUIRE(spill != nullptr);
+  REQUIRE(spill->command.size() == 5);
+  CHECK(spill->command[3] == "ethos-u65-512:arena-cache-size=655360");
+  // Every suggested profile resolves, with the suggested configuration.
+  auto fixed = FindTargetProfileSpec(spill->command[3]);
+  REQUIRE(fixed.ok());
+  CHECK(fixed->ethos_u.memory_mode.arena_cache_bytes == 655360);
+  CHECK(fixed->ethos_u.system.name == "Ethos_U65_High_End");
+
+  // A profile given with options keeps them in the suggestion.
+  auto custom = FindTargetProfileSpec("ethos-u65-512:system-config=Ethos_U65_Client_Server");
+  REQUIRE(custom.ok());
+  advice = Advise(EmptyInt8Graph(2), *custom, d, "m.tflite");
+  spill = FindAdvice(advice, "staging area spills");
+  REQUIRE(spill != nullptr);
+  REQUIRE(spill->command.size() == 5);
+  CHECK(spill->command[3] ==
+        "ethos-u65-512:system-config=Ethos_U65_Client_Server,arena-cache-size=655360");
+
+  // Low MAC utilisation: the next smaller NPU of the family, side by side.
+  auto u85 = FindTargetProfile("ethos-u85-2048");
+  REQUIRE(u85.ok());
+  Estimate small;
+  small.ops = {Op(0, "CONV_2D", 1000)};
+  small.ops[0].macs = 1000;
+  small.macs = 1000;
+  small.total_cycles = 1000;
+  small.npu_cycles = 1000;
+  advice = Advise(EmptyInt8Graph(1), *u85, small, "m.tflite");
+  const Advice* util = FindAdvice(advice, "MAC utilisation");
+  REQUIRE(util != nullptr);
+  CHECK(util->severity == AdviceSeverity::kInfo);
+  CHECK(util->command == std::vector<std::string>{"check", "m.tflite", "--target-profile",
+                                                  "ethos-u85-2048", "--target-profile",
+                                                  "ethos-u85-1024", "--performance"});
+  // The smallest configuration has nothing smaller to suggest.
+  auto u55_32 = FindTargetProfile("ethos-u55-32");
+  REQUIRE(u55_32.ok());
+  advice = Advise(EmptyInt8Graph(1), *u55_32, small, "m.tflite");
+  util = FindAdvice(advice, "MAC utilisation");
+  if (util != nullptr) CHECK(util->command.empty());
+
+  // A profile made in code has no command-line name: no command, prose only.
+  TargetProfile anon = *u65;
+  anon.cli_flag.clear();
+  advice = Advise(EmptyInt8Graph(2), anon, d, "m.tflite");
+  for (const Advice& a : advice) CHECK(a.command.empty());
+}
+
+TEST_CASE("Float models are told how to get an int8 model today", "[report]") {
+  Graph g = EmptyInt8Graph(1);
+  for (Tensor& t : g.subgraphs[0].tensors) t.dtype = DType::kFloat32;
+  Estimate e;
+  e.ops = {Op(0, "RELU", 100, Bottleneck::kCompute, Placement::kCpu)};
+  e.total_cycles = 100;
+  e.cpu_ops = 1;
+  for (const char* name : {"ethos-u55-128", "cortex-m4"}) {
+    CAPTURE(name);
+    auto p = FindTargetProfile(name);
+    REQUIRE(p.ok());
+    std::vector<Advice> advice = Advise(g, *p, e, "m.tflite");
+    REQUIRE_FALSE(advice.empty());
+    CHECK(advice[0].category == AdviceCategory::kCompatibility);
+    CHECK(advice[0].severity ==
+          (p->kind == TargetKind::kEthosU ? AdviceSeverity::kError : AdviceSeverity::kWarning));
+    CHECK(HasText(advice[0].message, "TFLITE_BUILTINS_INT8"));
+    for (const Advice& a : advice) CHECK_FALSE(HasText(a.message, "mica quantize"));
+  }
 }
 
 TEST_CASE("Advice reports a model that does not fit a Cortex-M", "[report]") {
@@ -124,6 +253,8 @@ TEST_CASE("Advice reports a model that does not fit a Cortex-M", "[report]") {
   auto advice = Advise(EmptyInt8Graph(2), *p, e);
   REQUIRE_FALSE(advice.empty());
   CHECK(advice[0].category == AdviceCategory::kMemory);
+  CHECK(advice[0].severity == AdviceSeverity::kError);
+  CHECK(advice[0].command == std::vector<std::string>{"targets"});
   CHECK(advice[0].message.find("64.0 KiB of SRAM") != std::string::npos);
   CHECK(advice[0].message.find("32.0 KiB") != std::string::npos);
 }

@@ -1,9 +1,10 @@
-// Target profiles: the built-ins (Vela's defaults per family), user profiles, and errors that
-// name the file and the field.
+// Target profiles: the built-ins (MLIA's configurations under MLIA's names), user profiles,
+// per-profile options, and errors that name the file and the field.
 #include "mica/estimate/target.h"
 
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mica/estimate/ethos_u.h"
@@ -50,22 +51,28 @@ TEST_CASE("Built-in profiles: all eighteen parse, in display order", "[target]")
   }
 }
 
-TEST_CASE("Built-in Ethos-U profiles use Vela's default system config and memory mode",
-          "[target]") {
+TEST_CASE("Built-in Ethos-U profiles mean MLIA's profiles of the same name", "[target]") {
   struct Row {
     const char* name;
     const char* system;
     const char* mode;
+    int64_t arena_cache;
     double clock;
   };
-  // Vela 5.1.0 defaults (architecture_features.py) and vela.ini core clocks.
+  // MLIA's target-profile TOMLs (mlia-ethos-u 0.1.0; U55-32/64 as its U55 profiles), the cache
+  // size of Dedicated_Sram from MLIA's vela.ini, the core clocks from vela.ini.
   const Row rows[] = {
-      {"ethos-u55-32", "Ethos_U55_High_End_Embedded", "Shared_Sram", 500e6},
-      {"ethos-u55-256", "Ethos_U55_High_End_Embedded", "Shared_Sram", 500e6},
-      {"ethos-u65-256", "Ethos_U65_Client_Server", "Dedicated_Sram_384KB", 1e9},
-      {"ethos-u65-512", "Ethos_U65_Client_Server", "Dedicated_Sram_384KB", 1e9},
-      {"ethos-u85-128", "Ethos_U85_SYS_DRAM_Mid", "Dedicated_Sram_384KB", 1e9},
-      {"ethos-u85-2048", "Ethos_U85_SYS_DRAM_Mid", "Dedicated_Sram_384KB", 1e9},
+      {"ethos-u55-32", "Ethos_U55_High_End_Embedded", "Shared_Sram", 0, 500e6},
+      {"ethos-u55-64", "Ethos_U55_High_End_Embedded", "Shared_Sram", 0, 500e6},
+      {"ethos-u55-128", "Ethos_U55_High_End_Embedded", "Shared_Sram", 0, 500e6},
+      {"ethos-u55-256", "Ethos_U55_High_End_Embedded", "Shared_Sram", 0, 500e6},
+      {"ethos-u65-256", "Ethos_U65_High_End", "Dedicated_Sram", 393216, 1e9},
+      {"ethos-u65-512", "Ethos_U65_High_End", "Dedicated_Sram", 393216, 1e9},
+      {"ethos-u85-128", "Ethos_U85_SYS_DRAM_Low", "Dedicated_Sram", 393216, 500e6},
+      {"ethos-u85-256", "Ethos_U85_SYS_DRAM_Mid", "Dedicated_Sram", 393216, 1e9},
+      {"ethos-u85-512", "Ethos_U85_SYS_DRAM_Mid", "Dedicated_Sram", 393216, 1e9},
+      {"ethos-u85-1024", "Ethos_U85_SYS_DRAM_High", "Dedicated_Sram", 393216, 1e9},
+      {"ethos-u85-2048", "Ethos_U85_SYS_DRAM_High", "Dedicated_Sram", 393216, 1e9},
   };
   for (const Row& r : rows) {
     CAPTURE(r.name);
@@ -73,7 +80,10 @@ TEST_CASE("Built-in Ethos-U profiles use Vela's default system config and memory
     REQUIRE(p.ok());
     CHECK(p->ethos_u.system.name == r.system);
     CHECK(p->ethos_u.memory_mode.name == r.mode);
+    CHECK(p->ethos_u.memory_mode.arena_cache_bytes == r.arena_cache);
     CHECK(p->clock_hz() == r.clock);
+    CHECK(p->cli_flag == "--target-profile");
+    CHECK(p->cli_value == r.name);
   }
   auto u55 = FindTargetProfile("ethos-u55-256");
   REQUIRE(u55.ok());
@@ -83,7 +93,31 @@ TEST_CASE("Built-in Ethos-U profiles use Vela's default system config and memory
   CHECK(u55->ethos_u.memory_mode.arena_axi == 0);
   auto u65 = FindTargetProfile("ethos-u65-256");
   REQUIRE(u65.ok());
-  CHECK(u65->ethos_u.memory_mode.arena_cache_bytes == 393216);
+  CHECK(u65->ethos_u.system.axi1.area == MemoryArea::kDram);
+  CHECK(u65->ethos_u.system.axi1.clock_scale == 0.234375);
+  CHECK(u65->ethos_u.memory_mode.const_axi == 1);
+  CHECK(u65->ethos_u.memory_mode.arena_axi == 1);
+  CHECK(u65->ethos_u.memory_mode.cache_axi == 0);
+}
+
+TEST_CASE("Vela's memory modes: Dedicated_Sram has no cache limit, the sized ones do",
+          "[target]") {
+  // Vela 5.1.0's vela.ini: Dedicated_Sram sets no arena_cache_size; _256KB/_384KB/_512KB do.
+  const std::pair<const char*, int64_t> rows[] = {{"Sram_Only", 0},
+                                                  {"Shared_Sram", 0},
+                                                  {"Dedicated_Sram", 0},
+                                                  {"Dedicated_Sram_256KB", 262144},
+                                                  {"Dedicated_Sram_384KB", 393216},
+                                                  {"Dedicated_Sram_512KB", 524288}};
+  for (const auto& [name, bytes] : rows) {
+    CAPTURE(name);
+    auto m = VelaMemoryMode(name);
+    REQUIRE(m.ok());
+    CHECK(m->arena_cache_bytes == bytes);
+  }
+  // Vela's command-line defaults stay available.
+  CHECK(VelaDefaultSystemConfigName(EthosUFamily::kU65) == "Ethos_U65_Client_Server");
+  CHECK(VelaDefaultMemoryModeName(EthosUFamily::kU85) == "Dedicated_Sram_384KB");
 }
 
 TEST_CASE("Built-in Cortex-M profiles have the CPU's features", "[target]") {
@@ -210,9 +244,17 @@ TEST_CASE("Profiles load from files", "[target]") {
 TEST_CASE("SetVelaConfig switches to Vela's named configs and validates", "[target]") {
   auto p = FindTargetProfile("ethos-u65-512");
   REQUIRE(p.ok());
-  REQUIRE(SetVelaConfig(&*p, "Ethos_U65_High_End", "Dedicated_Sram").ok());
-  CHECK(p->ethos_u.system.name == "Ethos_U65_High_End");
-  CHECK(p->ethos_u.memory_mode.arena_cache_bytes == 0);
+  REQUIRE(SetVelaConfig(&*p, "Ethos_U65_Client_Server", "Dedicated_Sram").ok());
+  CHECK(p->ethos_u.system.name == "Ethos_U65_Client_Server");
+  CHECK(p->ethos_u.memory_mode.arena_cache_bytes == 0);  // Vela's Dedicated_Sram
+  // A system config of another family is refused, naming the family's own.
+  auto u55 = FindTargetProfile("ethos-u55-256");
+  REQUIRE(u55.ok());
+  absl::Status wrong = SetVelaConfig(&*u55, "Ethos_U65_High_End", "");
+  CHECK(absl::IsInvalidArgument(wrong));
+  CHECK(Contains(std::string(wrong.message()), "Ethos_U55_Deep_Embedded"));
+  // Dedicated_Sram puts U55 feature maps in flash: refused.
+  CHECK_FALSE(SetVelaConfig(&*u55, "", "Dedicated_Sram").ok());
   // Feature maps in flash are refused.
   auto q = FindTargetProfile("ethos-u65-512");
   REQUIRE(q.ok());
@@ -223,6 +265,75 @@ TEST_CASE("SetVelaConfig switches to Vela's named configs and validates", "[targ
   auto m = FindTargetProfile("cortex-m4");
   REQUIRE(m.ok());
   CHECK(absl::IsInvalidArgument(SetVelaConfig(&*m, "Ethos_U55_Deep_Embedded", "")));
+}
+
+TEST_CASE("Profile specs carry their own Ethos-U configuration", "[target]") {
+  auto p = FindTargetProfileSpec(
+      "ethos-u65-512:system-config=Ethos_U65_Client_Server,memory-mode=Dedicated_Sram_384KB");
+  REQUIRE(p.ok());
+  CHECK(p->name ==
+        "ethos-u65-512:system-config=Ethos_U65_Client_Server,memory-mode=Dedicated_Sram_384KB");
+  CHECK(p->cli_value == "ethos-u65-512");
+  CHECK(p->ethos_u.system.name == "Ethos_U65_Client_Server");
+  CHECK(p->ethos_u.memory_mode.name == "Dedicated_Sram_384KB");
+  CHECK(p->ethos_u.memory_mode.arena_cache_bytes == 393216);
+  auto q = FindTargetProfileSpec("ethos-u85-256:memory-mode=Dedicated_Sram,arena-cache-size=0");
+  REQUIRE(q.ok());
+  CHECK(q->ethos_u.system.name == "Ethos_U85_SYS_DRAM_Mid");
+  CHECK(q->ethos_u.memory_mode.arena_cache_bytes == 0);
+  auto plain = FindTargetProfileSpec("ethos-u55-64");
+  REQUIRE(plain.ok());
+  CHECK(plain->name == "ethos-u55-64");
+
+  std::string name;
+  ProfileOptions o;
+  REQUIRE(SplitProfileSpec("C:/boards/x.textproto", &name, &o).ok());  // no '=': a path
+  CHECK(name == "C:/boards/x.textproto");
+  CHECK(o.empty());
+  REQUIRE(SplitProfileSpec("b.textproto:arena-cache-size=1024", &name, &o).ok());
+  CHECK(name == "b.textproto");
+  CHECK(o.arena_cache_bytes == 1024);
+  CHECK(ProfileOptionsText(o) == "arena-cache-size=1024");
+
+  const std::pair<const char*, const char*> bad[] = {
+      {"ethos-u65-512:memory=Sram_Only", "unknown option 'memory'"},
+      {"ethos-u65-512:memory-mode=Sram_Only,memory-mode=Shared_Sram", "given twice"},
+      {"ethos-u65-512:memory-mode=", "needs a value"},
+      {"ethos-u65-512:arena-cache-size=big", "byte count"},
+      {"ethos-u55-256:system-config=Ethos_U65_High_End", "not for"},
+      {"ethos-u55-256:memory-mode=Dedicated_Sram", "flash"},
+      {"ethos-u55-256:memory-mode=Fast", "unknown Vela memory mode"},
+      {"cortex-m4:memory-mode=Sram_Only", "Cortex-M"},
+      {"ethos-u99:memory-mode=Sram_Only", "unknown target profile"},
+  };
+  for (const auto& [spec, expect] : bad) {
+    CAPTURE(spec);
+    auto r = FindTargetProfileSpec(spec);
+    REQUIRE_FALSE(r.ok());
+    CAPTURE(r.status().message());
+    CHECK(Contains(std::string(r.status().message()), expect));
+    CHECK(std::string(r.status().message()).find('\n') == std::string::npos);
+  }
+}
+
+TEST_CASE("A profile file's arena cache size keeps the mode's name, a named system must fit",
+          "[target]") {
+  auto p = ParseTargetProfile(
+      "base: 'ethos-u65-256' ethos_u { memory_mode { name: 'Dedicated_Sram' "
+      "arena_cache_bytes: 131072 } }",
+      "c.textproto");
+  REQUIRE(p.ok());
+  CHECK(p->ethos_u.memory_mode.name == "Dedicated_Sram");
+  CHECK(p->ethos_u.memory_mode.arena_cache_bytes == 131072);
+  auto moved = ParseTargetProfile(
+      "base: 'ethos-u65-256' ethos_u { memory_mode { arena_axi: 0 } }", "c.textproto");
+  REQUIRE(moved.ok());
+  CHECK(Contains(moved->ethos_u.memory_mode.name, "customised"));
+  auto wrong = ParseTargetProfile(
+      "base: 'ethos-u55-256' ethos_u { system_config { name: 'Ethos_U85_SYS_DRAM_Mid' } }",
+      "c.textproto");
+  REQUIRE_FALSE(wrong.ok());
+  CHECK(Contains(std::string(wrong.status().message()), "field ethos_u.system_config.name"));
 }
 
 }  // namespace

@@ -4,6 +4,11 @@
 //              [--compatibility] [--performance] [--backend mica|vela ...]
 //              [--system-config NAME] [--memory-mode NAME] [--json] [--output FILE]
 //
+// A profile may carry its own Ethos-U configuration: `--target-profile
+// ethos-u65-512:system-config=Ethos_U65_Client_Server,memory-mode=Dedicated_Sram_384KB`.
+// The global --system-config/--memory-mode apply to every profile given and are refused (exit 2)
+// unless they fit each one; a profile's own options override them.
+//
 // --compatibility is the default when neither it nor --performance is given. mica's own
 // estimator always runs; --backend vela adds Vela's figures beside it for Ethos-U profiles (and
 // implies --performance).
@@ -17,9 +22,11 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "mica/args.h"
+#include "mica/base/status_macros.h"
 #include "mica/command.h"
 #include "mica/estimate/estimate.h"
 #include "mica/estimate/ethos_u.h"
@@ -41,24 +48,89 @@ using estimate::TargetProfile;
 // One profile's figures, as the renderers take them.
 using ProfileRun = estimate::ProfileReport;
 
+// The profiles of the command line, in order: each built-in (`--target-profile NAME[:OPTS]`) or
+// file (`--target-config FILE[:OPTS]`) profile, then the global --system-config/--memory-mode,
+// which must fit every profile (else InvalidArgument naming the one it does not fit), then the
+// profile's own options, which override the global ones.
+absl::StatusOr<std::vector<TargetProfile>> ResolveProfiles(
+    const std::vector<std::string>& profiles, const std::vector<std::string>& configs,
+    const std::string& system_config, const std::string& memory_mode) {
+  std::vector<std::pair<TargetProfile, estimate::ProfileOptions>> requested;
+  for (const std::string& spec : profiles) {
+    std::string name;
+    estimate::ProfileOptions options;
+    MICA_RETURN_IF_ERROR(estimate::SplitProfileSpec(spec, &name, &options));
+    MICA_ASSIGN_OR_RETURN(TargetProfile t, estimate::FindTargetProfile(name));
+    if (!options.empty()) t.name = spec;
+    requested.emplace_back(std::move(t), options);
+  }
+  for (const std::string& spec : configs) {
+    std::string file;
+    estimate::ProfileOptions options;
+    MICA_RETURN_IF_ERROR(estimate::SplitProfileSpec(spec, &file, &options));
+    MICA_ASSIGN_OR_RETURN(TargetProfile t, estimate::LoadTargetProfileFile(file));
+    if (!options.empty()) t.name += ":" + estimate::ProfileOptionsText(options);
+    requested.emplace_back(std::move(t), options);
+  }
+  std::set<std::string> seen;
+  for (const auto& [t, options] : requested) {
+    if (!seen.insert(t.name).second) {
+      return absl::InvalidArgumentError("target profile '" + t.name + "' given twice");
+    }
+  }
+  if (!system_config.empty() || !memory_mode.empty()) {
+    estimate::ProfileOptions global;
+    global.system_config = system_config;
+    global.memory_mode = memory_mode;
+    std::string flags;
+    if (!system_config.empty()) flags = "--system-config " + system_config;
+    if (!memory_mode.empty()) flags += (flags.empty() ? "" : " ") + ("--memory-mode " + memory_mode);
+    for (auto& [t, options] : requested) {
+      absl::Status s = t.kind == TargetKind::kEthosU
+                           ? estimate::SetVelaConfig(&t, system_config, memory_mode)
+                           : absl::InvalidArgumentError(t.name +
+                                                        " is a Cortex-M profile, not Ethos-U");
+      if (absl::IsNotFound(s)) return absl::InvalidArgumentError(s.message());
+      if (!s.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            flags, " applies to every profile given but does not fit ", t.name, " (",
+            s.message(), "); give it per profile instead: --target-profile NAME:",
+            estimate::ProfileOptionsText(global)));
+      }
+    }
+  }
+  std::vector<TargetProfile> out;
+  for (auto& [t, options] : requested) {
+    MICA_RETURN_IF_ERROR(estimate::ApplyProfileOptions(&t, options));
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
 int RunCheck(const std::vector<std::string>& args) {
   ArgParser p("check");
   std::vector<std::string> models, profiles, configs, backends;
   bool compatibility = false, performance = false, json = false;
   std::string output, system_config, memory_mode;
   p.Positional("MODEL", &models, 1, 1);
-  p.Repeated("--target-profile", &profiles, "NAME",
-             "built-in target profile (repeatable; see `mica targets`)");
-  p.Repeated("--target-config", &configs, "FILE",
-             "user target profile in protobuf text format (repeatable)");
+  p.Repeated("--target-profile", &profiles, "NAME[:OPTS]",
+             "built-in target profile (see `mica targets`), optionally with its own "
+             "Ethos-U configuration: NAME:system-config=S,memory-mode=M,arena-cache-size=BYTES "
+             "(e.g. ethos-u65-512:system-config=Ethos_U65_Client_Server,memory-mode="
+             "Dedicated_Sram_384KB, Vela's command-line defaults)");
+  p.Repeated("--target-config", &configs, "FILE[:OPTS]",
+             "user target profile in protobuf text format (same OPTS)");
   p.Flag("--compatibility", &compatibility, "operator placement and reasons (default)");
   p.Flag("--performance", &performance, "cycles, memory, top operators");
   p.Repeated("--backend", &backends, "NAME",
-             "extra backend printed beside mica's estimate: vela (repeatable)");
+             "extra backend printed beside mica's estimate: vela");
   p.Option("--system-config", &system_config, "NAME",
-           "Vela system config for Ethos-U profiles (e.g. Ethos_U55_Deep_Embedded)");
+           "Vela system config for every profile given (e.g. Ethos_U55_Deep_Embedded); refused "
+           "unless it fits each of them (all Ethos-U of the config's family): otherwise use "
+           "NAME:system-config=... per profile, which also overrides this flag");
   p.Option("--memory-mode", &memory_mode, "NAME",
-           "Vela memory mode for Ethos-U profiles (e.g. Sram_Only, Dedicated_Sram)");
+           "Vela memory mode for every profile given (e.g. Sram_Only, Dedicated_Sram_384KB); "
+           "refused unless valid for each of them; per profile: NAME:memory-mode=...");
   p.Flag("--json", &json, "print the report as JSON (schema mica.check/1)");
   p.Option("--output", &output, "FILE", "write the report to FILE (atomically) instead of stdout");
   if (int rc = p.Parse(args); rc >= 0) return rc;
@@ -79,36 +151,15 @@ int RunCheck(const std::vector<std::string>& args) {
   if (want_vela) performance = true;
   if (!compatibility && !performance) compatibility = true;
 
+  absl::StatusOr<std::vector<TargetProfile>> resolved =
+      ResolveProfiles(profiles, configs, system_config, memory_mode);
+  if (!resolved.ok()) return UsageError("check: " + std::string(resolved.status().message()));
   std::vector<ProfileRun> runs;
-  std::set<std::string> seen;
-  for (const std::string& name : profiles) {
-    absl::StatusOr<TargetProfile> t = estimate::FindTargetProfile(name);
-    if (!t.ok()) return UsageError("check: " + std::string(t.status().message()));
-    runs.push_back({*t, {}, {}, {}, {}});
-  }
-  for (const std::string& file : configs) {
-    absl::StatusOr<TargetProfile> t = estimate::LoadTargetProfileFile(file);
-    if (!t.ok()) return UsageError("check: " + std::string(t.status().message()));
-    runs.push_back({*t, {}, {}, {}, {}});
-  }
+  for (TargetProfile& t : *resolved) runs.push_back({std::move(t), {}, {}, {}, {}});
   bool any_ethos = false;
-  for (ProfileRun& r : runs) {
-    if (!seen.insert(r.profile.name).second) {
-      return UsageError("check: target profile '" + r.profile.name + "' given twice");
-    }
-    any_ethos |= r.profile.kind == TargetKind::kEthosU;
-  }
-  if ((!system_config.empty() || !memory_mode.empty()) && !any_ethos) {
-    return UsageError("check: --system-config/--memory-mode need an Ethos-U target profile");
-  }
+  for (const ProfileRun& r : runs) any_ethos |= r.profile.kind == TargetKind::kEthosU;
   if (want_vela && !any_ethos) {
     return UsageError("check: --backend vela needs an Ethos-U target profile");
-  }
-  for (ProfileRun& r : runs) {
-    if (r.profile.kind != TargetKind::kEthosU) continue;
-    if (system_config.empty() && memory_mode.empty()) continue;
-    absl::Status s = estimate::SetVelaConfig(&r.profile, system_config, memory_mode);
-    if (!s.ok()) return UsageError("check: " + std::string(s.message()));
   }
   if (want_vela && fvp::FindProgram("vela").empty()) {
     return Failure("check: --backend vela: " + fvp::VelaInstallHint());
@@ -125,7 +176,7 @@ int RunCheck(const std::vector<std::string>& args) {
       return Failure(absl::StrCat(r.profile.name, ": ", e.status().message()));
     }
     r.mica = *std::move(e);
-    r.advice = estimate::Advise(*graph, r.profile, r.mica);
+    r.advice = estimate::Advise(*graph, r.profile, r.mica, model_path);
     if (want_vela && r.profile.kind == TargetKind::kEthosU && performance) {
       absl::StatusOr<Estimate> v = fvp::RunVela(model_path, r.profile, {});
       if (v.ok()) {
@@ -153,7 +204,8 @@ int RunCheck(const std::vector<std::string>& args) {
 
 const Registration kCheck{
     {"check",
-     "MODEL --target-profile NAME [--target-profile NAME ...] [--target-config FILE] "
+     "MODEL --target-profile NAME[:OPTS] [--target-profile NAME[:OPTS] ...] "
+     "[--target-config FILE[:OPTS]] "
      "[--compatibility] [--performance] [--backend vela] [--system-config NAME] "
      "[--memory-mode NAME] [--json] [--output FILE]",
      "Check a model against Ethos-U / Cortex-M targets: placement, cycles, memory, advice",

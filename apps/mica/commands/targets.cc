@@ -1,5 +1,6 @@
-// `mica targets [--json]`: the built-in target profiles, and the Vela system configurations and
-// memory modes an Ethos-U profile can switch to.
+// `mica targets [--json]`: the built-in target profiles (Ethos-U ones configured as MLIA's
+// profiles of the same name), and the Vela system configurations and memory modes an Ethos-U
+// profile can switch to (`--target-profile NAME:system-config=...,memory-mode=...`).
 #include <iostream>
 #include <string>
 #include <vector>
@@ -24,6 +25,10 @@ std::string Summary(const TargetProfile& p) {
   if (p.kind == TargetKind::kEthosU) {
     const auto& e = p.ethos_u;
     return absl::StrCat(e.macs, " MACs/cycle, ", e.system.name, ", ", e.memory_mode.name,
+                        e.memory_mode.arena_cache_bytes > 0
+                            ? absl::StrCat(" (", e.memory_mode.arena_cache_bytes / 1024,
+                                           " KiB arena cache)")
+                            : std::string(),
                         ", host ", p.cortex_m.cpu);
   }
   const auto& c = p.cortex_m;
@@ -55,6 +60,7 @@ int RunTargets(const std::vector<std::string>& args) {
         w.Key("macs_per_cycle").Int(t.ethos_u.macs);
         w.Key("system_config").String(t.ethos_u.system.name);
         w.Key("memory_mode").String(t.ethos_u.memory_mode.name);
+        w.Key("arena_cache_bytes").Int(t.ethos_u.memory_mode.arena_cache_bytes);
         w.Key("platform").String(t.ethos_u.platform);
         w.Key("host_cpu").String(t.cortex_m.cpu);
         w.Key("host_clock_hz").Double(t.cortex_m.clock_hz, 12);
@@ -91,11 +97,18 @@ int RunTargets(const std::vector<std::string>& args) {
               absl::StrCat(FormatFixed(prof.clock_hz() / 1e6, 0), " MHz"), Summary(prof)});
   }
   std::cout << t.Render();
-  std::cout << "\nEthos-U system configs (--system-config): "
+  std::cout << "\nEthos-U profiles mean what MLIA's profiles of the same name mean (its "
+               "target-profile files and vela.ini).\n"
+            << "Ethos-U system configs (system-config=): "
             << absl::StrJoin(estimate::VelaSystemConfigNames(), ", ")
-            << "\nEthos-U memory modes (--memory-mode): "
+            << "\nEthos-U memory modes (memory-mode=): "
             << absl::StrJoin(estimate::VelaMemoryModeNames(), ", ")
-            << "\nOwn profiles: --target-config FILE (protobuf text, schema "
+            << "\nPer profile: --target-profile NAME:system-config=S,memory-mode=M"
+               "[,arena-cache-size=BYTES]; Vela's command-line defaults are e.g. "
+               "ethos-u65-512:system-config=Ethos_U65_Client_Server,memory-mode="
+               "Dedicated_Sram_384KB and ethos-u85-256:system-config=Ethos_U85_SYS_DRAM_Mid,"
+               "memory-mode=Dedicated_Sram_384KB.\n"
+            << "Own profiles: --target-config FILE (protobuf text, schema "
                "libestimate/src/target.proto; e.g. `base: \"ethos-u55-128\"` plus overrides).\n";
   return kExitOk;
 }

@@ -70,6 +70,10 @@ struct ModeRow {
   int64_t cache_bytes;
 };
 
+// Vela 5.1.0's vela.ini leaves Dedicated_Sram's arena_cache_size unset, so Vela uses its largest
+// address offset (no limit, 0 here); the _256KB/_384KB/_512KB modes inherit it with a size.
+// (MLIA's own vela.ini adds arena_cache_size=393216 to Dedicated_Sram: the built-in profiles
+// carry that size themselves.)
 const ModeRow kModes[] = {
     {"Sram_Only", 0, 0, 0, 0},
     {"Shared_Sram", 1, 0, 0, 0},
@@ -134,6 +138,13 @@ absl::StatusOr<MemoryMode> VelaMemoryMode(const std::string& name) {
   }
   return absl::NotFoundError(absl::StrCat("unknown Vela memory mode '", name, "' (known: ",
                                           absl::StrJoin(VelaMemoryModeNames(), ", "), ")"));
+}
+
+bool VelaSystemConfigFits(EthosUFamily family, const std::string& name) {
+  const char* prefix = family == EthosUFamily::kU55   ? "Ethos_U55_"
+                       : family == EthosUFamily::kU65 ? "Ethos_U65_"
+                                                      : "Ethos_U85_";
+  return name.rfind(prefix, 0) == 0;
 }
 
 std::string VelaDefaultSystemConfigName(EthosUFamily family) {

@@ -201,7 +201,13 @@ void JsonProfile(JsonWriter& w, const ProfileReport& r, bool performance) {
   for (const Advice& a : r.advice) {
     w.BeginObject();
     w.Key("category").String(AdviceCategoryName(a.category));
+    w.Key("severity").String(AdviceSeverityName(a.severity));
     w.Key("message").String(a.message);
+    if (!a.command.empty()) {
+      w.Key("command").BeginArray(true);
+      for (const std::string& arg : a.command) w.String(arg);
+      w.EndArray();
+    }
     w.EndObject();
   }
   w.EndArray();

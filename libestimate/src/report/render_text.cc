@@ -303,8 +303,8 @@ std::string RenderCheckText(const CheckReport& report) {
           r.advice.size() > 1) {
         continue;
       }
-      absl::StrAppend(&out, "  ", i++, ". [", AdviceCategoryName(a.category), "] ",
-                      a.message, "\n");
+      absl::StrAppend(&out, "  ", i++, ". [", AdviceSeverityName(a.severity), ", ",
+                      AdviceCategoryName(a.category), "] ", a.message, "\n");
     }
     absl::StrAppend(&out, "\n");
   }

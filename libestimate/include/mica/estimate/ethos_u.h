@@ -51,8 +51,14 @@ std::vector<std::string> EthosUCompatibility(const Graph& graph, int op_index,
 absl::StatusOr<SystemConfig> VelaSystemConfig(const std::string& name);
 std::vector<std::string> VelaSystemConfigNames();
 
+// Returns true when the named Vela system configuration is one of `family`'s (the
+// "Ethos_U55_"/"Ethos_U65_"/"Ethos_U85_" prefix of Vela's names): a U55 has no U65 DRAM system.
+bool VelaSystemConfigFits(EthosUFamily family, const std::string& name);
+
 // Vela's memory modes: "Sram_Only", "Shared_Sram", "Dedicated_Sram", "Dedicated_Sram_256KB",
-// "Dedicated_Sram_384KB", "Dedicated_Sram_512KB". NotFound otherwise.
+// "Dedicated_Sram_384KB", "Dedicated_Sram_512KB". NotFound otherwise. As in Vela's own vela.ini,
+// "Dedicated_Sram" sets no arena cache size (unlimited); MLIA's vela.ini gives it 384 KiB, which
+// the built-in ethos-u65/u85 profiles state explicitly.
 absl::StatusOr<MemoryMode> VelaMemoryMode(const std::string& name);
 std::vector<std::string> VelaMemoryModeNames();
 

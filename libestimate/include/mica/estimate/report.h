@@ -4,7 +4,9 @@
 // expensive ones).
 //
 //   MICA_ASSIGN_OR_RETURN(Estimate e, EstimateModel(graph, profile));
-//   for (const Advice& a : Advise(graph, profile, e)) std::cout << a.message << "\n";
+//   for (const Advice& a : Advise(graph, profile, e, "model.tflite")) {
+//     std::cout << AdviceSeverityName(a.severity) << ": " << a.message << "\n";
+//   }
 //   for (const TopOperator& t : TopOperators(e, 5)) ...
 #ifndef MICA_ESTIMATE_REPORT_H_
 #define MICA_ESTIMATE_REPORT_H_
@@ -24,9 +26,22 @@ enum class AdviceCategory : uint8_t { kCompatibility, kMemory, kPerformance };
 // Returns "compatibility", "memory" or "performance".
 const char* AdviceCategoryName(AdviceCategory c);
 
+// How much an advice item matters: kError = the model does not fit or cannot use the target as
+// intended (memory overflow, nothing runs on the NPU), kWarning = it runs but loses much of what
+// the target offers (CPU fallbacks, spills, memory-bound operators, uncosted operators),
+// kInfo = an optimisation hint.
+enum class AdviceSeverity : uint8_t { kInfo, kWarning, kError };
+// Returns "info", "warning" or "error".
+const char* AdviceSeverityName(AdviceSeverity s);
+
 struct Advice {
   AdviceCategory category = AdviceCategory::kPerformance;
+  AdviceSeverity severity = AdviceSeverity::kInfo;
   std::string message;  // one sentence or two, no trailing newline
+  // The mica command line the advice suggests (arguments after `mica`), empty when it names
+  // none. The message quotes it between backquotes; it only uses profiles and options that
+  // mica accepts for this target (each was applied and validated before being suggested).
+  std::vector<std::string> command;
 };
 
 struct TopOperator {
@@ -53,7 +68,9 @@ std::vector<MemoryFit> MemoryFits(const Estimate& e, const TargetProfile& profil
 // Returns the advice for `e` (estimated from `graph` on `profile`), compatibility problems first,
 // then memory (fit and memory-bound operators), then expensive operators. At most a handful of
 // items; empty only when there is nothing to say.
-std::vector<Advice> Advise(const Graph& graph, const TargetProfile& profile, const Estimate& e);
+// `model_path` is the model as the user named it, for the suggested command lines.
+std::vector<Advice> Advise(const Graph& graph, const TargetProfile& profile, const Estimate& e,
+                           const std::string& model_path = "MODEL");
 
 // Returns `text` with every '...'-quoted name shortened to its last ';'-separated part (TFLite
 // tensor names fuse many layer names) and at most 40 characters, for display.

@@ -86,6 +86,10 @@ struct TargetProfile {
   EthosUConfig ethos_u;       // when kind == kEthosU
   CortexMConfig cortex_m;     // the CPU (the host CPU of an Ethos-U system)
   std::string origin;         // where the profile came from (built-in file or user path)
+  // How to name the profile on mica's command line: "--target-profile" with a built-in name,
+  // or "--target-config" with a file path (empty for profiles made in code).
+  std::string cli_flag;
+  std::string cli_value;
 
   // Returns the clock that converts this profile's cycles to seconds.
   double clock_hz() const {
@@ -113,10 +117,44 @@ std::vector<TargetProfile> BuiltinTargets();
 
 // Replaces an Ethos-U profile's system configuration and/or memory mode with Vela's named ones
 // (vela.ini names such as "Ethos_U55_Deep_Embedded", "Sram_Only"; empty keeps the current one)
-// and re-validates it. InvalidArgument for a Cortex-M profile or an invalid combination (e.g.
-// feature maps in flash), NotFound (listing valid names) for an unknown name.
+// and re-validates it. InvalidArgument for a Cortex-M profile, a system config of another
+// Ethos-U family or an invalid combination (e.g. feature maps in flash), NotFound (listing valid
+// names) for an unknown name.
 absl::Status SetVelaConfig(TargetProfile* profile, const std::string& system_config,
                            const std::string& memory_mode);
+
+// Per-profile options of the command line: `--target-profile NAME:key=value,key=value` (and
+// `--target-config FILE:key=value,...`). Keys: system-config (a Vela system config of the
+// profile's family), memory-mode (a Vela memory mode, with that mode's arena cache size) and
+// arena-cache-size (bytes, 0 = unlimited; Vela's --arena-cache-size), applied in that order.
+struct ProfileOptions {
+  std::string system_config;
+  std::string memory_mode;
+  int64_t arena_cache_bytes = -1;  // -1 = keep
+  bool empty() const {
+    return system_config.empty() && memory_mode.empty() && arena_cache_bytes < 0;
+  }
+};
+
+// Splits "NAME" or "NAME:key=value,..." into the name (or file path) and its options. A ':'
+// starts options only when what follows contains '=' (so "C:\x.textproto" stays a path).
+// InvalidArgument (one line, naming the key) for an unknown key, a repeated key, an empty value
+// or a malformed size.
+absl::Status SplitProfileSpec(const std::string& spec, std::string* name,
+                              ProfileOptions* options);
+
+// Applies `options` to an Ethos-U profile and re-validates it. InvalidArgument for a Cortex-M
+// profile, a system config of another family or an invalid combination; NotFound (listing the
+// valid names) for an unknown system config or memory mode.
+absl::Status ApplyProfileOptions(TargetProfile* profile, const ProfileOptions& options);
+
+// Returns the built-in profile named by `spec` ("ethos-u65-512" or
+// "ethos-u65-512:memory-mode=Sram_Only") with its options applied; the profile's name is the
+// spec as given, so one model can be checked against several configurations side by side.
+absl::StatusOr<TargetProfile> FindTargetProfileSpec(const std::string& spec);
+
+// Returns `options` as the text after ':' of a profile spec ("system-config=X,memory-mode=Y").
+std::string ProfileOptionsText(const ProfileOptions& options);
 
 // Returns "u55", "u65" or "u85".
 const char* EthosUFamilyName(EthosUFamily f);
