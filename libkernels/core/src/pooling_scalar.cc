@@ -61,14 +61,19 @@ template <typename T>
 void MaxPoolChannelsInner(const PoolParams& p, const T* input, T* output) {
   const int32_t depth = p.input.c, in_w = p.input.w;
   ForEachPoolWindow(p, input, output, [&](const T* image, PoolWindow w, T* o) {
-    const T* first = PoolRow(image, w, w.fy0, in_w, depth) + static_cast<int64_t>(w.fx0) * depth;
+    const T* row = PoolRow(image, w, w.fy0, in_w, depth);
+    const T* first = row + static_cast<int64_t>(w.fx0) * depth;
     for (int32_t c = 0; c < depth; ++c) o[c] = first[c];
-    for (int32_t fy = w.fy0; fy < w.fy1; ++fy) {
-      const T* row = PoolRow(image, w, fy, in_w, depth);
-      for (int32_t fx = fy == w.fy0 ? w.fx0 + 1 : w.fx0; fx < w.fx1; ++fx) {
-        const T* px = row + static_cast<int64_t>(fx) * depth;
-        for (int32_t c = 0; c < depth; ++c) o[c] = px[c] > o[c] ? px[c] : o[c];
+    int32_t fy = w.fy0, fx = w.fx0 + 1;
+    for (;;) {
+      if (fx == w.fx1) {
+        if (++fy == w.fy1) break;
+        row = PoolRow(image, w, fy, in_w, depth);
+        fx = w.fx0;
       }
+      const T* px = row + static_cast<int64_t>(fx) * depth;
+      for (T* m = o; m != o + depth; ++m, ++px) *m = *px > *m ? *px : *m;
+      ++fx;
     }
     for (int32_t c = 0; c < depth; ++c) {
       o[c] = static_cast<T>(Clamp(o[c], p.activation.min, p.activation.max));
