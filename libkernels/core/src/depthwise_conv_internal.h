@@ -1,4 +1,5 @@
-// Private: the variant bodies of DepthwiseConv/DepthwiseConv16x8 and their argument check.
+// Private: the variant bodies of DepthwiseConv/DepthwiseConv16x8, the outer-loop walker they
+// share (ForEachDepthwisePixel) and their argument check.
 #ifndef MICA_KERNELS_DEPTHWISE_CONV_INTERNAL_H_
 #define MICA_KERNELS_DEPTHWISE_CONV_INTERNAL_H_
 

@@ -1,4 +1,5 @@
-// Variant bodies of the pooling ops and their shared argument check.
+// Private: the variant bodies of the pooling ops, the outer-loop walker they share
+// (ForEachPoolWindow) and their argument check.
 #ifndef MICA_KERNELS_POOLING_INTERNAL_H_
 #define MICA_KERNELS_POOLING_INTERNAL_H_
 
