@@ -8,6 +8,7 @@
 
 #include "conv_test_util.h"
 #include "mica/kernels/isa.h"
+#include "mica/kernels/padding.h"
 #include "testing/catch.h"
 #include "testing/reference/conv_ref.h"
 #include "testing/shared.h"
@@ -48,10 +49,10 @@ ConvParams RandomConv(ConvRng& rng, Shape shape, bool wide) {
     if (p.input.w < eff_w) p.input.w = eff_w + rng.Uniform(0, 2);
   }
   p.output.n = p.input.n;
-  p.output.h = ConvOutputSize(same, p.input.h, p.filter.h, p.stride.h, p.dilation.h);
-  p.output.w = ConvOutputSize(same, p.input.w, p.filter.w, p.stride.w, p.dilation.w);
-  p.padding.h = ConvPadding(p.input.h, p.filter.h, p.stride.h, p.dilation.h, p.output.h);
-  p.padding.w = ConvPadding(p.input.w, p.filter.w, p.stride.w, p.dilation.w, p.output.w);
+  p.output.h = PaddedOutputSize(same, p.input.h, p.filter.h, p.stride.h, p.dilation.h);
+  p.output.w = PaddedOutputSize(same, p.input.w, p.filter.w, p.stride.w, p.dilation.w);
+  p.padding.h = PaddingBefore(same, p.input.h, p.filter.h, p.stride.h, p.dilation.h, p.output.h);
+  p.padding.w = PaddingBefore(same, p.input.w, p.filter.w, p.stride.w, p.dilation.w, p.output.w);
   if (!wide) {
     p.input_offset = rng.Offset8();
     p.output_offset = rng.Uniform(-128, 127);

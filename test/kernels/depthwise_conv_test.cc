@@ -8,6 +8,7 @@
 
 #include "conv_test_util.h"
 #include "mica/kernels/conv.h"
+#include "mica/kernels/padding.h"
 #include "testing/catch.h"
 #include "testing/reference/conv_ref.h"
 #include "testing/shared.h"
@@ -35,11 +36,11 @@ DepthwiseConvParams RandomDepthwise(ConvRng& rng, bool wide) {
     if (p.input.h < eff_h) p.input.h = eff_h + rng.Uniform(0, 2);
     if (p.input.w < eff_w) p.input.w = eff_w + rng.Uniform(0, 2);
   }
-  p.output = {p.input.n, ConvOutputSize(same, p.input.h, p.filter.h, p.stride.h, p.dilation.h),
-              ConvOutputSize(same, p.input.w, p.filter.w, p.stride.w, p.dilation.w),
+  p.output = {p.input.n, PaddedOutputSize(same, p.input.h, p.filter.h, p.stride.h, p.dilation.h),
+              PaddedOutputSize(same, p.input.w, p.filter.w, p.stride.w, p.dilation.w),
               p.filter.c};
-  p.padding.h = ConvPadding(p.input.h, p.filter.h, p.stride.h, p.dilation.h, p.output.h);
-  p.padding.w = ConvPadding(p.input.w, p.filter.w, p.stride.w, p.dilation.w, p.output.w);
+  p.padding.h = PaddingBefore(same, p.input.h, p.filter.h, p.stride.h, p.dilation.h, p.output.h);
+  p.padding.w = PaddingBefore(same, p.input.w, p.filter.w, p.stride.w, p.dilation.w, p.output.w);
   if (!wide) {
     p.input_offset = rng.Offset8();
     p.output_offset = rng.Uniform(-128, 127);

@@ -589,6 +589,44 @@ TEST_CASE("executor: data movement (transpose, pad, concat, split, slices)", "[r
   }
 }
 
+TEST_CASE("executor: each operator family rejects what it has no kernel or shape for",
+          "[runtime]") {
+  auto q8 = [](const std::string& name, std::vector<int32_t> shape) {
+    Tensor t = T(name, std::move(shape), DType::kInt8);
+    t.quant.scale = {0.5f};
+    t.quant.zero_point = {0};
+    return t;
+  };
+  auto fails = [](const Graph& g) {
+    auto exec = Executor::Create(g);
+    REQUIRE(!exec.ok());
+    return std::string(exec.status().message());
+  };
+  SECTION("int8 DIV has no kernel") {
+    Graph g = OneOp(OpKind::kDiv, ElementwiseAttrs{}, {q8("a", {4}), q8("b", {4})},
+                    {q8("y", {4})}, {0, 1});
+    auto exec = Executor::Create(g);
+    REQUIRE(!exec.ok());
+    CHECK(exec.status().code() == absl::StatusCode::kUnimplemented);
+    CHECK(std::string(exec.status().message()).find("no int8 kernel for DIV") !=
+          std::string::npos);
+  }
+  SECTION("float SVDF has no kernel") {
+    Graph g = OneOp(OpKind::kSvdf, SvdfAttrs{}, {T("x", {1, 4})}, {T("y", {1, 4})}, {0});
+    CHECK(fails(g).find("(SVDF)") != std::string::npos);
+  }
+  SECTION("binary inputs that do not broadcast") {
+    Graph g = OneOp(OpKind::kAdd, ElementwiseAttrs{}, {q8("a", {2, 3}), q8("b", {4})},
+                    {q8("y", {2, 3})}, {0, 1});
+    fails(g);
+  }
+  SECTION("a conv without its filter") {
+    Graph g = OneOp(OpKind::kConv2D, Conv2DAttrs{}, {T("x", {1, 4, 4, 2})},
+                    {T("y", {1, 4, 4, 2})}, {0});
+    fails(g);
+  }
+}
+
 TEST_CASE("executor: errors name the operator; inputs are checked", "[runtime]") {
   {
     Tensor x = T("x", {4}, DType::kInt8);

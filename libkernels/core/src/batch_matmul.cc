@@ -2,7 +2,7 @@
 #include "mica/kernels/batch_matmul.h"
 
 #include "batch_matmul_internal.h"
-#include "conv_internal.h"
+#include "internal/checks.h"
 #include "variants_internal.h"
 
 namespace mica {
@@ -25,8 +25,7 @@ KernelStatus CheckBatchMatMul(const BatchMatMulParams& p, const void* lhs, const
       return KernelStatus::kArgError;
     }
   }
-  if (p.lhs_offset < -255 || p.lhs_offset > 255 || p.rhs_offset < -255 || p.rhs_offset > 255 ||
-      p.output_offset < -255 || p.output_offset > 255) {
+  if (!OffsetOk(p.lhs_offset) || !OffsetOk(p.rhs_offset) || !OffsetOk(p.output_offset)) {
     return KernelStatus::kArgError;
   }
   if (!ActivationOk(p.activation, INT8_MIN, INT8_MAX)) return KernelStatus::kArgError;

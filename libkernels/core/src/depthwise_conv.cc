@@ -20,15 +20,8 @@ KernelStatus CheckDepthwiseConv(const DepthwiseConvParams& p, const PerChannelRe
   if (!WindowOk(p.stride, p.dilation, p.padding, p.output, p.filter.h, p.filter.w)) {
     return KernelStatus::kArgError;
   }
-  if (wide) {
-    if (p.input_offset != 0 || p.output_offset != 0) return KernelStatus::kArgError;
-    if (!ActivationOk(p.activation, INT16_MIN, INT16_MAX)) return KernelStatus::kArgError;
-    if (!RequantOk(quant, p.output.c, kMaxShift16)) return KernelStatus::kArgError;
-  } else {
-    if (p.input_offset < -255 || p.input_offset > 255) return KernelStatus::kArgError;
-    if (p.output_offset < -255 || p.output_offset > 255) return KernelStatus::kArgError;
-    if (!ActivationOk(p.activation, INT8_MIN, INT8_MAX)) return KernelStatus::kArgError;
-    if (!RequantOk(quant, p.output.c, kMaxShift8)) return KernelStatus::kArgError;
+  if (!ChannelQuantOk(p.input_offset, p.output_offset, p.activation, quant, p.output.c, wide)) {
+    return KernelStatus::kArgError;
   }
   if (!ScratchOk(scratch, scratch_needed)) return KernelStatus::kArgError;
   return KernelStatus::kOk;

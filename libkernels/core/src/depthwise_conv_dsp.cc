@@ -20,68 +20,46 @@ inline int8_t Finish(int32_t acc, const int32_t* bias, int32_t c, const PerChann
 
 void DepthwiseMult1(const DepthwiseConvParams& p, const PerChannelRequant& q, const int8_t* input,
                     const int8_t* filter, const int32_t* bias, int8_t* out) {
-  const int32_t in_h = p.input.h, in_w = p.input.w, c_count = p.input.c;
-  const int32_t k_w = p.filter.w;
+  const int32_t c_count = p.input.c;
   const int32_t off = p.input_offset;
   const uint32_t off2 = dsp::Pack16(off, off);
-  for (int32_t b = 0; b < p.input.n; ++b) {
-    const int8_t* image = input + static_cast<ptrdiff_t>(b) * in_h * in_w * c_count;
-    for (int32_t oy = 0; oy < p.output.h; ++oy) {
-      const int32_t y0 = oy * p.stride.h - p.padding.h;
-      int32_t ky_lo, ky_hi;
-      TapRange(y0, p.filter.h, p.dilation.h, in_h, &ky_lo, &ky_hi);
-      for (int32_t ox = 0; ox < p.output.w; ++ox) {
-        const int32_t x0 = ox * p.stride.w - p.padding.w;
-        int32_t kx_lo, kx_hi;
-        TapRange(x0, k_w, p.dilation.w, in_w, &kx_lo, &kx_hi);
-        const ptrdiff_t x_row = static_cast<ptrdiff_t>(p.dilation.h) * in_w * c_count;
-        const ptrdiff_t w_row = static_cast<ptrdiff_t>(k_w) * c_count;
-        const ptrdiff_t x_col = static_cast<ptrdiff_t>(p.dilation.w) * c_count;
-        const int8_t* x_first =
-            image + (static_cast<ptrdiff_t>(y0 + ky_lo * p.dilation.h) * in_w + x0 +
-                     kx_lo * p.dilation.w) * c_count;
-        const int8_t* w_first = filter + (static_cast<ptrdiff_t>(ky_lo) * k_w + kx_lo) * c_count;
-        const int32_t rows = ky_hi - ky_lo, cols = kx_hi - kx_lo;
-        int32_t c = 0;
-        for (; c + 4 <= c_count; c += 4) {
-          int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-          const int8_t* xr = x_first + c;
-          const int8_t* wr = w_first + c;
-          for (int32_t r = 0; r < rows; ++r, xr += x_row, wr += w_row) {
-            const int8_t* x = xr;
-            const int8_t* w = wr;
-            for (int32_t k = 0; k < cols; ++k, x += x_col, w += c_count) {
-              uint32_t xe, xo;
-              dsp::Widen4(dsp::Load32(x), off2, &xe, &xo);
-              const uint32_t wv = dsp::Load32(w);
-              const uint32_t we = dsp::Sxtb16(wv), wo = dsp::Sxtb16Ror8(wv);
-              a0 = dsp::Smlabb(xe, we, a0);
-              a2 = dsp::Smlatt(xe, we, a2);
-              a1 = dsp::Smlabb(xo, wo, a1);
-              a3 = dsp::Smlatt(xo, wo, a3);
-            }
-          }
-          *out++ = Finish(a0, bias, c, q, p);
-          *out++ = Finish(a1, bias, c + 1, q, p);
-          *out++ = Finish(a2, bias, c + 2, q, p);
-          *out++ = Finish(a3, bias, c + 3, q, p);
-        }
-        for (; c < c_count; ++c) {
-          int32_t acc = 0;
-          for (int32_t ky = ky_lo; ky < ky_hi; ++ky) {
-            const int8_t* row =
-                image + static_cast<ptrdiff_t>(y0 + ky * p.dilation.h) * in_w * c_count + c;
-            const int8_t* f_row = filter + static_cast<ptrdiff_t>(ky) * k_w * c_count + c;
-            for (int32_t kx = kx_lo; kx < kx_hi; ++kx) {
-              acc += f_row[kx * c_count] *
-                     (row[static_cast<ptrdiff_t>(x0 + kx * p.dilation.w) * c_count] + off);
-            }
-          }
-          *out++ = Finish(acc, bias, c, q, p);
+  const DepthwiseStrides st = DepthwiseStridesOf(p, c_count);
+  ForEachDepthwisePixel(p, input, filter, out, c_count, [&](DepthwiseTaps<int8_t> t, int8_t* o) {
+    int32_t c = 0;
+    for (; c + 4 <= c_count; c += 4) {
+      int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+      const int8_t* xr = t.x_first + c;
+      const int8_t* wr = t.w_first + c;
+      for (int32_t r = 0; r < t.rows; ++r, xr += st.x_row, wr += st.w_row) {
+        const int8_t* x = xr;
+        const int8_t* w = wr;
+        const int8_t* const w_end = wr + t.cols * c_count;
+        for (; w != w_end; x += st.x_col, w += c_count) {
+          uint32_t xe, xo;
+          dsp::Widen4(dsp::Load32(x), off2, &xe, &xo);
+          const uint32_t wv = dsp::Load32(w);
+          const uint32_t we = dsp::Sxtb16(wv), wo = dsp::Sxtb16Ror8(wv);
+          a0 = dsp::Smlabb(xe, we, a0);
+          a2 = dsp::Smlatt(xe, we, a2);
+          a1 = dsp::Smlabb(xo, wo, a1);
+          a3 = dsp::Smlatt(xo, wo, a3);
         }
       }
+      *o++ = Finish(a0, bias, c, q, p);
+      *o++ = Finish(a1, bias, c + 1, q, p);
+      *o++ = Finish(a2, bias, c + 2, q, p);
+      *o++ = Finish(a3, bias, c + 3, q, p);
     }
-  }
+    for (; c < c_count; ++c) {
+      int32_t acc = 0;
+      const int8_t* xr = t.x_first + c;
+      const int8_t* wr = t.w_first + c;
+      for (int32_t r = 0; r < t.rows; ++r, xr += st.x_row, wr += st.w_row) {
+        for (int32_t k = 0; k < t.cols; ++k) acc += wr[k * c_count] * (xr[k * st.x_col] + off);
+      }
+      *o++ = Finish(acc, bias, c, q, p);
+    }
+  });
 }
 
 // 16x8, depth multiplier 1: four channels per step, int16 input pairs against int8 filter
@@ -91,67 +69,48 @@ void DepthwiseMult1(const DepthwiseConvParams& p, const PerChannelRequant& q, co
 void Depthwise16x8Mult1(const DepthwiseConvParams& p, const PerChannelRequant& q,
                         const int16_t* input, const int8_t* filter, const int64_t* bias,
                         int16_t* out) {
-  const int32_t in_h = p.input.h, in_w = p.input.w, c_count = p.input.c;
-  const int32_t k_w = p.filter.w;
-  const ptrdiff_t x_row = static_cast<ptrdiff_t>(p.dilation.h) * in_w * c_count;
-  const ptrdiff_t w_row = static_cast<ptrdiff_t>(k_w) * c_count;
-  const ptrdiff_t x_col = static_cast<ptrdiff_t>(p.dilation.w) * c_count;
+  const int32_t c_count = p.input.c;
+  const DepthwiseStrides st = DepthwiseStridesOf(p, c_count);
   const auto finish = [&](int64_t acc, int32_t c) {
     if (bias != nullptr) acc += bias[c];
     const int32_t v = MultiplyByQuantizedMultiplier64(acc, q.multiplier[c], q.shift[c]);
     return static_cast<int16_t>(Clamp(v, p.activation.min, p.activation.max));
   };
-  for (int32_t b = 0; b < p.input.n; ++b) {
-    const int16_t* image = input + static_cast<ptrdiff_t>(b) * in_h * in_w * c_count;
-    for (int32_t oy = 0; oy < p.output.h; ++oy) {
-      const int32_t y0 = oy * p.stride.h - p.padding.h;
-      int32_t ky_lo, ky_hi;
-      TapRange(y0, p.filter.h, p.dilation.h, in_h, &ky_lo, &ky_hi);
-      for (int32_t ox = 0; ox < p.output.w; ++ox) {
-        const int32_t x0 = ox * p.stride.w - p.padding.w;
-        int32_t kx_lo, kx_hi;
-        TapRange(x0, k_w, p.dilation.w, in_w, &kx_lo, &kx_hi);
-        const int16_t* x_first =
-            image + (static_cast<ptrdiff_t>(y0 + ky_lo * p.dilation.h) * in_w + x0 +
-                     kx_lo * p.dilation.w) * c_count;
-        const int8_t* w_first = filter + (static_cast<ptrdiff_t>(ky_lo) * k_w + kx_lo) * c_count;
-        const int32_t rows = ky_hi - ky_lo, cols = kx_hi - kx_lo;
-        int32_t c = 0;
-        for (; c + 4 <= c_count; c += 4) {
-          int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-          const int16_t* xr = x_first + c;
-          const int8_t* wr = w_first + c;
-          for (int32_t r = 0; r < rows; ++r, xr += x_row, wr += w_row) {
-            const int16_t* x = xr;
-            const int8_t* w = wr;
-            for (int32_t k = 0; k < cols; ++k, x += x_col, w += c_count) {
-              const uint32_t wv = dsp::Load32(w);
-              const uint32_t we = dsp::Sxtb16(wv), wo = dsp::Sxtb16Ror8(wv);
-              const uint32_t w01 = dsp::Pkhbt(we, wo), w23 = dsp::Pkhtb(wo, we);
-              const uint32_t x01 = dsp::Load32(x), x23 = dsp::Load32(x + 2);
-              a0 = dsp::Smlabb(x01, w01, a0);
-              a1 = dsp::Smlatt(x01, w01, a1);
-              a2 = dsp::Smlabb(x23, w23, a2);
-              a3 = dsp::Smlatt(x23, w23, a3);
-            }
-          }
-          *out++ = finish(a0, c);
-          *out++ = finish(a1, c + 1);
-          *out++ = finish(a2, c + 2);
-          *out++ = finish(a3, c + 3);
-        }
-        for (; c < c_count; ++c) {
-          int32_t acc = 0;
-          const int16_t* xr = x_first + c;
-          const int8_t* wr = w_first + c;
-          for (int32_t r = 0; r < rows; ++r, xr += x_row, wr += w_row) {
-            for (int32_t k = 0; k < cols; ++k) acc += wr[k * c_count] * xr[k * x_col];
-          }
-          *out++ = finish(acc, c);
+  ForEachDepthwisePixel(p, input, filter, out, c_count, [&](DepthwiseTaps<int16_t> t, int16_t* o) {
+    int32_t c = 0;
+    for (; c + 4 <= c_count; c += 4) {
+      int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+      const int16_t* xr = t.x_first + c;
+      const int8_t* wr = t.w_first + c;
+      for (int32_t r = 0; r < t.rows; ++r, xr += st.x_row, wr += st.w_row) {
+        const int16_t* x = xr;
+        const int8_t* w = wr;
+        for (int32_t k = 0; k < t.cols; ++k, x += st.x_col, w += c_count) {
+          const uint32_t wv = dsp::Load32(w);
+          const uint32_t we = dsp::Sxtb16(wv), wo = dsp::Sxtb16Ror8(wv);
+          const uint32_t w01 = dsp::Pkhbt(we, wo), w23 = dsp::Pkhtb(wo, we);
+          const uint32_t x01 = dsp::Load32(x), x23 = dsp::Load32(x + 2);
+          a0 = dsp::Smlabb(x01, w01, a0);
+          a1 = dsp::Smlatt(x01, w01, a1);
+          a2 = dsp::Smlabb(x23, w23, a2);
+          a3 = dsp::Smlatt(x23, w23, a3);
         }
       }
+      *o++ = finish(a0, c);
+      *o++ = finish(a1, c + 1);
+      *o++ = finish(a2, c + 2);
+      *o++ = finish(a3, c + 3);
     }
-  }
+    for (; c < c_count; ++c) {
+      int32_t acc = 0;
+      const int16_t* xr = t.x_first + c;
+      const int8_t* wr = t.w_first + c;
+      for (int32_t r = 0; r < t.rows; ++r, xr += st.x_row, wr += st.w_row) {
+        for (int32_t k = 0; k < t.cols; ++k) acc += wr[k * c_count] * xr[k * st.x_col];
+      }
+      *o++ = finish(acc, c);
+    }
+  });
 }
 
 }  // namespace

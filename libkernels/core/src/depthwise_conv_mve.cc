@@ -33,45 +33,26 @@ inline int32x4_t Taps4(const int8_t* x_base, const int8_t* w_base, int32_t rows,
 
 void DepthwiseMult1(const DepthwiseConvParams& p, const PerChannelRequant& q, const int8_t* input,
                     const int8_t* filter, const int32_t* bias, int8_t* out) {
-  const int32_t in_h = p.input.h, in_w = p.input.w, c_count = p.input.c;
-  const int32_t k_w = p.filter.w;
+  const int32_t c_count = p.input.c;
   const int32x4_t off = vdupq_n_s32(p.input_offset);
-  const ptrdiff_t x_row = static_cast<ptrdiff_t>(p.dilation.h) * in_w * c_count;
-  const ptrdiff_t w_row = static_cast<ptrdiff_t>(k_w) * c_count;
-  const ptrdiff_t x_col = static_cast<ptrdiff_t>(p.dilation.w) * c_count;
-  for (int32_t b = 0; b < p.input.n; ++b) {
-    const int8_t* image = input + static_cast<ptrdiff_t>(b) * in_h * in_w * c_count;
-    for (int32_t oy = 0; oy < p.output.h; ++oy) {
-      const int32_t y0 = oy * p.stride.h - p.padding.h;
-      int32_t ky_lo, ky_hi;
-      TapRange(y0, p.filter.h, p.dilation.h, in_h, &ky_lo, &ky_hi);
-      for (int32_t ox = 0; ox < p.output.w; ++ox) {
-        const int32_t x0 = ox * p.stride.w - p.padding.w;
-        int32_t kx_lo, kx_hi;
-        TapRange(x0, k_w, p.dilation.w, in_w, &kx_lo, &kx_hi);
-        const int8_t* x_first =
-            image + (static_cast<ptrdiff_t>(y0 + ky_lo * p.dilation.h) * in_w + x0 +
-                     kx_lo * p.dilation.w) * c_count;
-        const int8_t* w_first = filter + (static_cast<ptrdiff_t>(ky_lo) * k_w + kx_lo) * c_count;
-        const int32_t rows = ky_hi - ky_lo, cols = kx_hi - kx_lo;
-        for (int32_t c = 0; c < c_count; c += 4) {
-          const bool tail = c_count - c < 4;
-          const mve_pred16_t pred = vctp32q(static_cast<uint32_t>(c_count - c));
-          int32x4_t acc =
-              tail ? Taps4<true>(x_first + c, w_first + c, rows, x_row, w_row, cols, x_col,
-                                 c_count, off, pred)
-                   : Taps4<false>(x_first + c, w_first + c, rows, x_row, w_row, cols, x_col,
-                                  c_count, off, pred);
-          if (bias != nullptr) acc = vaddq_s32(acc, vldrwq_z_s32(bias + c, pred));
-          acc = mve::MulQuantLanes(acc, vldrwq_z_s32(q.multiplier + c, pred),
-                                   vldrwq_z_s32(q.shift + c, pred));
-          acc = mve::OffsetClamp(acc, p.output_offset, p.activation.min, p.activation.max);
-          vstrbq_p_s32(out, acc, pred);  // low byte of each active lane
-          out += tail ? c_count - c : 4;
-        }
-      }
+  const DepthwiseStrides st = DepthwiseStridesOf(p, c_count);
+  ForEachDepthwisePixel(p, input, filter, out, c_count, [&](DepthwiseTaps<int8_t> t, int8_t* o) {
+    for (int32_t c = 0; c < c_count; c += 4) {
+      const bool tail = c_count - c < 4;
+      const mve_pred16_t pred = vctp32q(static_cast<uint32_t>(c_count - c));
+      int32x4_t acc =
+          tail ? Taps4<true>(t.x_first + c, t.w_first + c, t.rows, st.x_row, st.w_row, t.cols,
+                             st.x_col, c_count, off, pred)
+               : Taps4<false>(t.x_first + c, t.w_first + c, t.rows, st.x_row, st.w_row, t.cols,
+                              st.x_col, c_count, off, pred);
+      if (bias != nullptr) acc = vaddq_s32(acc, vldrwq_z_s32(bias + c, pred));
+      acc = mve::MulQuantLanes(acc, vldrwq_z_s32(q.multiplier + c, pred),
+                               vldrwq_z_s32(q.shift + c, pred));
+      acc = mve::OffsetClamp(acc, p.output_offset, p.activation.min, p.activation.max);
+      vstrbq_p_s32(o, acc, pred);  // low byte of each active lane
+      o += tail ? c_count - c : 4;
     }
-  }
+  });
 }
 
 }  // namespace

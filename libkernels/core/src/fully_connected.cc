@@ -1,8 +1,8 @@
 // FullyConnected / FullyConnected16x8: argument checks, scratch sizes, variant tables, entries.
 #include "mica/kernels/fully_connected.h"
 
-#include "conv_internal.h"
 #include "fully_connected_internal.h"
+#include "internal/checks.h"
 #include "variants_internal.h"
 
 namespace mica {
@@ -21,18 +21,11 @@ KernelStatus CheckFullyConnected(const FullyConnectedParams& p, const PerChannel
       int64_t{p.batches} * p.output_depth > INT32_MAX) {
     return KernelStatus::kArgError;
   }
-  if (p.filter_offset < -255 || p.filter_offset > 255) return KernelStatus::kArgError;
+  if (!OffsetOk(p.filter_offset)) return KernelStatus::kArgError;
   if (p.per_channel && p.filter_offset != 0) return KernelStatus::kArgError;
   const int32_t channels = p.per_channel ? p.output_depth : 1;
-  if (wide) {
-    if (p.input_offset != 0 || p.output_offset != 0) return KernelStatus::kArgError;
-    if (!ActivationOk(p.activation, INT16_MIN, INT16_MAX)) return KernelStatus::kArgError;
-    if (!RequantOk(quant, channels, kMaxShift16)) return KernelStatus::kArgError;
-  } else {
-    if (p.input_offset < -255 || p.input_offset > 255) return KernelStatus::kArgError;
-    if (p.output_offset < -255 || p.output_offset > 255) return KernelStatus::kArgError;
-    if (!ActivationOk(p.activation, INT8_MIN, INT8_MAX)) return KernelStatus::kArgError;
-    if (!RequantOk(quant, channels, kMaxShift8)) return KernelStatus::kArgError;
+  if (!ChannelQuantOk(p.input_offset, p.output_offset, p.activation, quant, channels, wide)) {
+    return KernelStatus::kArgError;
   }
   if (!ScratchOk(scratch, scratch_needed)) return KernelStatus::kArgError;
   return KernelStatus::kOk;

@@ -44,100 +44,72 @@ inline int8_t Average(int32_t acc, int32_t count, const ActivationRange& act) {
 
 KernelStatus AvgPoolDsp(const PoolParams& p, const int8_t* input, int8_t* output) {
   if (int64_t{p.filter_h} * p.filter_w > 256) return AvgPoolScalar(p, input, output);
-  if (!ValidPoolParams(p, -128, 127)) return KernelStatus::kArgError;
-  if (p.output.elements() == 0) return KernelStatus::kOk;
-  if (input == nullptr || output == nullptr) return KernelStatus::kArgError;
-  const Dims& in = p.input;
-  const Dims& out = p.output;
-  const int32_t depth = in.c;
-  for (int32_t b = 0; b < in.n; ++b) {
-    for (int32_t oy = 0; oy < out.h; ++oy) {
-      const int32_t y0 = oy * p.stride.h - p.padding.h;
-      const int32_t fy0 = y0 < 0 ? -y0 : 0;
-      const int32_t fy1 = p.filter_h < in.h - y0 ? p.filter_h : in.h - y0;
-      for (int32_t ox = 0; ox < out.w; ++ox) {
-        const int32_t x0 = ox * p.stride.w - p.padding.w;
-        const int32_t fx0 = x0 < 0 ? -x0 : 0;
-        const int32_t fx1 = p.filter_w < in.w - x0 ? p.filter_w : in.w - x0;
-        const int32_t count = (fy1 - fy0) * (fx1 - fx0);
-        int8_t* o = output + ((static_cast<int64_t>(b) * out.h + oy) * out.w + ox) * depth;
-        const int8_t* base = input + (static_cast<int64_t>(b) * in.h * in.w) * depth;
-        int32_t c = 0;
-        for (; c + 4 <= depth; c += 4) {
-          uint32_t even = 0, odd = 0;  // channels {c, c+2} and {c+1, c+3}
-          for (int32_t fy = fy0; fy < fy1; ++fy) {
-            const int8_t* row = base + (static_cast<int64_t>(y0 + fy) * in.w + x0) * depth + c;
-            for (int32_t fx = fx0; fx < fx1; ++fx) {
-              const uint32_t w = dsp::Load32(row + static_cast<int64_t>(fx) * depth);
-              even = dsp::Sxtab16(even, w);
-              odd = dsp::Sxtab16(odd, dsp::Ror8(w));
-            }
-          }
-          o[c] = Average(LaneLo(even), count, p.activation);
-          o[c + 1] = Average(LaneLo(odd), count, p.activation);
-          o[c + 2] = Average(LaneHi(even), count, p.activation);
-          o[c + 3] = Average(LaneHi(odd), count, p.activation);
-        }
-        for (; c < depth; ++c) {
-          int32_t acc = 0;
-          for (int32_t fy = fy0; fy < fy1; ++fy) {
-            const int8_t* row = base + (static_cast<int64_t>(y0 + fy) * in.w + x0) * depth + c;
-            for (int32_t fx = fx0; fx < fx1; ++fx) acc += row[static_cast<int64_t>(fx) * depth];
-          }
-          o[c] = Average(acc, count, p.activation);
+  bool empty = false;
+  const KernelStatus st = CheckPool(p, input, output, -128, 127, &empty);
+  if (st != KernelStatus::kOk || empty) return st;
+  const int32_t depth = p.input.c, in_w = p.input.w;
+  ForEachPoolWindow(p, input, output, [&](const int8_t* image, PoolWindow w, int8_t* o) {
+    const int32_t count = w.count();
+    int32_t c = 0;
+    for (; c + 4 <= depth; c += 4) {
+      uint32_t even = 0, odd = 0;  // channels {c, c+2} and {c+1, c+3}
+      for (int32_t fy = w.fy0; fy < w.fy1; ++fy) {
+        const int8_t* row = PoolRow(image, w, fy, in_w, depth) + c;
+        for (int32_t fx = w.fx0; fx < w.fx1; ++fx) {
+          const uint32_t v = dsp::Load32(row + static_cast<int64_t>(fx) * depth);
+          even = dsp::Sxtab16(even, v);
+          odd = dsp::Sxtab16(odd, dsp::Ror8(v));
         }
       }
+      o[c] = Average(LaneLo(even), count, p.activation);
+      o[c + 1] = Average(LaneLo(odd), count, p.activation);
+      o[c + 2] = Average(LaneHi(even), count, p.activation);
+      o[c + 3] = Average(LaneHi(odd), count, p.activation);
     }
-  }
+    for (; c < depth; ++c) {
+      int32_t acc = 0;
+      for (int32_t fy = w.fy0; fy < w.fy1; ++fy) {
+        const int8_t* row = PoolRow(image, w, fy, in_w, depth) + c;
+        for (int32_t fx = w.fx0; fx < w.fx1; ++fx) acc += row[static_cast<int64_t>(fx) * depth];
+      }
+      o[c] = Average(acc, count, p.activation);
+    }
+  });
   return KernelStatus::kOk;
 }
 
 KernelStatus MaxPoolDsp(const PoolParams& p, const int8_t* input, int8_t* output) {
-  if (!ValidPoolParams(p, -128, 127)) return KernelStatus::kArgError;
-  if (p.output.elements() == 0) return KernelStatus::kOk;
-  if (input == nullptr || output == nullptr) return KernelStatus::kArgError;
-  const Dims& in = p.input;
-  const Dims& out = p.output;
-  const int32_t depth = in.c;
-  for (int32_t b = 0; b < in.n; ++b) {
-    for (int32_t oy = 0; oy < out.h; ++oy) {
-      const int32_t y0 = oy * p.stride.h - p.padding.h;
-      const int32_t fy0 = y0 < 0 ? -y0 : 0;
-      const int32_t fy1 = p.filter_h < in.h - y0 ? p.filter_h : in.h - y0;
-      for (int32_t ox = 0; ox < out.w; ++ox) {
-        const int32_t x0 = ox * p.stride.w - p.padding.w;
-        const int32_t fx0 = x0 < 0 ? -x0 : 0;
-        const int32_t fx1 = p.filter_w < in.w - x0 ? p.filter_w : in.w - x0;
-        int8_t* o = output + ((static_cast<int64_t>(b) * out.h + oy) * out.w + ox) * depth;
-        const int8_t* base = input + (static_cast<int64_t>(b) * in.h * in.w) * depth;
-        int32_t c = 0;
-        for (; c + 4 <= depth; c += 4) {
-          uint32_t m = 0x80808080u;  // four times -128
-          for (int32_t fy = fy0; fy < fy1; ++fy) {
-            const int8_t* row = base + (static_cast<int64_t>(y0 + fy) * in.w + x0) * depth + c;
-            for (int32_t fx = fx0; fx < fx1; ++fx) {
-              m = Max4(m, dsp::Load32(row + static_cast<int64_t>(fx) * depth));
-            }
-          }
-          for (int i = 0; i < 4; ++i) {
-            o[c + i] = static_cast<int8_t>(
-                Clamp(static_cast<int8_t>(m >> (8 * i)), p.activation.min, p.activation.max));
-          }
-        }
-        for (; c < depth; ++c) {
-          int32_t m = -128;
-          for (int32_t fy = fy0; fy < fy1; ++fy) {
-            const int8_t* row = base + (static_cast<int64_t>(y0 + fy) * in.w + x0) * depth + c;
-            for (int32_t fx = fx0; fx < fx1; ++fx) {
-              const int32_t v = row[static_cast<int64_t>(fx) * depth];
-              m = v > m ? v : m;
-            }
-          }
-          o[c] = static_cast<int8_t>(Clamp(m, p.activation.min, p.activation.max));
+  bool empty = false;
+  const KernelStatus st = CheckPool(p, input, output, -128, 127, &empty);
+  if (st != KernelStatus::kOk || empty) return st;
+  const int32_t depth = p.input.c, in_w = p.input.w;
+  ForEachPoolWindow(p, input, output, [&](const int8_t* image, PoolWindow w, int8_t* o) {
+    int32_t c = 0;
+    for (; c + 4 <= depth; c += 4) {
+      uint32_t m = 0x80808080u;  // four times -128
+      for (int32_t fy = w.fy0; fy < w.fy1; ++fy) {
+        const int8_t* row = PoolRow(image, w, fy, in_w, depth) + c;
+        for (int32_t fx = w.fx0; fx < w.fx1; ++fx) {
+          m = Max4(m, dsp::Load32(row + static_cast<int64_t>(fx) * depth));
         }
       }
+      for (int i = 0; i < 4; ++i) {
+        o[c + i] = static_cast<int8_t>(
+            Clamp(static_cast<int8_t>(m >> (8 * i)), p.activation.min, p.activation.max));
+      }
     }
-  }
+    for (; c < depth; ++c) {
+      int32_t m = -128;
+      for (int32_t fy = w.fy0; fy < w.fy1; ++fy) {
+        const int8_t* row = PoolRow(image, w, fy, in_w, depth) + c;
+        for (int32_t fx = w.fx0; fx < w.fx1; ++fx) {
+          const int32_t v = row[static_cast<int64_t>(fx) * depth];
+          m = v > m ? v : m;
+        }
+      }
+      o[c] = static_cast<int8_t>(Clamp(m, p.activation.min, p.activation.max));
+    }
+  });
   return KernelStatus::kOk;
 }
 

@@ -30,88 +30,63 @@ namespace {
 
 template <typename T, bool kMax>
 void PoolT(const PoolParams& p, const T* input, T* output) {
-  const Dims& in = p.input;
-  const Dims& out = p.output;
-  const int32_t depth = in.c;
-  for (int32_t b = 0; b < in.n; ++b) {
-    for (int32_t oy = 0; oy < out.h; ++oy) {
-      const int32_t y0 = oy * p.stride.h - p.padding.h;
-      const int32_t fy0 = y0 < 0 ? -y0 : 0;
-      const int32_t fy1 = p.filter_h < in.h - y0 ? p.filter_h : in.h - y0;
-      for (int32_t ox = 0; ox < out.w; ++ox) {
-        const int32_t x0 = ox * p.stride.w - p.padding.w;
-        const int32_t fx0 = x0 < 0 ? -x0 : 0;
-        const int32_t fx1 = p.filter_w < in.w - x0 ? p.filter_w : in.w - x0;
-        T* o = output + ((static_cast<int64_t>(b) * out.h + oy) * out.w + ox) * depth;
-        const int32_t count = (fy1 - fy0) * (fx1 - fx0);
-        for (int32_t c = 0; c < depth; ++c) {
-          int32_t acc = kMax ? -65536 : 0;
-          for (int32_t fy = fy0; fy < fy1; ++fy) {
-            const T* row = input + ((static_cast<int64_t>(b) * in.h + (y0 + fy)) * in.w) * depth;
-            for (int32_t fx = fx0; fx < fx1; ++fx) {
-              const int32_t v = row[static_cast<int64_t>(x0 + fx) * depth + c];
-              if (kMax) {
-                acc = v > acc ? v : acc;
-              } else {
-                acc += v;
-              }
-            }
+  const int32_t depth = p.input.c, in_w = p.input.w;
+  ForEachPoolWindow(p, input, output, [&](const T* image, PoolWindow w, T* o) {
+    const int32_t count = w.count();
+    for (int32_t c = 0; c < depth; ++c) {
+      int32_t acc = kMax ? -65536 : 0;
+      for (int32_t fy = w.fy0; fy < w.fy1; ++fy) {
+        const T* row = PoolRow(image, w, fy, in_w, depth);
+        for (int32_t fx = w.fx0; fx < w.fx1; ++fx) {
+          const int32_t v = row[static_cast<int64_t>(fx) * depth + c];
+          if (kMax) {
+            acc = v > acc ? v : acc;
+          } else {
+            acc += v;
           }
-          if (!kMax) {
-            acc = acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
-          }
-          o[c] = static_cast<T>(Clamp(acc, p.activation.min, p.activation.max));
         }
       }
+      if (!kMax) {
+        acc = acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
+      }
+      o[c] = static_cast<T>(Clamp(acc, p.activation.min, p.activation.max));
     }
-  }
+  });
 }
 
 // Max pool with channels innermost: the output row is the running maximum (a max of int8 /
-// int16 values fits the type), taps are walked in order, then the activation clamp.
+// int16 values fits the type), initialised by the first tap (every window has one:
+// ValidPoolParams), the other taps walked in order, then the activation clamp.
 template <typename T>
 void MaxPoolChannelsInner(const PoolParams& p, const T* input, T* output) {
-  const Dims& in = p.input;
-  const Dims& out = p.output;
-  const int32_t depth = in.c;
-  for (int32_t b = 0; b < in.n; ++b) {
-    for (int32_t oy = 0; oy < out.h; ++oy) {
-      const int32_t y0 = oy * p.stride.h - p.padding.h;
-      const int32_t fy0 = y0 < 0 ? -y0 : 0;
-      const int32_t fy1 = p.filter_h < in.h - y0 ? p.filter_h : in.h - y0;
-      for (int32_t ox = 0; ox < out.w; ++ox) {
-        const int32_t x0 = ox * p.stride.w - p.padding.w;
-        const int32_t fx0 = x0 < 0 ? -x0 : 0;
-        const int32_t fx1 = p.filter_w < in.w - x0 ? p.filter_w : in.w - x0;
-        T* o = output + ((static_cast<int64_t>(b) * out.h + oy) * out.w + ox) * depth;
-        bool first = true;
-        for (int32_t fy = fy0; fy < fy1; ++fy) {
-          const T* row =
-              input + ((static_cast<int64_t>(b) * in.h + (y0 + fy)) * in.w + x0) * depth;
-          for (int32_t fx = fx0; fx < fx1; ++fx) {
-            const T* px = row + static_cast<int64_t>(fx) * depth;
-            if (first) {
-              for (int32_t c = 0; c < depth; ++c) o[c] = px[c];
-              first = false;
-            } else {
-              for (int32_t c = 0; c < depth; ++c) o[c] = px[c] > o[c] ? px[c] : o[c];
-            }
-          }
-        }
-        for (int32_t c = 0; c < depth; ++c) {
-          o[c] = static_cast<T>(Clamp(o[c], p.activation.min, p.activation.max));
-        }
+  const int32_t depth = p.input.c, in_w = p.input.w;
+  ForEachPoolWindow(p, input, output, [&](const T* image, PoolWindow w, T* o) {
+    const T* row = PoolRow(image, w, w.fy0, in_w, depth);
+    const T* first = row + static_cast<int64_t>(w.fx0) * depth;
+    for (int32_t c = 0; c < depth; ++c) o[c] = first[c];
+    int32_t fy = w.fy0, fx = w.fx0 + 1;
+    for (;;) {
+      if (fx == w.fx1) {
+        if (++fy == w.fy1) break;
+        row = PoolRow(image, w, fy, in_w, depth);
+        fx = w.fx0;
       }
+      const T* px = row + static_cast<int64_t>(fx) * depth;
+      for (T* m = o; m != o + depth; ++m, ++px) *m = *px > *m ? *px : *m;
+      ++fx;
     }
-  }
+    for (int32_t c = 0; c < depth; ++c) {
+      o[c] = static_cast<T>(Clamp(o[c], p.activation.min, p.activation.max));
+    }
+  });
 }
 
 template <typename T, bool kMax>
 KernelStatus PoolChecked(const PoolParams& p, const T* input, T* output, int32_t lo,
                          int32_t hi) {
-  if (!ValidPoolParams(p, lo, hi)) return KernelStatus::kArgError;
-  if (p.output.elements() == 0) return KernelStatus::kOk;
-  if (input == nullptr || output == nullptr) return KernelStatus::kArgError;
+  bool empty = false;
+  const KernelStatus st = CheckPool(p, input, output, lo, hi, &empty);
+  if (st != KernelStatus::kOk || empty) return st;
   if (kMax) {
     MaxPoolChannelsInner(p, input, output);
   } else {

@@ -1,7 +1,7 @@
 // TransposeConv: argument check, scratch size, variant table, entry.
 #include "mica/kernels/transpose_conv.h"
 
-#include "conv_internal.h"
+#include "internal/checks.h"
 #include "transpose_conv_internal.h"
 #include "variants_internal.h"
 
@@ -21,10 +21,10 @@ KernelStatus CheckTransposeConv(const TransposeConvParams& p, const PerChannelRe
       int64_t{p.output.w} + p.padding.w > INT32_MAX / 2) {
     return KernelStatus::kArgError;
   }
-  if (p.input_offset < -255 || p.input_offset > 255) return KernelStatus::kArgError;
-  if (p.output_offset < -255 || p.output_offset > 255) return KernelStatus::kArgError;
-  if (!ActivationOk(p.activation, INT8_MIN, INT8_MAX)) return KernelStatus::kArgError;
-  if (!RequantOk(quant, p.output.c, kMaxShift8)) return KernelStatus::kArgError;
+  if (!ChannelQuantOk(p.input_offset, p.output_offset, p.activation, quant, p.output.c,
+                      /*wide=*/false)) {
+    return KernelStatus::kArgError;
+  }
   return KernelStatus::kOk;
 }
 

@@ -1,4 +1,5 @@
-// Operator lowering: picks the implementation family from the kind and dtypes.
+// Operator lowering: the one dispatch from an operator kind to its family (FamilyOf), and the
+// helpers every family uses.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -73,25 +74,6 @@ kernels::Dims ToDims(const std::vector<int32_t>& shape) {
   return kernels::Dims{d[0], d[1], d[2], d[3]};
 }
 
-int32_t ComputeOutSize(Padding padding, int32_t in, int32_t filter, int32_t stride,
-                       int32_t dilation) {
-  const int32_t eff = (filter - 1) * dilation + 1;
-  if (stride <= 0) return 0;
-  if (padding == Padding::kSame) return (in + stride - 1) / stride;
-  return (in + stride - eff) / stride;
-}
-
-PadInfo ComputePadding(Padding padding, int32_t in, int32_t filter, int32_t stride,
-                       int32_t dilation, int32_t out) {
-  const int32_t eff = (filter - 1) * dilation + 1;
-  const int32_t total = std::max((out - 1) * stride + eff - in, 0);
-  PadInfo p;
-  p.pad = total / 2;
-  p.offset = total % 2;
-  if (padding == Padding::kValid) p = PadInfo{};
-  return p;
-}
-
 void FloatActivationRange(Activation a, float* lo, float* hi) {
   *lo = std::numeric_limits<float>::lowest();
   *hi = std::numeric_limits<float>::max();
@@ -103,8 +85,53 @@ void FloatActivationRange(Activation a, float* lo, float* hi) {
   }
 }
 
-bool IsDataMovement(OpKind kind) {
+// TODO(op_info): read the family from the operator-facts table (mica/model/op_info.h, its
+// category column) when libmodel has it; this switch is then the table's mapping from
+// category to lowering file.
+OpFamily FamilyOf(OpKind kind) {
   switch (kind) {
+    case OpKind::kConv2D:
+    case OpKind::kDepthwiseConv2D:
+    case OpKind::kTransposeConv:
+    case OpKind::kFullyConnected:
+    case OpKind::kBatchMatMul:
+      return OpFamily::kConvLike;
+    case OpKind::kAdd:
+    case OpKind::kSub:
+    case OpKind::kMul:
+    case OpKind::kDiv:
+    case OpKind::kSquaredDifference:
+    case OpKind::kMinimum:
+    case OpKind::kMaximum:
+    case OpKind::kPrelu:
+    case OpKind::kLogistic:
+    case OpKind::kTanh:
+    case OpKind::kRelu:
+    case OpKind::kRelu6:
+    case OpKind::kReluN1To1:
+    case OpKind::kLeakyRelu:
+    case OpKind::kHardSwish:
+    case OpKind::kExp:
+    case OpKind::kLog:
+    case OpKind::kSqrt:
+    case OpKind::kRsqrt:
+    case OpKind::kAbs:
+    case OpKind::kNeg:
+      return OpFamily::kElementwise;
+    case OpKind::kMaxPool2D:
+    case OpKind::kAveragePool2D:
+      return OpFamily::kPooling;
+    case OpKind::kSoftmax:
+    case OpKind::kMean:
+    case OpKind::kSum:
+    case OpKind::kReduceMax:
+      return OpFamily::kSoftmaxReduce;
+    case OpKind::kSvdf:
+    case OpKind::kUnidirectionalSequenceLstm:
+      return OpFamily::kRecurrent;
+    case OpKind::kQuantize:
+    case OpKind::kDequantize:
+      return OpFamily::kQuantization;
     case OpKind::kReshape:
     case OpKind::kSqueeze:
     case OpKind::kExpandDims:
@@ -119,10 +146,16 @@ bool IsDataMovement(OpKind kind) {
     case OpKind::kPack:
     case OpKind::kUnpack:
     case OpKind::kGather:
-      return true;
+      return OpFamily::kDataMovement;
     default:
-      return false;
+      return OpFamily::kNone;
   }
+}
+
+absl::Status NoKernel(const LowerContext& ctx, bool fp32) {
+  if (fp32) return ctx.Unimplemented("no float32 kernel for ", OpName(ctx.op));
+  const DType t = ctx.HasInput(0) ? ctx.input(0).dtype : ctx.output(0).dtype;
+  return ctx.Unimplemented("no ", DT(t), " kernel for ", OpName(ctx.op));
 }
 
 namespace {
@@ -146,16 +179,20 @@ absl::StatusOr<KernelPtr> LowerOp(const LowerContext& ctx) {
   for (int i = 0; i < ctx.num_outputs(); ++i) {
     if (ctx.out_index(i) < 0) return ctx.Invalid("output ", i, " is missing");
   }
-  if (IsDataMovement(op.kind)) return LowerDataMovement(ctx);
-  if (op.kind == OpKind::kQuantize || op.kind == OpKind::kDequantize) {
-    if (!ctx.HasInput(0)) return ctx.Invalid("input 0 is missing");
-    if (ctx.input(0).dtype == DType::kFloat32 || ctx.output(0).dtype == DType::kFloat32) {
-      return LowerQuantize(ctx);
-    }
-    return LowerInteger(ctx);
+  const OpFamily family = FamilyOf(op.kind);
+  if (family == OpFamily::kDataMovement) return LowerDataMovement(ctx);
+  // Every other family reads input 0.
+  if (!ctx.HasInput(0)) return ctx.Invalid("input 0 is missing");
+  if (family == OpFamily::kQuantization) return LowerQuantization(ctx);
+  const bool fp32 = DecidingDType(ctx) == DType::kFloat32;
+  switch (family) {
+    case OpFamily::kConvLike: return LowerConvLike(ctx, fp32);
+    case OpFamily::kElementwise: return LowerElementwise(ctx, fp32);
+    case OpFamily::kPooling: return LowerPooling(ctx, fp32);
+    case OpFamily::kSoftmaxReduce: return LowerSoftmaxReduce(ctx, fp32);
+    case OpFamily::kRecurrent: return LowerRecurrent(ctx, fp32);
+    default: return NoKernel(ctx, fp32);
   }
-  if (DecidingDType(ctx) == DType::kFloat32) return LowerFloat(ctx);
-  return LowerInteger(ctx);
 }
 
 }  // namespace internal

@@ -79,17 +79,36 @@ struct LowerContext {
 
 using KernelPtr = std::unique_ptr<OpKernel>;
 
-// Lowers one operator, choosing the implementation from its kind and dtypes.
+// Lowers one operator: picks its family from the kind (FamilyOf) and, within the family, the
+// float32 or integer implementation from the dtype of its first non-constant input.
 absl::StatusOr<KernelPtr> LowerOp(const LowerContext& ctx);
 
-// Families (each returns Unimplemented if it does not handle the dtypes it sees).
-absl::StatusOr<KernelPtr> LowerFloat(const LowerContext& ctx);
-absl::StatusOr<KernelPtr> LowerDataMovement(const LowerContext& ctx);
-absl::StatusOr<KernelPtr> LowerQuantize(const LowerContext& ctx);
-absl::StatusOr<KernelPtr> LowerInteger(const LowerContext& ctx);
+// The operator families, one file each. Every family checks the shapes it relies on and
+// returns Unimplemented for the kinds or dtypes it has no kernel for (NoKernel).
+enum class OpFamily {
+  kConvLike,       // conv_like.cc: conv, depthwise conv, transpose conv, fully connected,
+                   // batch matmul
+  kElementwise,    // elementwise.cc: binary arithmetic and unary activations
+  kPooling,        // pooling.cc: max and average pooling
+  kSoftmaxReduce,  // softmax_reduce.cc: softmax, mean / sum / max reductions
+  kRecurrent,      // recurrent.cc: SVDF, LSTM
+  kQuantization,   // quantize_ops.cc: quantize, dequantize, requantize
+  kDataMovement,   // data_movement.cc: dtype-generic copies (reshape, transpose, pad, ...)
+  kNone,           // no kernel
+};
+OpFamily FamilyOf(OpKind kind);
 
-// True when `kind` is handled dtype-generically by LowerDataMovement.
-bool IsDataMovement(OpKind kind);
+// `fp32`: lower to the float32 kernels, else to the integer (int8 / int16) ones.
+absl::StatusOr<KernelPtr> LowerConvLike(const LowerContext& ctx, bool fp32);
+absl::StatusOr<KernelPtr> LowerElementwise(const LowerContext& ctx, bool fp32);
+absl::StatusOr<KernelPtr> LowerPooling(const LowerContext& ctx, bool fp32);
+absl::StatusOr<KernelPtr> LowerSoftmaxReduce(const LowerContext& ctx, bool fp32);
+absl::StatusOr<KernelPtr> LowerRecurrent(const LowerContext& ctx, bool fp32);
+absl::StatusOr<KernelPtr> LowerQuantization(const LowerContext& ctx);
+absl::StatusOr<KernelPtr> LowerDataMovement(const LowerContext& ctx);
+
+// "no <dtype> kernel for <operator>" (Unimplemented).
+absl::Status NoKernel(const LowerContext& ctx, bool fp32);
 
 // ---- small shared helpers -------------------------------------------------------------
 
@@ -103,16 +122,6 @@ absl::StatusOr<std::vector<int64_t>> ConstInts(const LowerContext& ctx, int inpu
 absl::StatusOr<int> NormalizeAxis(const LowerContext& ctx, int64_t axis, int rank);
 // Returns `shape` as NHWC Dims padded with leading 1s (rank <= 4).
 kernels::Dims ToDims(const std::vector<int32_t>& shape);
-
-// TFLite's padding: returns the (top/left) pad and checks the output extent.
-struct PadInfo {
-  int32_t pad = 0;
-  int32_t offset = 0;  // extra pad on the far side (odd total)
-};
-PadInfo ComputePadding(Padding padding, int32_t in, int32_t filter, int32_t stride,
-                       int32_t dilation, int32_t out);
-int32_t ComputeOutSize(Padding padding, int32_t in, int32_t filter, int32_t stride,
-                       int32_t dilation);
 
 // Float activation range of a fused activation.
 void FloatActivationRange(Activation a, float* lo, float* hi);

@@ -11,8 +11,9 @@
 //
 // Layouts: input/output NHWC, filter OHWI (O = output channels, I = input channels per group;
 // `input.c / filter.c` groups, each producing `output.c / groups` channels). Padding is the
-// top/left padding; bottom/right is implied by the output size. Outside the image the input
-// contributes nothing (TFLite's "zero padding" at the input zero point). `bias` may be null.
+// top/left padding; bottom/right is implied by the output size (TFLite's SAME / VALID rule is
+// in mica/kernels/padding.h). Outside the image the input contributes nothing (TFLite's "zero
+// padding" at the input zero point). `bias` may be null.
 #ifndef MICA_KERNELS_CONV_H_
 #define MICA_KERNELS_CONV_H_
 
@@ -60,21 +61,6 @@ using Conv16x8Fn = KernelStatus (*)(const ConvParams&, const PerChannelRequant&,
                                     Scratch);
 VariantList<ConvFn> ConvVariants();
 VariantList<Conv16x8Fn> Conv16x8Variants();
-
-// Output size along one axis for TFLite's SAME / VALID padding, and the matching top/left pad
-// (helpers for callers and tests; the kernel itself takes explicit sizes and padding).
-constexpr int32_t ConvOutputSize(bool same, int32_t in, int32_t k, int32_t stride,
-                                 int32_t dilation) {
-  return same ? (in + stride - 1) / stride
-              : (in - ((k - 1) * dilation + 1) + stride) / stride;
-}
-constexpr int32_t ConvPadding(int32_t in, int32_t k, int32_t stride, int32_t dilation,
-                              int32_t out) {
-  // TFLite: max(0, ((out - 1) * stride + effective_k - in) / 2), the extra one on the bottom.
-  return ((out - 1) * stride + ((k - 1) * dilation + 1) - in) > 0
-             ? ((out - 1) * stride + ((k - 1) * dilation + 1) - in) / 2
-             : 0;
-}
 
 }  // namespace kernels
 }  // namespace mica

@@ -7,8 +7,8 @@
 //   KernelStatus st = AvgPool(p, in, out);
 //
 // How TFLite computes these parameters:
-//   padding: top/left padding of TFLite's SAME / VALID scheme (ConvPadding() in conv.h with
-//            dilation 1); the output size comes from the tensor.
+//   padding: top/left padding of TFLite's SAME / VALID scheme (PaddingBefore() in padding.h
+//            with dilation 1); the output size comes from the tensor.
 //   activation: the fused activation clamp in the output's quantized domain (input and output
 //            share scale and zero point, which pooling does not otherwise use).
 // Semantics: windows are clipped to the image (padding contributes nothing). AVERAGE_POOL_2D

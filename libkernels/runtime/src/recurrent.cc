@@ -1,0 +1,240 @@
+// The recurrent family: SVDF and UNIDIRECTIONAL_SEQUENCE_LSTM, integer only (TFLite Micro's
+// int8 SVDF with int16 or int8 state, the 8x8->16 LSTM). Their state tensors are variables the
+// executor keeps between runs.
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "lower_util.h"
+#include "mica/base/status_macros.h"
+#include "mica/kernels/lstm.h"
+#include "mica/kernels/svdf.h"
+#include "op_kernel.h"
+
+namespace mica {
+namespace runtime {
+namespace internal {
+namespace {
+
+// ---- SVDF ------------------------------------------------------------------------------------
+
+class SvdfKernel : public OpKernel {
+ public:
+  kernels::SvdfParams p;
+  bool int8_state = false;
+  int32_t in = 0, wf = 0, wt = 0, bias = -1, state = 0, out = 0;
+  absl::Status Eval(const EvalContext& ctx) override {
+    const kernels::Scratch s{ctx.scratch, ctx.scratch_bytes};
+    if (int8_state) {
+      return KernelError(kernels::SvdfInt8State(p, ctx.In<int8_t>(in), ctx.In<int8_t>(wf),
+                                                ctx.In<int8_t>(wt), ctx.In<int32_t>(bias),
+                                                ctx.Out<int8_t>(state), ctx.Out<int8_t>(out), s),
+                         "SvdfInt8State");
+    }
+    return KernelError(kernels::Svdf(p, ctx.In<int8_t>(in), ctx.In<int8_t>(wf),
+                                     ctx.In<int16_t>(wt), ctx.In<int32_t>(bias),
+                                     ctx.Out<int16_t>(state), ctx.Out<int8_t>(out), s),
+                       "Svdf");
+  }
+};
+
+absl::StatusOr<KernelPtr> LowerSvdf(const LowerContext& ctx) {
+  // Inputs: input, weights_feature, weights_time, bias (optional), activation_state.
+  if (ctx.num_inputs() < 5 || !ctx.HasInput(1) || !ctx.HasInput(2) || !ctx.HasInput(4)) {
+    return ctx.Invalid("SVDF needs input, weights_feature, weights_time and state");
+  }
+  const Tensor& x = ctx.input(0);
+  const Tensor& wf = ctx.input(1);
+  const Tensor& wt = ctx.input(2);
+  const Tensor& st = ctx.input(4);
+  const Tensor& y = ctx.output(0);
+  if (x.dtype != DType::kInt8 || wf.dtype != DType::kInt8 || y.dtype != DType::kInt8) {
+    return ctx.Unimplemented("only int8 SVDF is supported (input ", DT(x.dtype), ")");
+  }
+  for (const Tensor* t : {&x, &wf, &wt, &st, &y}) MICA_RETURN_IF_ERROR(RequireQuantized(ctx, *t));
+  if (!st.is_variable) return ctx.Invalid("state '", st.name, "' is not a variable tensor");
+  if (wf.shape.size() != 2 || wt.shape.size() != 2 || x.shape.size() != 2) {
+    return ctx.Invalid("input and weights must be 2-D");
+  }
+  auto k = std::make_unique<SvdfKernel>();
+  kernels::SvdfParams& p = k->p;
+  p.rank = ctx.op.Attrs<SvdfAttrs>().rank;
+  p.batch = x.shape[0];
+  p.input_size = x.shape[1];
+  p.num_filters = wf.shape[0];
+  p.memory_size = wt.shape[1];
+  if (wf.shape[1] != p.input_size || wt.shape[0] != p.num_filters || p.rank <= 0 ||
+      p.num_filters % p.rank != 0 ||
+      st.num_elements() != static_cast<int64_t>(p.batch) * p.num_filters * p.memory_size ||
+      y.num_elements() != static_cast<int64_t>(p.batch) * (p.num_filters / p.rank)) {
+    return ctx.Invalid("shapes do not match the SVDF");
+  }
+  if (ctx.HasInput(3) && (ctx.input(3).dtype != DType::kInt32 ||
+                          ctx.input(3).num_elements() != p.num_filters / p.rank)) {
+    return ctx.Invalid("bias must be int32 with one value per unit");
+  }
+  p.input_zero_point = ZeroPoint(x);
+  p.state_zero_point = ZeroPoint(st);
+  p.output_zero_point = ZeroPoint(y);
+  p.effective_scale_1 = Multiplier(static_cast<double>(Scale(x) * Scale(wf) / Scale(st)));
+  p.effective_scale_2 = Multiplier(static_cast<double>(Scale(st) * Scale(wt) / Scale(y)));
+  if (wt.dtype == DType::kInt16 && st.dtype == DType::kInt16) {
+    k->int8_state = false;
+  } else if (wt.dtype == DType::kInt8 && st.dtype == DType::kInt8) {
+    k->int8_state = true;
+  } else {
+    return ctx.Unimplemented("SVDF with ", DT(wt.dtype), " time weights and ", DT(st.dtype),
+                             " state");
+  }
+  k->scratch_bytes = kernels::SvdfScratchBytes(p, ctx.isa);
+  k->in = ctx.in_index(0);
+  k->wf = ctx.in_index(1);
+  k->wt = ctx.in_index(2);
+  k->bias = ctx.HasInput(3) ? ctx.in_index(3) : -1;
+  k->state = ctx.in_index(4);
+  k->out = ctx.out_index(0);
+  return KernelPtr(std::move(k));
+}
+
+// ---- LSTM ------------------------------------------------------------------------------------
+
+class LstmKernel : public OpKernel {
+ public:
+  kernels::LstmParams p;
+  // Gate weight/bias tensors (forget, input, cell, output): input W, recurrent W, bias.
+  int32_t w_in[4] = {}, w_rec[4] = {}, bias[4] = {-1, -1, -1, -1};
+  int32_t in = 0, hidden = 0, cell = 0, out = 0;
+  absl::Status Eval(const EvalContext& ctx) override {
+    kernels::LstmGateParams* gates[4] = {&p.forget_gate, &p.input_gate, &p.cell_gate,
+                                         &p.output_gate};
+    for (int g = 0; g < 4; ++g) {
+      gates[g]->input_weights = ctx.In<int8_t>(w_in[g]);
+      gates[g]->recurrent_weights = ctx.In<int8_t>(w_rec[g]);
+      gates[g]->bias = ctx.In<int32_t>(bias[g]);
+    }
+    return KernelError(kernels::Lstm(p, ctx.In<int8_t>(in), ctx.Out<int8_t>(hidden),
+                                     ctx.Out<int16_t>(cell), ctx.Out<int8_t>(out),
+                                     kernels::Scratch{ctx.scratch, ctx.scratch_bytes}),
+                       "Lstm");
+  }
+};
+
+absl::StatusOr<KernelPtr> LowerLstm(const LowerContext& ctx) {
+  // TFLite's 24 inputs: 0 input; 1-4 input weights (input, forget, cell, output gates);
+  // 5-8 recurrent weights; 9-11 peepholes; 12-15 biases; 16-17 projection; 18 output (hidden)
+  // state; 19 cell state; 20-23 layer-norm coefficients.
+  if (ctx.num_inputs() < 20) return ctx.Invalid("expects at least 20 inputs");
+  const Tensor& x = ctx.input(0);
+  const Tensor& y = ctx.output(0);
+  if (x.dtype != DType::kInt8 || y.dtype != DType::kInt8) {
+    return ctx.Unimplemented("only the int8 (8x8->16) LSTM is supported (input ", DT(x.dtype),
+                             ")");
+  }
+  for (int i : {9, 10, 11, 16, 17, 20, 21, 22, 23}) {
+    if (ctx.HasInput(i)) {
+      return ctx.Unimplemented("LSTM input ", i,
+                               " is present (peepholes, projection and layer norm are not "
+                               "supported)");
+    }
+  }
+  for (int i : {1, 2, 3, 4, 5, 6, 7, 8, 18, 19}) {
+    if (!ctx.HasInput(i)) return ctx.Unimplemented("LSTM input ", i, " is missing (CIFG is not supported)");
+  }
+  const Tensor& hidden = ctx.input(18);
+  const Tensor& cell = ctx.input(19);
+  if (hidden.dtype != DType::kInt8 || cell.dtype != DType::kInt16) {
+    return ctx.Unimplemented("hidden state must be int8 and cell state int16");
+  }
+  for (const Tensor* t : {&x, &y, &hidden, &cell}) {
+    MICA_RETURN_IF_ERROR(RequireQuantized(ctx, *t));
+  }
+  const auto& a = ctx.op.Attrs<LstmAttrs>();
+  if (a.activation != Activation::kTanh) {
+    return ctx.Unimplemented("LSTM activation ", std::string(ActivationName(a.activation)));
+  }
+  auto k = std::make_unique<LstmKernel>();
+  kernels::LstmParams& p = k->p;
+  if (x.shape.size() != 3) return ctx.Invalid("input must be 3-D");
+  p.time_major = a.time_major;
+  p.time_steps = a.time_major ? x.shape[0] : x.shape[1];
+  p.batch = a.time_major ? x.shape[1] : x.shape[0];
+  p.input_size = x.shape[2];
+  const Tensor& wf = ctx.input(2);
+  if (wf.shape.size() != 2 || wf.shape[1] != p.input_size) {
+    return ctx.Invalid("input weights do not match the input size");
+  }
+  p.state_size = wf.shape[0];
+  if (hidden.num_elements() != static_cast<int64_t>(p.batch) * p.state_size ||
+      cell.num_elements() != static_cast<int64_t>(p.batch) * p.state_size ||
+      y.num_elements() != static_cast<int64_t>(p.batch) * p.time_steps * p.state_size) {
+    return ctx.Invalid("state or output sizes do not match");
+  }
+  p.input_zero_point = ZeroPoint(x);
+  p.hidden_zero_point = ZeroPoint(hidden);
+  // Gate order in mica's params: forget, input, cell, output; TFLite's inputs: input (1/5/12),
+  // forget (2/6/13), cell (3/7/14), output (4/8/15).
+  const int in_idx[4] = {2, 1, 3, 4}, rec_idx[4] = {6, 5, 7, 8}, bias_idx[4] = {13, 12, 14, 15};
+  kernels::LstmGateParams* gates[4] = {&p.forget_gate, &p.input_gate, &p.cell_gate,
+                                       &p.output_gate};
+  const double q312 = 1.0 / 4096.0;
+  for (int g = 0; g < 4; ++g) {
+    const Tensor& w = ctx.input(in_idx[g]);
+    const Tensor& r = ctx.input(rec_idx[g]);
+    if (w.dtype != DType::kInt8 || r.dtype != DType::kInt8) {
+      return ctx.Unimplemented("LSTM weights must be int8");
+    }
+    MICA_RETURN_IF_ERROR(RequireQuantized(ctx, w));
+    MICA_RETURN_IF_ERROR(RequireQuantized(ctx, r));
+    if (w.num_elements() != static_cast<int64_t>(p.state_size) * p.input_size ||
+        r.num_elements() != static_cast<int64_t>(p.state_size) * p.state_size) {
+      return ctx.Invalid("gate weights have wrong sizes");
+    }
+    gates[g]->input_fc = Multiplier(static_cast<double>(Scale(x) * Scale(w)) / q312);
+    gates[g]->recurrent_fc = Multiplier(static_cast<double>(Scale(hidden) * Scale(r)) / q312);
+    k->w_in[g] = ctx.in_index(in_idx[g]);
+    k->w_rec[g] = ctx.in_index(rec_idx[g]);
+    if (ctx.HasInput(bias_idx[g])) {
+      const Tensor& b = ctx.input(bias_idx[g]);
+      if (b.dtype != DType::kInt32 || b.num_elements() != p.state_size) {
+        return ctx.Invalid("gate bias must be int32 with state_size values");
+      }
+      k->bias[g] = ctx.in_index(bias_idx[g]);
+    }
+  }
+  const double s_c = Scale(cell);
+  const double q015 = 1.0 / 32768.0;
+  p.forget_cell_mul = Multiplier(q015 * s_c / s_c);
+  p.input_cell_mul = Multiplier(q015 * q015 / s_c);
+  p.hidden_mul = Multiplier(q015 * q015 / static_cast<double>(Scale(hidden)));
+  int exponent = 0;
+  const double mant = std::frexp(s_c, &exponent);
+  if (mant != 0.5) return ctx.Unimplemented("cell state scale must be a power of two");
+  p.cell_state_scale_power = exponent - 1;
+  p.cell_clip_enabled = a.cell_clip > 0.f;
+  if (p.cell_clip_enabled) {
+    const double clip = std::min(std::max(static_cast<double>(a.cell_clip) / s_c, -32768.0),
+                                 32767.0);
+    p.quantized_cell_clip = static_cast<int16_t>(clip);
+  }
+  k->scratch_bytes = kernels::LstmScratchBytes(p, ctx.isa);
+  k->in = ctx.in_index(0);
+  k->hidden = ctx.in_index(18);
+  k->cell = ctx.in_index(19);
+  k->out = ctx.out_index(0);
+  return KernelPtr(std::move(k));
+}
+
+}  // namespace
+
+absl::StatusOr<KernelPtr> LowerRecurrent(const LowerContext& ctx, bool fp32) {
+  if (fp32) return NoKernel(ctx, fp32);
+  switch (ctx.op.kind) {
+    case OpKind::kSvdf: return LowerSvdf(ctx);
+    case OpKind::kUnidirectionalSequenceLstm: return LowerLstm(ctx);
+    default: return NoKernel(ctx, fp32);
+  }
+}
+
+}  // namespace internal
+}  // namespace runtime
+}  // namespace mica
