@@ -6,7 +6,7 @@ packages=(
   build-essential cmake
   libabsl-dev libprotobuf-dev protobuf-compiler
   libflatbuffers-dev flatbuffers-compiler flatbuffers-compiler-dev
-  libeigen3-dev catch2 libbenchmark-dev libonnx-dev
+  catch2 libbenchmark-dev libonnx-dev
   gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib
   libstdc++-arm-none-eabi-dev qemu-system-arm
   clang libclang-rt-14-dev

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "mica/model/compare.h"
+#include "testing/compare.h"
 #include "mica/model/load.h"
 
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "mica/model/compare.h"
+#include "testing/compare.h"
 #include "mica/model/load.h"
 #include "model/tflite_test_util.h"
 #include "testing/catch.h"

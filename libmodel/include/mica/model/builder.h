@@ -22,6 +22,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "mica/model/graph.h"
+#include "mica/model/shape_inference.h"
 #include "mica/model/op.h"
 #include "mica/model/tensor.h"
 
@@ -42,19 +43,6 @@ class SeededRng {
  private:
   uint64_t state_;
 };
-
-// Returns the output shapes of `op` given the shapes (and, for shape operands such as
-// RESHAPE's target, PAD's paddings or MEAN's axes, the constant data) of its inputs in `sg`.
-// Supports convolutions (CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV), pools, FULLY_CONNECTED,
-// BATCH_MATMUL, broadcasting binary ops, unary activations, RESHAPE, SQUEEZE, EXPAND_DIMS,
-// TRANSPOSE, CONCATENATION, MEAN/SUM/REDUCE_MAX, SOFTMAX, PAD/PADV2, QUANTIZE/DEQUANTIZE;
-// others give Unimplemented. Inconsistent operands give InvalidArgument naming the op.
-absl::StatusOr<std::vector<std::vector<int32_t>>> InferOutputShapes(const Subgraph& sg,
-                                                                    const Operator& op);
-
-// Returns the output size of a SAME/VALID convolution or pool along one axis (TFLite rules).
-int32_t ConvOutputSize(int32_t in, int32_t filter, int32_t stride, int32_t dilation,
-                       Padding padding);
 
 class GraphBuilder {
  public:

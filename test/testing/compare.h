@@ -9,8 +9,8 @@
 //   MICA_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, mica::WriteTflite(g));
 //   ... reload as g2 ...
 //   if (std::string diff = mica::GraphDifference(g, g2); !diff.empty()) { ... }
-#ifndef MICA_MODEL_COMPARE_H_
-#define MICA_MODEL_COMPARE_H_
+#ifndef MICA_TEST_TESTING_COMPARE_H_
+#define MICA_TEST_TESTING_COMPARE_H_
 
 #include <string>
 
@@ -24,4 +24,4 @@ std::string GraphDifference(const Graph& a, const Graph& b);
 
 }  // namespace mica
 
-#endif  // MICA_MODEL_COMPARE_H_
+#endif  // MICA_TEST_TESTING_COMPARE_H_

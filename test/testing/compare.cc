@@ -1,4 +1,4 @@
-#include "mica/model/compare.h"
+#include "testing/compare.h"
 
 #include <cstdint>
 #include <cstring>
