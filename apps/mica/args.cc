@@ -36,6 +36,35 @@ void ArgParser::Repeated(const std::string& name, std::vector<std::string>* valu
   specs_.push_back(s);
 }
 
+void ArgParser::Deprecated(const std::string& old_name, const std::string& canonical) {
+  deprecated_.emplace_back(old_name, canonical);
+}
+
+namespace {
+
+// The brief's short forms, valid wherever the long flag is declared.
+constexpr std::pair<const char*, const char*> kShortForms[] = {
+    {"-t", "--target-profile"}, {"-b", "--backend"}, {"-o", "--output"}};
+
+}  // namespace
+
+ArgParser::Spec* ArgParser::Find(const std::string& name) {
+  std::string canonical = name;
+  for (const auto& [short_name, long_name] : kShortForms) {
+    if (name == short_name) canonical = long_name;
+  }
+  for (const auto& [old_name, new_name] : deprecated_) {
+    if (name == old_name) {
+      std::cerr << "mica " << command_ << ": warning: " << old_name << " is now " << new_name
+                << "\n";
+      canonical = new_name;
+    }
+  }
+  auto it = std::find_if(specs_.begin(), specs_.end(),
+                         [&](const Spec& s) { return s.name == canonical; });
+  return it == specs_.end() ? nullptr : &*it;
+}
+
 void ArgParser::Positional(const std::string& metavar, std::vector<std::string>* values, int min,
                            int max) {
   positional_metavar_ = metavar;
@@ -47,15 +76,29 @@ void ArgParser::Positional(const std::string& metavar, std::vector<std::string>*
 std::string ArgParser::Usage() const {
   std::string out = "usage: mica " + command_;
   if (positional_ != nullptr) out += " " + positional_metavar_ + (positional_max_ != 1 ? "..." : "");
-  out += " [options]\n\noptions:\n";
-  size_t width = 6;
-  for (const Spec& s : specs_) width = std::max(width, s.name.size() + s.metavar.size() + 1);
+  out += " [options]\n";
+  std::string summary = summary_;
+  for (const Command& c : Commands()) {
+    if (summary.empty() && command_ == c.name) summary = c.summary;
+  }
+  if (!summary.empty()) out += "\n" + summary + "\n";
+  out += "\noptions:\n";
+  auto short_form = [](const std::string& name) -> std::string {
+    for (const auto& [short_name, long_name] : kShortForms) {
+      if (name == long_name) return std::string(short_name) + ", ";
+    }
+    return "";
+  };
+  size_t width = 10;
   for (const Spec& s : specs_) {
-    std::string left = s.name + (s.metavar.empty() ? "" : " " + s.metavar);
+    width = std::max(width, short_form(s.name).size() + s.name.size() + s.metavar.size() + 1);
+  }
+  for (const Spec& s : specs_) {
+    std::string left = short_form(s.name) + s.name + (s.metavar.empty() ? "" : " " + s.metavar);
     left.resize(width, ' ');
     out += "  " + left + "  " + s.help + (s.repeated ? " (repeatable)" : "") + "\n";
   }
-  std::string help = "--help";
+  std::string help = "-h, --help";
   help.resize(width, ' ');
   out += "  " + help + "  show this help\n";
   return out;
@@ -84,9 +127,8 @@ int ArgParser::Parse(const std::vector<std::string>& args) {
       value = a.substr(eq + 1);
       has_inline_value = true;
     }
-    auto it = std::find_if(specs_.begin(), specs_.end(),
-                           [&](const Spec& s) { return s.name == name; });
-    if (it == specs_.end()) {
+    Spec* it = Find(name);
+    if (it == nullptr) {
       return UsageError(command_ + ": unknown flag '" + name + "' (try 'mica " + command_ +
                         " --help')");
     }

@@ -9,11 +9,14 @@
 //   if (int rc = p.Parse(args); rc >= 0) return rc;   // usage error (2) or --help (0)
 //
 // Unknown flags, missing values and wrong positional counts are one-line usage errors.
-// Both "--flag value" and "--flag=value" are accepted.
+// Both "--flag value" and "--flag=value" are accepted. The brief's short forms exist wherever
+// their long flag does: -t (--target-profile), -b (--backend), -o (--output), -h (--help).
+// Old spellings stay as aliases that print a one-line warning (Deprecated).
 #ifndef MICA_APPS_ARGS_H_
 #define MICA_APPS_ARGS_H_
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mica {
@@ -31,6 +34,11 @@ class ArgParser {
   // An option that may repeat; values accumulate in order.
   void Repeated(const std::string& name, std::vector<std::string>* values,
                 const std::string& metavar, const std::string& help);
+  // An old spelling of flag `canonical` (already declared): still accepted, with a warning on
+  // stderr naming the new spelling.
+  void Deprecated(const std::string& old_name, const std::string& canonical);
+  // A one-line description printed under the usage line of --help.
+  void Summary(const std::string& summary) { summary_ = summary; }
   // Positional arguments: between `min` and `max` of them (max < 0: unbounded).
   void Positional(const std::string& metavar, std::vector<std::string>* values, int min, int max);
 
@@ -49,8 +57,13 @@ class ArgParser {
     std::vector<std::string>* repeated = nullptr;
     bool seen = false;
   };
+  // Returns the declared flag `name` (resolving short forms and deprecated aliases), or null.
+  Spec* Find(const std::string& name);
+
   std::string command_;
+  std::string summary_;
   std::vector<Spec> specs_;
+  std::vector<std::pair<std::string, std::string>> deprecated_;  // old name, canonical name
   std::string positional_metavar_;
   std::vector<std::string>* positional_ = nullptr;
   int positional_min_ = 0, positional_max_ = 0;

@@ -66,18 +66,14 @@ int Main(const std::vector<std::string>& args) {
     PrintHelp();
     return args.empty() ? kExitUsage : kExitOk;
   }
-  if (args[0] == "--version" || args[0] == "-V") {
+  if (args[0] == "--version" || args[0] == "-V" || args[0] == "-v") {
     std::cout << "mica " << MICA_VERSION << "\n";
     return kExitOk;
   }
   for (const Command& c : Commands()) {
     if (args[0] != c.name) continue;
-    std::vector<std::string> rest(args.begin() + 1, args.end());
-    if (!rest.empty() && (rest[0] == "--help" || rest[0] == "-h")) {
-      std::cout << "usage: mica " << c.name << " " << c.usage << "\n\n" << c.summary << "\n";
-      return kExitOk;
-    }
-    return c.run(rest);
+    // Each command's flag parser answers --help/-h with every flag described.
+    return c.run(std::vector<std::string>(args.begin() + 1, args.end()));
   }
   if (args[0].rfind("-", 0) == 0) return UsageError("unknown flag '" + args[0] + "' (try --help)");
   return UsageError("unknown command '" + args[0] + "' (try --help)");

@@ -57,7 +57,7 @@ TEST_CASE("cli run: reproduces a golden, dumps every operator, compares", "[cli]
     return;
   }
   const std::string out = mica::testing::TempDir("run-golden");
-  CliResult r = RunMica({"run", f.model, "--input", f.golden + "/input_0.bin", "--output", out,
+  CliResult r = RunMica({"run", f.model, "--input", f.golden + "/input_0.bin", "--output-dir", out,
                          "--dump-all", "--compare", f.golden});
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
@@ -84,13 +84,13 @@ TEST_CASE("cli run: reproduces a golden, dumps every operator, compares", "[cli]
 
   // Each variant the host runs gives the same bytes; mve is refused on x86 hosts.
   for (const char* v : {"scalar", "dsp"}) {
-    CliResult rv = RunMica({"run", f.model, "--input", f.golden + "/input_0.bin", "--output",
+    CliResult rv = RunMica({"run", f.model, "--input", f.golden + "/input_0.bin", "--output-dir",
                             out + "/" + v, "--variant", v, "--compare", f.golden});
     INFO(v << ": " << rv.out << rv.err);
     CHECK(rv.exit_code == 0);
   }
 #if !defined(__arm__) && !defined(__aarch64__)
-  CliResult mve = RunMica({"run", f.model, "--input", f.golden + "/input_0.bin", "--output",
+  CliResult mve = RunMica({"run", f.model, "--input", f.golden + "/input_0.bin", "--output-dir",
                            out + "/mve", "--variant", "mve"});
   CHECK(mve.exit_code == 1);
   CHECK(mve.err.find("mve") != std::string::npos);
@@ -121,7 +121,7 @@ TEST_CASE("cli run: --compare names the first diverging operator", "[cli]") {
   bytes[3] ^= 0x10;
   WriteBytes(ref + "/" + victim, bytes);
   const std::string out = mica::testing::TempDir("run-compare-out");
-  CliResult r = RunMica({"run", f.model, "--input", f.golden + "/input_0.bin", "--output", out,
+  CliResult r = RunMica({"run", f.model, "--input", f.golden + "/input_0.bin", "--output-dir", out,
                          "--compare", ref});
   INFO(r.out << r.err);
   CHECK(r.exit_code == 1);
@@ -143,21 +143,21 @@ TEST_CASE("cli run: .npy input and one-line errors for bad inputs", "[cli]") {
 
   SECTION(".npy input gives the golden output") {
     WriteBytes(dir + "/in.npy", Int8Npy({1, 49, 10, 1}, input));
-    CliResult r = RunMica({"run", f.model, "--input", dir + "/in.npy", "--output", dir + "/o",
+    CliResult r = RunMica({"run", f.model, "--input", dir + "/in.npy", "--output-dir", dir + "/o",
                            "--compare", f.golden});
     INFO(r.out << r.err);
     CHECK(r.exit_code == 0);
   }
   SECTION(".npy of the wrong shape") {
     WriteBytes(dir + "/bad.npy", Int8Npy({49, 5}, std::vector<uint8_t>(input.begin(), input.begin() + 245)));
-    CliResult r = RunMica({"run", f.model, "--input", dir + "/bad.npy", "--output", dir + "/o"});
+    CliResult r = RunMica({"run", f.model, "--input", dir + "/bad.npy", "--output-dir", dir + "/o"});
     CHECK(r.exit_code == 1);
     CHECK(CountLines(r.err) == 1);
     CHECK(r.err.find("[1,49,10,1]") != std::string::npos);
   }
   SECTION("raw input of the wrong size names the input and the expected size") {
     WriteBytes(dir + "/short.bin", std::vector<uint8_t>(input.begin(), input.end() - 1));
-    CliResult r = RunMica({"run", f.model, "--input", dir + "/short.bin", "--output", dir + "/o"});
+    CliResult r = RunMica({"run", f.model, "--input", dir + "/short.bin", "--output-dir", dir + "/o"});
     CHECK(r.exit_code == 1);
     CHECK(CountLines(r.err) == 1);
     CHECK(r.err.find("input 0") != std::string::npos);
@@ -166,25 +166,25 @@ TEST_CASE("cli run: .npy input and one-line errors for bad inputs", "[cli]") {
     CHECK(!fs::exists(dir + "/o/output_0.bin"));
   }
   SECTION("missing and extra inputs") {
-    CliResult none = RunMica({"run", f.model, "--output", dir + "/o"});
+    CliResult none = RunMica({"run", f.model, "--output-dir", dir + "/o"});
     CHECK(none.exit_code == 1);
     CHECK(CountLines(none.err) == 1);
     CliResult two = RunMica({"run", f.model, "--input", f.golden + "/input_0.bin", "--input",
-                             f.golden + "/input_0.bin", "--output", dir + "/o"});
+                             f.golden + "/input_0.bin", "--output-dir", dir + "/o"});
     CHECK(two.exit_code == 1);
     CHECK(two.err.find("takes 1 input") != std::string::npos);
   }
   SECTION("missing file, bad model, usage errors") {
-    CliResult nofile = RunMica({"run", f.model, "--input", dir + "/nope.bin", "--output", dir + "/o"});
+    CliResult nofile = RunMica({"run", f.model, "--input", dir + "/nope.bin", "--output-dir", dir + "/o"});
     CHECK(nofile.exit_code == 1);
     CHECK(CountLines(nofile.err) == 1);
     WriteBytes(dir + "/junk.tflite", {1, 2, 3, 4, 5, 6, 7, 8});
     CliResult junk = RunMica({"run", dir + "/junk.tflite", "--input", f.golden + "/input_0.bin",
-                              "--output", dir + "/o"});
+                              "--output-dir", dir + "/o"});
     CHECK(junk.exit_code == 1);
     CHECK(CountLines(junk.err) == 1);
     CHECK(RunMica({"run", f.model, "--input", f.golden + "/input_0.bin"}).exit_code == 2);
-    CHECK(RunMica({"run", f.model, "--input", f.golden + "/input_0.bin", "--output", dir + "/o",
+    CHECK(RunMica({"run", f.model, "--input", f.golden + "/input_0.bin", "--output-dir", dir + "/o",
                    "--variant", "neon"}).exit_code == 2);
   }
 }

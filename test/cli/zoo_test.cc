@@ -19,7 +19,7 @@ using testing::RunMica;
 
 TEST_CASE("mica zoo writes float and int8 models that load and match the builders") {
   const std::string dir = testing::TempDir("zoo-cli");
-  const testing::CliResult r = RunMica({"zoo", "--out", dir, "--seed", "3",
+  const testing::CliResult r = RunMica({"zoo", "--output-dir", dir, "--seed", "3",
                                         "--calibration-samples", "2", "--model", "kws_ds_cnn",
                                         "--model", "ad_autoencoder"});
   CAPTURE(r.out, r.err);
@@ -64,7 +64,7 @@ TEST_CASE("mica zoo writes float and int8 models that load and match the builder
 
   // Same seed, same bytes.
   const std::string dir2 = testing::TempDir("zoo-cli-again");
-  REQUIRE(RunMica({"zoo", "--out", dir2, "--seed", "3", "--calibration-samples", "2", "--model",
+  REQUIRE(RunMica({"zoo", "--output-dir", dir2, "--seed", "3", "--calibration-samples", "2", "--model",
                    "kws_ds_cnn"})
               .exit_code == 0);
   for (const std::string file : {"kws_ds_cnn_float.tflite", "kws_ds_cnn_int8.tflite"}) {
@@ -75,15 +75,15 @@ TEST_CASE("mica zoo writes float and int8 models that load and match the builder
 
 TEST_CASE("mica zoo usage errors") {
   CHECK(RunMica({"zoo"}).exit_code == 2);
-  CHECK(RunMica({"zoo", "--out", "x", "--seed", "minus"}).exit_code == 2);
-  CHECK(RunMica({"zoo", "--out", "x", "--calibration-samples", "0"}).exit_code == 2);
-  const testing::CliResult r = RunMica({"zoo", "--out", "x", "--model", "resnet50"});
+  CHECK(RunMica({"zoo", "--output-dir", "x", "--seed", "minus"}).exit_code == 2);
+  CHECK(RunMica({"zoo", "--output-dir", "x", "--calibration-samples", "0"}).exit_code == 2);
+  const testing::CliResult r = RunMica({"zoo", "--output-dir", "x", "--model", "resnet50"});
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("resnet50") != std::string::npos);
   // A path that cannot be a directory is a failure, not a usage error.
   const std::string dir = testing::TempDir("zoo-cli-bad");
   { std::ofstream(dir + "/file") << "x"; }
-  const testing::CliResult f = RunMica({"zoo", "--out", dir + "/file/sub"});
+  const testing::CliResult f = RunMica({"zoo", "--output-dir", dir + "/file/sub"});
   CHECK(f.exit_code == 1);
   CHECK(testing::CountLines(f.err) == 1);
 }

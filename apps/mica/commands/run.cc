@@ -1,4 +1,4 @@
-// `mica run MODEL --input FILE [--input FILE ...] --output DIR [--variant scalar|dsp|mve]
+// `mica run MODEL --input FILE [--input FILE ...] --output-dir DIR [--variant scalar|dsp|mve]
 //            [--dump-all] [--compare DIR] [--profile]`
 //
 // Runs the model once on the host, bit-exactly as TFLite's reference kernels would.
@@ -142,13 +142,14 @@ int RunRun(const std::vector<std::string>& args) {
   bool dump_all = false, profile = false;
   p.Positional("MODEL", &models, 1, 1);
   p.Repeated("--input", &inputs, "FILE", "graph input i (.npy or raw bytes), in input order");
-  p.Option("--output", &output_dir, "DIR", "write output_<i>.bin/.npy (and dumps) here");
+  p.Option("--output-dir", &output_dir, "DIR", "write output_<i>.bin/.npy (and dumps) here");
+  p.Deprecated("--output", "--output-dir");
   p.Option("--variant", &variant, "ISA", "kernel variant: scalar, dsp or mve (default: best)");
   p.Flag("--dump-all", &dump_all, "also write t<k>.bin for every operator output tensor k");
   p.Option("--compare", &compare_dir, "DIR", "compare with DIR/output_<i>.bin and t<k>.bin");
   p.Flag("--profile", &profile, "print each operator's wall time");
   if (int rc = p.Parse(args); rc >= 0) return rc;
-  if (output_dir.empty()) return UsageError("run: --output DIR is required");
+  if (output_dir.empty()) return UsageError("run: --output-dir DIR is required");
 
   auto isa = runtime::ParseIsa(variant);
   if (!isa.ok()) return UsageError(absl::StrCat("run: ", isa.status().message()));
@@ -279,7 +280,7 @@ int RunRun(const std::vector<std::string>& args) {
 }
 
 const Registration kRun{{"run",
-                         "MODEL --input FILE [--input FILE ...] --output DIR "
+                         "MODEL --input FILE [--input FILE ...] --output-dir DIR "
                          "[--variant scalar|dsp|mve] [--dump-all] [--compare DIR] [--profile]",
                          "Run a model on the host, bit-exact with TFLite's reference kernels",
                          RunRun, 40}};

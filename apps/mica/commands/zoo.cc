@@ -1,4 +1,4 @@
-// `mica zoo --out DIR [--seed N] [--calibration-samples N] [--model NAME ...]`: writes the four
+// `mica zoo --output-dir DIR [--seed N] [--calibration-samples N] [--model NAME ...]`: writes the four
 // MLPerf Tiny reference architectures with seeded weights as float and int8 TFLite files.
 //
 // For each model: build the float graph (mica::zoo), run it on seeded random inputs through the
@@ -134,7 +134,9 @@ int RunZoo(const std::vector<std::string>& args) {
   ArgParser p("zoo");
   std::string out, seed_text = "1", samples_text = "8";
   std::vector<std::string> only;
-  p.Option("--out", &out, "DIR", "directory to write the .tflite files to (created if missing)");
+  p.Option("--output-dir", &out, "DIR",
+           "directory to write the .tflite files to (created if missing)");
+  p.Deprecated("--out", "--output-dir");
   p.Option("--seed", &seed_text, "N", "weight and calibration seed (default 1)");
   p.Option("--calibration-samples", &samples_text, "N",
            "random inputs used to calibrate activation ranges (default 8)");
@@ -142,7 +144,7 @@ int RunZoo(const std::vector<std::string>& args) {
              "build only this model (kws_ds_cnn, vww_mobilenet_v1_025, ic_resnet8, "
              "ad_autoencoder)");
   if (int rc = p.Parse(args); rc >= 0) return rc;
-  if (out.empty()) return UsageError("zoo: --out DIR is required");
+  if (out.empty()) return UsageError("zoo: --output-dir DIR is required");
   uint64_t seed = 0;
   if (!absl::SimpleAtoi(seed_text, &seed)) {
     return UsageError("zoo: --seed needs a non-negative integer, got '" + seed_text + "'");
@@ -197,7 +199,7 @@ int RunZoo(const std::vector<std::string>& args) {
   return kExitOk;
 }
 
-const Registration kZoo{{"zoo", "--out DIR [--seed N] [--calibration-samples N] [--model NAME]",
+const Registration kZoo{{"zoo", "--output-dir DIR [--seed N] [--calibration-samples N] [--model NAME]",
                          "Write the MLPerf Tiny reference architectures (seeded) as float and "
                          "int8 TFLite",
                          RunZoo, 5}};

@@ -1,0 +1,127 @@
+// The flag names every command shares (the brief's table): short forms, old spellings that
+// warn, per-command --help describing each flag, --version; and the CLI's handling of
+// hostile paths (a folder or FIFO as the model, the model as the report file, planted links).
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "cli/cli_util.h"
+#include "testing/catch.h"
+#include "testing/shared.h"
+
+namespace mica {
+namespace {
+
+namespace fs = std::filesystem;
+using mica::testing::CliResult;
+using mica::testing::CountLines;
+using mica::testing::RunMica;
+
+std::string ZooModel() {
+  static const std::string dir = [] {
+    const std::string d = testing::TempDir("flags-zoo");
+    REQUIRE(RunMica({"zoo", "--output-dir", d, "--model", "kws_ds_cnn", "--calibration-samples",
+                     "1"})
+                .exit_code == 0);
+    return d;
+  }();
+  return dir + "/kws_ds_cnn_int8.tflite";
+}
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+TEST_CASE("every command answers -h and --help with each of its flags", "[cli][flags]") {
+  for (const char* command : {"check", "inspect", "run", "targets", "zoo"}) {
+    CAPTURE(command);
+    for (const char* help : {"--help", "-h"}) {
+      const CliResult r = RunMica({command, help});
+      CHECK(r.exit_code == 0);
+      CHECK(r.out.rfind(std::string("usage: mica ") + command, 0) == 0);
+      CHECK(r.out.find("options:") != std::string::npos);
+      CHECK(r.out.find("-h, --help") != std::string::npos);
+      CHECK(CountLines(r.out) >= 5);  // usage, summary, and one line per flag
+    }
+  }
+  const CliResult check = RunMica({"check", "--help"});
+  for (const char* flag : {"-t, --target-profile", "-b, --backend", "-o, --output", "--json",
+                           "--compatibility", "--performance"}) {
+    CHECK(check.out.find(flag) != std::string::npos);
+  }
+  CHECK(RunMica({"run", "--help"}).out.find("--output-dir DIR") != std::string::npos);
+  CHECK(RunMica({"zoo", "--help"}).out.find("--output-dir DIR") != std::string::npos);
+}
+
+TEST_CASE("--version and -v print the version", "[cli][flags]") {
+  for (const char* v : {"--version", "-v", "-V"}) {
+    const CliResult r = RunMica({v});
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.rfind("mica ", 0) == 0);
+  }
+}
+
+TEST_CASE("short forms -t -b -o mean their long flags", "[cli][flags]") {
+  const std::string model = ZooModel();
+  const std::string out = testing::TempDir("flags-short") + "/report.json";
+  const CliResult r = RunMica({"check", model, "-t", "ethos-u55-128", "-b", "mica", "--json",
+                               "-o", out});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.empty());
+  CHECK(Slurp(out).find("\"mica.check/1\"") != std::string::npos);
+}
+
+TEST_CASE("old spellings still work and warn", "[cli][flags]") {
+  const std::string dir = testing::TempDir("flags-old");
+  const CliResult zoo = RunMica({"zoo", "--out", dir, "--model", "ad_autoencoder",
+                                 "--calibration-samples", "1"});
+  CHECK(zoo.exit_code == 0);
+  CHECK(zoo.err.find("warning: --out is now --output-dir") != std::string::npos);
+  CHECK(fs::exists(dir + "/ad_autoencoder_int8.tflite"));
+}
+
+TEST_CASE("the model is never overwritten by a report", "[cli][hostile]") {
+  const std::string dir = testing::TempDir("flags-self");
+  const std::string model = dir + "/model.tflite";
+  fs::copy_file(ZooModel(), model);
+  const std::string before = Slurp(model);
+  const CliResult r = RunMica({"check", model, "-t", "cortex-m4", "-o", dir + "/./model.tflite"});
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("is the model itself") != std::string::npos);
+  CHECK(Slurp(model) == before);
+}
+
+TEST_CASE("a report is never written through a planted link or onto a device", "[cli][hostile]") {
+  const std::string dir = testing::TempDir("flags-link");
+  std::ofstream(dir + "/victim") << "precious";
+  REQUIRE(::symlink((dir + "/victim").c_str(), (dir + "/r.json.tmp").c_str()) == 0);
+  REQUIRE(RunMica({"check", ZooModel(), "-t", "cortex-m4", "--json", "-o", dir + "/r.json"})
+              .exit_code == 0);
+  CHECK(Slurp(dir + "/victim") == "precious");
+  const CliResult dev = RunMica({"check", ZooModel(), "-t", "cortex-m4", "-o", "/dev/null"});
+  CHECK(dev.exit_code == 1);
+  CHECK(dev.err.find("character device") != std::string::npos);
+}
+
+TEST_CASE("a folder or a FIFO given as the model is a one-line error, never a hang",
+          "[cli][hostile]") {
+  const std::string dir = testing::TempDir("flags-fifo");
+  CliResult r = RunMica({"inspect", dir});
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("is a folder, not a model file") != std::string::npos);
+  CHECK(CountLines(r.err) == 1);
+  const std::string fifo = dir + "/model.tflite";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  r = RunMica({"inspect", fifo});  // nobody writes: gives up after the stream timeout
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("no data arrived") != std::string::npos);
+  CHECK(CountLines(r.err) == 1);
+}
+
+}  // namespace
+}  // namespace mica
