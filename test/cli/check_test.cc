@@ -146,6 +146,23 @@ TEST_CASE("mica check --backend vela prints Vela's figures beside mica's", "[che
   CHECK(Has(r.out, "ethos-u55-256 (vela)"));
   CHECK(Has(r.out, "12,345"));
 
+  // A requested backend that fails is a failure of the command: the report still prints,
+  // then one line names the backend's error, and the exit code is 1.
+  {
+    std::ofstream f(vela);
+    f << "#!/bin/sh\necho 'Traceback (most recent call last):' >&2\n"
+         "echo '  File \"vela.py\", line 1' >&2\necho 'ValueError: unsupported model' >&2\n"
+         "exit 1\n";
+  }
+  CliResult failed = RunMica({"check", model, "--target-profile", "ethos-u55-256",
+                              "--performance", "--backend", "vela"},
+                             {path});
+  CHECK(failed.exit_code == 1);
+  CHECK(CountLines(failed.err) == 1);
+  CHECK(Has(failed.err, "requested backend failed"));
+  CHECK(Has(failed.err, "ValueError: unsupported model"));
+  CHECK_FALSE(Has(failed.err, "Traceback"));
+
   // Not installed: one line naming how to install it.
   CliResult n = RunMica({"check", model, "--target-profile", "ethos-u55-256", "--performance",
                          "--backend", "vela"},

@@ -169,6 +169,10 @@ int RunCheck(const std::vector<std::string>& args) {
   absl::StatusOr<Graph> graph = LoadModel(model_path);
   if (!graph.ok()) return Failure(std::string(graph.status().message()));
   if (graph->subgraphs.empty()) return Failure(model_path + ": model has no subgraph");
+  if (want_vela && graph->source_format != ModelFormat::kTflite) {
+    return Failure("check: --backend vela reads TFLite models only; " + model_path +
+                   " is not one (drop --backend vela to get mica's own estimate)");
+  }
 
   for (ProfileRun& r : runs) {
     absl::StatusOr<Estimate> e = estimate::EstimateModel(*graph, r.profile);
@@ -198,6 +202,12 @@ int RunCheck(const std::vector<std::string>& args) {
     if (!s.ok()) return Failure(std::string(s.message()));
   } else {
     std::cout << text;
+  }
+  // A backend the user asked for that failed is a failure of the command, not a footnote.
+  for (const ProfileRun& r : report.profiles) {
+    for (const std::string& e : r.backend_errors) {
+      return Failure(absl::StrCat("check: ", r.profile.name, ": requested backend failed: ", e));
+    }
   }
   return kExitOk;
 }
