@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -121,6 +122,57 @@ TEST_CASE("a folder or a FIFO given as the model is a one-line error, never a ha
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("no data arrived") != std::string::npos);
   CHECK(CountLines(r.err) == 1);
+}
+
+}  // namespace
+}  // namespace mica
+
+namespace mica {
+namespace {
+
+size_t LongestLine(const std::string& s) {
+  size_t longest = 0, start = 0;
+  for (size_t i = 0; i <= s.size(); ++i) {
+    if (i == s.size() || s[i] == '\n') {
+      longest = std::max(longest, i - start);
+      start = i + 1;
+    }
+  }
+  return longest;
+}
+
+TEST_CASE("check --per-layer prints every operator; --csv writes one row per profile x op",
+          "[cli][check]") {
+  const std::string model = ZooModel();
+  const std::string csv = testing::TempDir("flags-csv") + "/layers.csv";
+  const CliResult r = RunMica({"check", model, "-t", "ethos-u55-128", "-t", "cortex-m4",
+                               "--per-layer", "--csv", csv});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("Per layer: ethos-u55-128") != std::string::npos);
+  CHECK(r.out.find("Per layer: cortex-m4") != std::string::npos);
+  const std::string text = Slurp(csv);
+  REQUIRE_FALSE(text.empty());
+  CHECK(text.rfind("model,profile,backend,op_index,operator,", 0) == 0);
+  // Header plus one row per operator per profile (13 operators in the zoo's KWS model).
+  CHECK(CountLines(text) == 1 + 2 * 13);
+}
+
+TEST_CASE("many profiles do not make lines hundreds of characters long", "[cli][check]") {
+  const std::string model = ZooModel();
+  std::vector<std::string> args = {"check", model, "--compatibility", "--performance"};
+  for (const char* p : {"ethos-u55-32", "ethos-u55-64", "ethos-u55-128", "ethos-u55-256",
+                        "ethos-u65-256", "ethos-u65-512", "ethos-u85-128", "ethos-u85-256",
+                        "ethos-u85-512", "ethos-u85-1024", "ethos-u85-2048", "cortex-m0",
+                        "cortex-m3", "cortex-m4", "cortex-m7", "cortex-m33", "cortex-m55",
+                        "cortex-m85"}) {
+    args.push_back("-t");
+    args.push_back(p);
+  }
+  const CliResult r = RunMica(args);
+  REQUIRE(r.exit_code == 0);
+  // Advice lines are prose and may be long; the tables must not be.
+  std::string tables = r.out.substr(0, r.out.find("Advice for"));
+  CHECK(LongestLine(tables) < 260);
 }
 
 }  // namespace

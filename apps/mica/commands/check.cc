@@ -110,8 +110,8 @@ absl::StatusOr<std::vector<TargetProfile>> ResolveProfiles(
 int RunCheck(const std::vector<std::string>& args) {
   ArgParser p("check");
   std::vector<std::string> models, profiles, configs, backends;
-  bool compatibility = false, performance = false, json = false;
-  std::string output, system_config, memory_mode;
+  bool compatibility = false, performance = false, json = false, per_layer = false;
+  std::string output, system_config, memory_mode, csv;
   p.Positional("MODEL", &models, 1, 1);
   p.Repeated("--target-profile", &profiles, "NAME[:OPTS]",
              "built-in target profile (see `mica targets`), optionally with its own "
@@ -131,7 +131,12 @@ int RunCheck(const std::vector<std::string>& args) {
   p.Option("--memory-mode", &memory_mode, "NAME",
            "Vela memory mode for every profile given (e.g. Sram_Only, Dedicated_Sram_384KB); "
            "refused unless valid for each of them; per profile: NAME:memory-mode=...");
-  p.Flag("--json", &json, "print the report as JSON (schema mica.check/1)");
+  p.Flag("--per-layer", &per_layer,
+         "also print every operator's row (cycles, share, bottleneck, full CPU reasons) per "
+         "profile; implies --performance");
+  p.Option("--csv", &csv, "FILE",
+           "also write one row per profile x operator to FILE as CSV (columns in REPORT.md)");
+    p.Flag("--json", &json, "print the report as JSON (schema mica.check/1)");
   p.Option("--output", &output, "FILE", "write the report to FILE (atomically) instead of stdout");
   if (int rc = p.Parse(args); rc >= 0) return rc;
 
@@ -149,7 +154,8 @@ int RunCheck(const std::vector<std::string>& args) {
   }
   // Vela contributes performance figures: asking for it implies --performance.
   if (want_vela) performance = true;
-  if (!compatibility && !performance) compatibility = true;
+  if (per_layer || !csv.empty()) performance = true;
+    if (!compatibility && !performance) compatibility = true;
 
   absl::StatusOr<std::vector<TargetProfile>> resolved =
       ResolveProfiles(profiles, configs, system_config, memory_mode);
@@ -191,8 +197,17 @@ int RunCheck(const std::vector<std::string>& args) {
     }
   }
 
-  const estimate::CheckReport report{model_path, &*graph, std::move(runs),
-                                     compatibility, performance, MICA_VERSION};
+  estimate::CheckReport report{model_path, &*graph, std::move(runs),
+                               compatibility, performance, MICA_VERSION};
+  report.per_layer = per_layer;
+  if (!csv.empty()) {
+    if (IsSameFile(csv, model_path)) {
+      return Failure(absl::StrCat(csv, ": is the model itself; the CSV needs another file"));
+    }
+    if (absl::Status s = WriteFileBytes(csv, estimate::RenderCheckCsv(report)); !s.ok()) {
+      return Failure(std::string(s.message()));
+    }
+  }
   std::string text = json ? estimate::RenderCheckJson(report) : estimate::RenderCheckText(report);
   if (!output.empty()) {
     if (IsSameFile(output, model_path)) {

@@ -1,4 +1,5 @@
 // The human-readable `mica check` report: aligned tables, notes and advice.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -31,11 +32,41 @@ const char* AreaTitle(MemoryArea a) {
   return "";
 }
 
-// Returns a display form of a TFLite tensor name: the last ';'-separated part, tail-truncated.
+// Returns a display form of a tensor name: the last ';'-separated part, without the model's
+// outer scope ("functional_1/", "sequential/") when the name has one, cut at the end. Layer
+// names come first in converter-made names, so rows stay distinguishable
+// ("depthwise_conv2d_1/BiasAdd/ReadVar...", not "...Add/ReadVariableOp/resource1").
 std::string ShortName(const std::string& name, size_t max_len = 40) {
   std::string s = name.substr(name.rfind(';') == std::string::npos ? 0 : name.rfind(';') + 1);
-  if (s.size() > max_len) s = "..." + s.substr(s.size() - (max_len - 3));
+  const size_t first = s.find('/');
+  if (first != std::string::npos && s.find('/', first + 1) != std::string::npos) {
+    s = s.substr(first + 1);
+  }
+  if (s.size() > max_len) s = s.substr(0, max_len - 3) + "...";
   return s;
+}
+
+// Caps a free-text table cell (reasons and notes can run to hundreds of characters: the full
+// text is in --per-layer's reasons, the JSON and the CSV).
+std::string CapCell(std::string s, size_t max_len = 100) {
+  if (s.size() > max_len) s = s.substr(0, max_len - 3) + "...";
+  return s;
+}
+
+// Profiles per table: wider tables are split so that no line runs to hundreds of characters
+// (the target table's cells describe memories and are wide; the others hold numbers).
+constexpr size_t kProfilesPerTable = 6;
+constexpr size_t kProfilesPerTargetTable = 3;
+
+// Splits `runs` into groups of at most `per_table`, in order.
+std::vector<std::vector<ProfileReport>> Chunks(const std::vector<ProfileReport>& runs,
+                                               size_t per_table = kProfilesPerTable) {
+  std::vector<std::vector<ProfileReport>> out;
+  for (size_t i = 0; i < runs.size(); i += per_table) {
+    out.emplace_back(runs.begin() + static_cast<long>(i),
+                     runs.begin() + static_cast<long>(std::min(runs.size(), i + per_table)));
+  }
+  return out;
 }
 
 std::string Mhz(double hz) { return absl::StrCat(FormatFixed(hz / 1e6, hz >= 1e8 ? 0 : 1), " MHz"); }
@@ -156,7 +187,7 @@ std::string OperatorTable(const Graph& graph, const std::vector<ProfileReport>& 
                                         : absl::StrJoin(why, "; "));
       }
     }
-    cells.push_back(absl::StrJoin(notes, " | "));
+    cells.push_back(CapCell(absl::StrJoin(notes, " | ")));
     t.AddRow(cells);
   }
   return t.Render(2);
@@ -229,7 +260,9 @@ std::string PerformanceTable(const std::vector<ProfileReport>& runs) {
   return t.Render(2);
 }
 
-std::string TopTable(const ProfileReport& r) {
+// One row per operator: the top `n` by cycles (n > 0), or every operator in order (n = 0, with
+// the full CPU-fallback reasons).
+std::string LayerTable(const ProfileReport& r, int n) {
   Table t;
   t.AddColumn("#", Align::kRight);
   t.AddColumn("operator");
@@ -239,15 +272,37 @@ std::string TopTable(const ProfileReport& r) {
   t.AddColumn("share", Align::kRight);
   t.AddColumn("MACs", Align::kRight);
   t.AddColumn("bottleneck");
-  for (const TopOperator& top : TopOperators(r.mica, kCheckTopOperators)) {
+  if (n == 0) t.AddColumn("why on the CPU / notes");
+  std::vector<TopOperator> rows;
+  if (n > 0) {
+    rows = TopOperators(r.mica, n);
+  } else {
+    for (size_t i = 0; i < r.mica.ops.size(); ++i) {
+      const OpEstimate& o = r.mica.ops[i];
+      TopOperator row;
+      row.op_index = static_cast<int32_t>(i);
+      row.total_cycles = o.total_cycles;
+      row.share = r.mica.total_cycles > 0 ? o.total_cycles / r.mica.total_cycles : 0;
+      row.bottleneck = o.bottleneck;
+      rows.push_back(row);
+    }
+  }
+  for (const TopOperator& top : rows) {
     const OpEstimate& o = r.mica.ops[top.op_index];
     std::string out = ShortName(o.output_name, 32);
     std::string where = r.profile.kind == TargetKind::kCortexM ? o.kernel
                         : o.placement == Placement::kNpu       ? "NPU"
                                                                : "CPU (" + o.kernel + ")";
-    t.AddRow({std::to_string(o.op_index), o.op_name, out, where, Cycles(o.total_cycles),
-              FormatFixed(100 * top.share, 1) + "%", FormatInt(o.macs, true),
-              BottleneckName(top.bottleneck)});
+    std::vector<std::string> cells = {
+        std::to_string(o.op_index), o.op_name, out, where, Cycles(o.total_cycles),
+        FormatFixed(100 * top.share, 1) + "%", FormatInt(o.macs, true),
+        BottleneckName(top.bottleneck)};
+    if (n == 0) {
+      std::vector<std::string> why(o.reasons.begin(), o.reasons.end());
+      why.insert(why.end(), o.notes.begin(), o.notes.end());
+      cells.push_back(absl::StrJoin(why, "; "));
+    }
+    t.AddRow(cells);
   }
   return t.Render(2);
 }
@@ -266,10 +321,15 @@ std::string RenderCheckText(const CheckReport& report) {
   absl::StrAppend(&out, "Model: ", model_path, " (", FormatName(graph.source_format), ", ",
                   graph.main().ops.size(), " operators, ", FormatInt(macs, true), " MACs, ",
                   KibText(static_cast<double>(const_bytes)), " KiB constants)\n\n");
-  absl::StrAppend(&out, "Target profiles\n", TargetTable(runs), "\n");
+  absl::StrAppend(&out, "Target profiles\n");
+  for (const std::vector<ProfileReport>& chunk : Chunks(runs, kProfilesPerTargetTable)) {
+    absl::StrAppend(&out, TargetTable(chunk), "\n");
+  }
   if (compatibility) {
-    absl::StrAppend(&out, "Operators (placement; Cortex-M: the kernel that runs)\n",
-                    OperatorTable(graph, runs));
+    absl::StrAppend(&out, "Operators (placement; Cortex-M: the kernel that runs)\n");
+    for (const std::vector<ProfileReport>& chunk : Chunks(runs)) {
+      absl::StrAppend(&out, OperatorTable(graph, chunk));
+    }
     for (const ProfileReport& r : runs) {
       if (r.profile.kind != TargetKind::kEthosU) continue;
       int n = static_cast<int>(r.mica.ops.size());
@@ -280,10 +340,18 @@ std::string RenderCheckText(const CheckReport& report) {
     absl::StrAppend(&out, "\n");
   }
   if (performance) {
-    absl::StrAppend(&out, "Performance (cycles at each profile's clock; memory in KiB)\n",
-                    PerformanceTable(runs), "\n");
+    absl::StrAppend(&out, "Performance (cycles at each profile's clock; memory in KiB)\n");
+    for (const std::vector<ProfileReport>& chunk : Chunks(runs)) {
+      absl::StrAppend(&out, PerformanceTable(chunk), "\n");
+    }
     for (const ProfileReport& r : runs) {
-      absl::StrAppend(&out, "Top operators by cycles: ", r.profile.name, "\n", TopTable(r), "\n");
+      absl::StrAppend(&out, "Top operators by cycles: ", r.profile.name, "\n",
+                      LayerTable(r, kCheckTopOperators), "\n");
+    }
+  }
+  if (report.per_layer) {
+    for (const ProfileReport& r : runs) {
+      absl::StrAppend(&out, "Per layer: ", r.profile.name, "\n", LayerTable(r, 0), "\n");
     }
   }
   for (const ProfileReport& r : runs) {

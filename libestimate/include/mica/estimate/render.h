@@ -46,12 +46,17 @@ struct CheckReport {
   bool compatibility = true;              // print the operator placement section
   bool performance = false;               // print cycles, memory and top operators
   std::string tool_version;               // JSON `mica_version`
+  bool per_layer = false;                 // text: also every operator's row, per profile
 };
 
 // Returns the human-readable report: model summary, target table, then (as requested) the
 // operator placement table, the performance table and top operators, notes, and advice.
 // Every line ends in '\n'. `report.graph` must be set.
 std::string RenderCheckText(const CheckReport& report);
+
+// Returns one CSV row per profile x operator (with a header line): the per-layer figures of
+// mica's estimate, for spreadsheets and sweeps. Columns are documented in REPORT.md.
+std::string RenderCheckCsv(const CheckReport& report);
 
 // Returns the report as one pretty-printed JSON document (schema kCheckSchema) ending in '\n'.
 // `report.graph` must be set.
