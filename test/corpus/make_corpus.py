@@ -948,6 +948,47 @@ def describe(path):
     return dict(sorted(ops.items())), ins, outs
 
 
+def tflite_invoke(paths):
+    """Runs each model once in TensorFlow Lite's interpreter on random input, in
+    a child process (some int16x8 kernels abort the process); returns
+    {path: "ok" | "error: MESSAGE" | "crash (signal N)"}."""
+    results, todo = {}, list(paths)
+    while todo:
+        r = subprocess.run([sys.executable, __file__, "_invoke"] + todo, capture_output=True, text=True)
+        for line in r.stdout.splitlines():
+            if line.startswith("RESULT "):
+                _, p, status = line.split(" ", 2)
+                results[p] = status
+        if r.returncode == 0:
+            break
+        started = [l.split(" ", 1)[1] for l in r.stdout.splitlines() if l.startswith("START ")]
+        bad = started[-1] if started else todo[0]
+        results[bad] = "crash (signal %d)" % -r.returncode if r.returncode < 0 else "exit %d" % r.returncode
+        todo = todo[todo.index(bad) + 1:]
+    return results
+
+
+def cmd_invoke(paths):
+    import numpy as np
+    import tensorflow as tf
+    for path in paths:
+        print("START " + path, flush=True)
+        it = tf.lite.Interpreter(model_path=path)
+        it.allocate_tensors()
+        rng = np.random.default_rng(0)
+        for d in it.get_input_details():
+            info = np.iinfo(d["dtype"])
+            it.set_tensor(d["index"],
+                          rng.integers(info.min, info.max, size=d["shape"], endpoint=True).astype(d["dtype"]))
+        try:
+            it.invoke()
+            status = "ok"
+        except RuntimeError as e:
+            status = "error: " + str(e).strip().splitlines()[0]
+        print("RESULT %s %s" % (path, status), flush=True)
+    return 0
+
+
 def mica_status(mica, path):
     """Runs `mica inspect` and `mica check`; returns 'ok' or the first error line."""
     results = {}
@@ -980,6 +1021,8 @@ WEIGHT_DOC = {
 def cmd_manifest(args):
     import tensorflow as tf
     entries = []
+    paths = [os.path.join(args.out, m["name"] + ".tflite") for m in MODELS]
+    invoked = tflite_invoke([p for p in paths if os.path.exists(p)])
     for spec in MODELS:
         path = os.path.join(args.out, spec["name"] + ".tflite")
         if not os.path.exists(path):
@@ -992,10 +1035,11 @@ def cmd_manifest(args):
                  weights_description=WEIGHT_DOC[spec["weights"]], seed=spec["seed"],
                  sha256=hashlib.sha256(data).hexdigest(), size=len(data),
                  tensorflow=tf.__version__, half=split_half(spec["family"]))
+        e["tflite_invoke"] = invoked.get(path, "not run")
         if args.mica:
             e["mica_status"] = mica_status(args.mica, path)
         entries.append(e)
-        print(e["name"], e.get("mica_status", ""), flush=True)
+        print(e["name"], e["tflite_invoke"], e.get("mica_status", ""), flush=True)
     with open(os.path.join(HERE, "manifest.json"), "w") as f:
         json.dump(dict(tensorflow=tf.__version__, generator="test/corpus/make_corpus.py",
                        models=entries), f, indent=1)
@@ -1043,6 +1087,8 @@ def cmd_list(_args):
 
 
 def main():
+    if len(sys.argv) >= 2 and sys.argv[1] == "_invoke":
+        return cmd_invoke(sys.argv[2:])
     if len(sys.argv) >= 2 and sys.argv[1] == "_batch":
         return cmd_batch(sys.argv[2], sys.argv[3:])
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
