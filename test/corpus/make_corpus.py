@@ -8,7 +8,7 @@ tf.lite.TFLiteConverter with full-integer post-training quantization from a
 random representative data set (int8, or int16 activations with int8 weights).
 
 Optional tool: needs tensorflow-cpu and tf-keras from PyPI (versions pinned in
-test/corpus/README.md). mica itself never runs this.
+test/corpus/requirements.txt). mica itself never runs this.
 
     make_corpus.py generate [--out DIR] [--only NAME ...] [--shard I/N]
     make_corpus.py split    [--out DIR]
