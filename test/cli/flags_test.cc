@@ -177,3 +177,60 @@ TEST_CASE("many profiles do not make lines hundreds of characters long", "[cli][
 
 }  // namespace
 }  // namespace mica
+
+namespace mica {
+namespace {
+
+size_t Count(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST_CASE("check --html writes one self-contained page with the charts", "[cli][check][html]") {
+  const std::string dir = fs::absolute(testing::TempDir("flags-html")).string();
+  const std::string html = dir + "/report.html";
+  const CliResult r = RunMica({"check", ZooModel(), "-t", "ethos-u55-128", "-t", "cortex-m55",
+                               "--html", html});
+  REQUIRE(r.exit_code == 0);
+  const std::string page = Slurp(html);
+  REQUIRE(page.rfind("<!DOCTYPE html>", 0) == 0);
+  CHECK(page.find("</html>") != std::string::npos);
+  // Self-contained: no script, no stylesheet or image fetched from anywhere.
+  CHECK(page.find("<script") == std::string::npos);
+  CHECK(page.find("src=") == std::string::npos);
+  CHECK(page.find("href=") == std::string::npos);
+  // Profiles side by side, one bar chart per profile with a value per operator (13 in the
+  // zoo's KWS model), the memory timeline with a bar per operator, and the advice.
+  CHECK(page.find("id=\"profiles\"") != std::string::npos);
+  CHECK(Count(page, "<svg class=\"bars\"") == 2);
+  CHECK(Count(page, "class=\"val\"") == 2 * 13);
+  CHECK(Count(page, "<svg class=\"timeline\"") == 1);
+  CHECK(Count(page, " live</title>") == 13);
+  CHECK(page.find("id=\"advice\"") != std::string::npos);
+
+  // Optional: the page renders in headless Chromium with the charts present.
+  const char* candidates[] = {"/usr/bin/chromium", "/usr/bin/chromium-browser"};
+  std::string chromium;
+  for (const char* c : candidates) {
+    if (fs::exists(c)) chromium = c;
+  }
+  if (chromium.empty()) {
+    WARN("chromium absent (Debian package 'chromium'): skipped rendering the HTML report");
+    return;
+  }
+  const std::string png = dir + "/report.png";
+  const testing::CliResult shot = testing::RunBinary(
+      chromium, {"--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                 "--window-size=1200,2000", "--screenshot=" + png, "file://" + html});
+  CHECK(shot.exit_code == 0);
+  REQUIRE(fs::exists(png));
+  CHECK(fs::file_size(png) > 20000);  // a blank page is a few KB
+  const testing::CliResult dom = testing::RunBinary(
+      chromium, {"--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", "file://" + html});
+  CHECK(Count(dom.out, "<svg") == 3);
+  CHECK(Count(dom.out, "<rect") >= 2 * 13 + 13);
+}
+
+}  // namespace
+}  // namespace mica

@@ -111,7 +111,7 @@ int RunCheck(const std::vector<std::string>& args) {
   ArgParser p("check");
   std::vector<std::string> models, profiles, configs, backends;
   bool compatibility = false, performance = false, json = false, per_layer = false;
-  std::string output, system_config, memory_mode, csv;
+  std::string output, system_config, memory_mode, csv, html;
   p.Positional("MODEL", &models, 1, 1);
   p.Repeated("--target-profile", &profiles, "NAME[:OPTS]",
              "built-in target profile (see `mica targets`), optionally with its own "
@@ -134,7 +134,10 @@ int RunCheck(const std::vector<std::string>& args) {
   p.Flag("--per-layer", &per_layer,
          "also print every operator's row (cycles, share, bottleneck, full CPU reasons) per "
          "profile; implies --performance");
-  p.Option("--csv", &csv, "FILE",
+  p.Option("--html", &html, "FILE",
+           "also write a self-contained HTML report (profiles, per-layer bars, memory timeline, "
+           "advice) to FILE");
+    p.Option("--csv", &csv, "FILE",
            "also write one row per profile x operator to FILE as CSV (columns in REPORT.md)");
     p.Flag("--json", &json, "print the report as JSON (schema mica.check/1)");
   p.Option("--output", &output, "FILE", "write the report to FILE (atomically) instead of stdout");
@@ -154,7 +157,7 @@ int RunCheck(const std::vector<std::string>& args) {
   }
   // Vela contributes performance figures: asking for it implies --performance.
   if (want_vela) performance = true;
-  if (per_layer || !csv.empty()) performance = true;
+  if (per_layer || !csv.empty() || !html.empty()) performance = true;
     if (!compatibility && !performance) compatibility = true;
 
   absl::StatusOr<std::vector<TargetProfile>> resolved =
@@ -200,11 +203,13 @@ int RunCheck(const std::vector<std::string>& args) {
   estimate::CheckReport report{model_path, &*graph, std::move(runs),
                                compatibility, performance, MICA_VERSION};
   report.per_layer = per_layer;
-  if (!csv.empty()) {
-    if (IsSameFile(csv, model_path)) {
-      return Failure(absl::StrCat(csv, ": is the model itself; the CSV needs another file"));
+  for (const auto& [path, render] :
+       {std::pair{csv, &estimate::RenderCheckCsv}, std::pair{html, &estimate::RenderCheckHtml}}) {
+    if (path.empty()) continue;
+    if (IsSameFile(path, model_path)) {
+      return Failure(absl::StrCat(path, ": is the model itself; choose another file"));
     }
-    if (absl::Status s = WriteFileBytes(csv, estimate::RenderCheckCsv(report)); !s.ok()) {
+    if (absl::Status s = WriteFileBytes(path, render(report)); !s.ok()) {
       return Failure(std::string(s.message()));
     }
   }

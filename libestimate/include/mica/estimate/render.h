@@ -58,6 +58,11 @@ std::string RenderCheckText(const CheckReport& report);
 // mica's estimate, for spreadsheets and sweeps. Columns are documented in REPORT.md.
 std::string RenderCheckCsv(const CheckReport& report);
 
+// Returns the report as one self-contained HTML page (inline SVG charts, no script or network):
+// profiles side by side, per-layer cycle bars split by bottleneck, a memory timeline against
+// each profile's SRAM, and the advice. `report.graph` must be set.
+std::string RenderCheckHtml(const CheckReport& report);
+
 // Returns the report as one pretty-printed JSON document (schema kCheckSchema) ending in '\n'.
 // `report.graph` must be set.
 std::string RenderCheckJson(const CheckReport& report);
