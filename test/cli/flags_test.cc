@@ -234,3 +234,66 @@ TEST_CASE("check --html writes one self-contained page with the charts", "[cli][
 
 }  // namespace
 }  // namespace mica
+
+namespace mica {
+namespace {
+
+// Model list of `n` lines cycling through the corpus models (the same file may repeat).
+std::string CorpusList(const std::string& dir, int n) {
+  const std::string corpus = std::string(MICA_SOURCE_DIR_FOR_TESTS) + "/test/corpus/models";
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(corpus)) files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  REQUIRE(!files.empty());
+  const std::string list = dir + "/models.txt";
+  std::ofstream out(list);
+  out << "# a sweep\n\n";
+  for (int i = 0; i < n; ++i) out << files[static_cast<size_t>(i) % files.size()] << "\n";
+  return list;
+}
+
+TEST_CASE("check sweeps many models: --models-from, --jobs, --shard, JSON Lines and CSV",
+          "[cli][check][sweep]") {
+  const std::string dir = testing::TempDir("flags-sweep");
+  const std::string list = CorpusList(dir, 100);
+  const std::vector<std::string> profiles = {"-t", "ethos-u55-128", "-t", "ethos-u65-512", "-t",
+                                             "ethos-u85-256", "-t", "cortex-m55", "-t",
+                                             "cortex-m4"};
+  std::vector<std::string> args = {"check", "--models-from", list, "--jobs", "2", "--jsonl",
+                                   dir + "/rows.jsonl", "--summary-csv", dir + "/rows.csv"};
+  args.insert(args.end(), profiles.begin(), profiles.end());
+  const CliResult r = RunMica(args);
+  CAPTURE(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("500 rows") != std::string::npos);
+  const std::string jsonl = Slurp(dir + "/rows.jsonl");
+  CHECK(CountLines(jsonl) == 500);
+  CHECK(Count(jsonl, "\"schema\":\"mica.check.row/1\"") == 500);
+  CHECK(Count(jsonl, "\"ok\":true") == 500);
+  CHECK(CountLines(Slurp(dir + "/rows.csv")) == 501);
+
+  // Shards partition the list: 3 shards together give every row exactly once.
+  size_t rows = 0;
+  for (const char* shard : {"1/3", "2/3", "3/3"}) {
+    std::vector<std::string> a = {"check", "--models-from", list, "--shard", shard, "--json",
+                                  "-t", "cortex-m4"};
+    const CliResult s = RunMica(a);
+    REQUIRE(s.exit_code == 0);
+    rows += static_cast<size_t>(CountLines(s.out));
+  }
+  CHECK(rows == 100);
+  CHECK(RunMica({"check", "--models-from", list, "--shard", "4/3", "-t", "cortex-m4"}).exit_code ==
+        2);
+
+  // A missing model gives error rows and exit code 1, after the others are checked.
+  const CliResult bad = RunMica({"check", dir + "/missing.tflite",
+                                 std::string(MICA_SOURCE_DIR_FOR_TESTS) +
+                                     "/test/corpus/models/mlp_784_256_128_10.tflite",
+                                 "-t", "cortex-m4", "--json"});
+  CHECK(bad.exit_code == 1);
+  CHECK(Count(bad.out, "\"ok\":false") == 1);
+  CHECK(CountLines(bad.err) == 1);
+}
+
+}  // namespace
+}  // namespace mica

@@ -15,7 +15,13 @@
 // This file handles the arguments and runs the estimates; the report (text tables, or JSON of
 // schema "mica.check/1" described in libestimate/REPORT.md) is rendered by libestimate
 // (mica/estimate/render.h).
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
 #include <iostream>
+#include <mutex>
+#include <thread>
 #include <set>
 #include <string>
 #include <utility>
@@ -24,6 +30,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
 #include "mica/args.h"
 #include "mica/base/status_macros.h"
@@ -107,12 +114,134 @@ absl::StatusOr<std::vector<TargetProfile>> ResolveProfiles(
   return out;
 }
 
+// Reads a model list: one path per line; blank lines and lines starting with '#' are skipped.
+absl::StatusOr<std::vector<std::string>> ReadModelList(const std::string& path) {
+  MICA_ASSIGN_OR_RETURN(auto bytes, ReadFileBytes(path, size_t{64} << 20));
+  std::vector<std::string> out;
+  std::string line;
+  auto flush = [&] {
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+    const size_t start = line.find_first_not_of(" \t");
+    if (start != std::string::npos && line[start] != '#') out.push_back(line.substr(start));
+    line.clear();
+  };
+  for (uint8_t c : *bytes) {
+    if (c == '\n') {
+      flush();
+    } else {
+      line += static_cast<char>(c);
+    }
+  }
+  flush();
+  if (out.empty()) return absl::InvalidArgumentError(path + ": lists no model");
+  return out;
+}
+
+// Returns the models of shard "I/N" (1-based): those at list positions I-1, I-1+N, ...
+absl::StatusOr<std::vector<std::string>> Shard(const std::vector<std::string>& models,
+                                               const std::string& spec) {
+  const size_t slash = spec.find('/');
+  int i = 0, n = 0;
+  if (slash == std::string::npos || !absl::SimpleAtoi(spec.substr(0, slash), &i) ||
+      !absl::SimpleAtoi(spec.substr(slash + 1), &n) || n < 1 || i < 1 || i > n) {
+    return absl::InvalidArgumentError("--shard needs I/N with 1 <= I <= N, got '" + spec + "'");
+  }
+  std::vector<std::string> out;
+  for (size_t k = static_cast<size_t>(i - 1); k < models.size(); k += static_cast<size_t>(n)) {
+    out.push_back(models[k]);
+  }
+  return out;
+}
+
+// Checks every model against every profile on `jobs` threads; one row per model x profile in
+// list order. A model that cannot be read or estimated gives error rows, and exit code 1 once
+// all are done. Progress goes to stderr when it is a terminal.
+int RunSweep(const std::vector<std::string>& models, const std::vector<TargetProfile>& targets,
+             int jobs, bool json, const std::string& jsonl, const std::string& summary_csv,
+             const std::string& csv) {
+  std::vector<std::vector<estimate::SweepRow>> rows(models.size());
+  std::vector<std::string> layer_csv(csv.empty() ? 0 : models.size());
+  std::atomic<size_t> next{0}, done{0};
+  const bool progress = ::isatty(STDERR_FILENO) != 0;
+  std::mutex progress_mu;
+  auto work = [&] {
+    for (size_t k = next++; k < models.size(); k = next++) {
+      const std::string& path = models[k];
+      absl::StatusOr<Graph> graph = LoadModel(path);
+      std::vector<ProfileRun> runs;
+      for (const TargetProfile& t : targets) {
+        if (!graph.ok()) {
+          rows[k].push_back(
+              estimate::FailedSweepRow(path, t.name, std::string(graph.status().message())));
+          continue;
+        }
+        absl::StatusOr<Estimate> e = estimate::EstimateModel(*graph, t);
+        if (!e.ok()) {
+          rows[k].push_back(estimate::FailedSweepRow(path, t.name, std::string(e.status().message())));
+          continue;
+        }
+        rows[k].push_back(estimate::MakeSweepRow(path, t, *e));
+        if (!csv.empty()) runs.push_back({t, *std::move(e), {}, {}, {}});
+      }
+      if (!csv.empty() && graph.ok()) {
+        estimate::CheckReport one{path, &*graph, std::move(runs), false, true, MICA_VERSION};
+        layer_csv[k] = estimate::RenderCheckCsv(one);
+      }
+      const size_t n = ++done;
+      if (progress) {
+        std::lock_guard<std::mutex> lock(progress_mu);
+        std::cerr << "\rmica check: " << n << "/" << models.size() << " models" << std::flush;
+      }
+    }
+  };
+  std::vector<std::thread> workers;
+  for (int j = 1; j < std::min<int>(jobs, static_cast<int>(models.size())); ++j) {
+    workers.emplace_back(work);
+  }
+  work();
+  for (std::thread& t : workers) t.join();
+  if (progress) std::cerr << "\n";
+
+  std::vector<estimate::SweepRow> all;
+  bool failed = false;
+  for (auto& r : rows) {
+    for (auto& row : r) {
+      failed |= !row.ok;
+      all.push_back(std::move(row));
+    }
+  }
+  std::cout << (json ? estimate::RenderSweepJsonl(all) : estimate::RenderSweepText(all));
+  if (!jsonl.empty()) {
+    if (absl::Status s = WriteFileBytes(jsonl, estimate::RenderSweepJsonl(all)); !s.ok()) {
+      return Failure(std::string(s.message()));
+    }
+  }
+  if (!summary_csv.empty()) {
+    if (absl::Status s = WriteFileBytes(summary_csv, estimate::RenderSweepCsv(all)); !s.ok()) {
+      return Failure(std::string(s.message()));
+    }
+  }
+  if (!csv.empty()) {
+    std::string text;
+    for (size_t k = 0; k < layer_csv.size(); ++k) {
+      if (layer_csv[k].empty()) continue;
+      // One header for the whole file.
+      const size_t body = text.empty() ? 0 : layer_csv[k].find('\n') + 1;
+      text += layer_csv[k].substr(body);
+    }
+    if (absl::Status s = WriteFileBytes(csv, text); !s.ok()) return Failure(std::string(s.message()));
+  }
+  if (failed) return Failure("check: some models could not be checked (see the error rows)");
+  return kExitOk;
+}
+
 int RunCheck(const std::vector<std::string>& args) {
   ArgParser p("check");
   std::vector<std::string> models, profiles, configs, backends;
   bool compatibility = false, performance = false, json = false, per_layer = false;
-  std::string output, system_config, memory_mode, csv, html;
-  p.Positional("MODEL", &models, 1, 1);
+  std::string output, system_config, memory_mode, csv, html, models_from, shard, jobs_text = "1",
+      jsonl, summary_csv;
+  p.Positional("MODEL", &models, 0, -1);
   p.Repeated("--target-profile", &profiles, "NAME[:OPTS]",
              "built-in target profile (see `mica targets`), optionally with its own "
              "Ethos-U configuration: NAME:system-config=S,memory-mode=M,arena-cache-size=BYTES "
@@ -137,11 +266,42 @@ int RunCheck(const std::vector<std::string>& args) {
   p.Option("--html", &html, "FILE",
            "also write a self-contained HTML report (profiles, per-layer bars, memory timeline, "
            "advice) to FILE");
-    p.Option("--csv", &csv, "FILE",
-           "also write one row per profile x operator to FILE as CSV (columns in REPORT.md)");
-    p.Flag("--json", &json, "print the report as JSON (schema mica.check/1)");
+  p.Option("--csv", &csv, "FILE",
+           "also write one row per profile x operator (per model) to FILE as CSV (columns in "
+           "REPORT.md)");
+  p.Flag("--json", &json, "print the report as JSON (schema mica.check/1; several models: one "
+                          "JSON Lines row per model x profile)");
   p.Option("--output", &output, "FILE", "write the report to FILE (atomically) instead of stdout");
+  p.Option("--models-from", &models_from, "FILE",
+           "check the models listed in FILE (one path per line; blank lines and # comments "
+           "skipped) besides those on the command line");
+  p.Option("--shard", &shard, "I/N",
+           "check only models I, I+N, I+2N, ... (1-based) of the list: N array jobs split a "
+           "sweep with no coordination beyond the list");
+  p.Option("--jobs", &jobs_text, "N", "check N models at once (default 1)");
+  p.Option("--jsonl", &jsonl, "FILE",
+           "several models: write one JSON object per model x profile to FILE (JSON Lines)");
+  p.Option("--summary-csv", &summary_csv, "FILE",
+           "several models: write one CSV row per model x profile to FILE");
   if (int rc = p.Parse(args); rc >= 0) return rc;
+
+  if (!models_from.empty()) {
+    absl::StatusOr<std::vector<std::string>> listed = ReadModelList(models_from);
+    if (!listed.ok()) return Failure("check: " + std::string(listed.status().message()));
+    models.insert(models.end(), listed->begin(), listed->end());
+  }
+  if (models.empty()) return UsageError("check: missing MODEL (or --models-from FILE)");
+  const bool sweep = models.size() > 1 || !models_from.empty() || !shard.empty() ||
+                     !jsonl.empty() || !summary_csv.empty();
+  if (!shard.empty()) {
+    absl::StatusOr<std::vector<std::string>> mine = Shard(models, shard);
+    if (!mine.ok()) return UsageError("check: " + std::string(mine.status().message()));
+    models = *std::move(mine);
+  }
+  int jobs = 0;
+  if (!absl::SimpleAtoi(jobs_text, &jobs) || jobs < 1 || jobs > 256) {
+    return UsageError("check: --jobs needs an integer in [1, 256], got '" + jobs_text + "'");
+  }
 
   if (profiles.empty() && configs.empty()) {
     return UsageError("check: needs at least one --target-profile or --target-config (valid "
@@ -158,7 +318,7 @@ int RunCheck(const std::vector<std::string>& args) {
   // Vela contributes performance figures: asking for it implies --performance.
   if (want_vela) performance = true;
   if (per_layer || !csv.empty() || !html.empty()) performance = true;
-    if (!compatibility && !performance) compatibility = true;
+  if (!compatibility && !performance) compatibility = true;
 
   absl::StatusOr<std::vector<TargetProfile>> resolved =
       ResolveProfiles(profiles, configs, system_config, memory_mode);
@@ -172,6 +332,16 @@ int RunCheck(const std::vector<std::string>& args) {
   }
   if (want_vela && fvp::FindProgram("vela").empty()) {
     return Failure("check: --backend vela: " + fvp::VelaInstallHint());
+  }
+
+  if (sweep) {
+    if (want_vela || per_layer || !html.empty() || !output.empty()) {
+      return UsageError("check: --backend vela, --per-layer, --html and --output describe one "
+                        "model; with several models use --jsonl/--summary-csv/--csv");
+    }
+    std::vector<TargetProfile> targets;
+    for (const ProfileRun& r : runs) targets.push_back(r.profile);
+    return RunSweep(models, targets, jobs, json, jsonl, summary_csv, csv);
   }
 
   const std::string& model_path = models[0];

@@ -58,6 +58,30 @@ std::string RenderCheckText(const CheckReport& report);
 // mica's estimate, for spreadsheets and sweeps. Columns are documented in REPORT.md.
 std::string RenderCheckCsv(const CheckReport& report);
 
+// Many models at once (`mica check A B ... | --models-from FILE`): one row per model x profile.
+inline constexpr const char* kSweepSchema = "mica.check.row/1";
+struct SweepRow {
+  std::string model;    // path as given
+  std::string profile;  // profile name
+  bool ok = false;      // false: `error` says why (unreadable model, estimate failed)
+  std::string error;
+  double total_cycles = 0;
+  double clock_hz = 0;
+  int64_t macs = 0;
+  int32_t npu_ops = 0, cpu_ops = 0;
+  PerArea memory_used_bytes{};
+  int64_t arena_bytes = 0;
+  bool fits = true;  // every memory with a known capacity holds what the model needs
+};
+SweepRow MakeSweepRow(const std::string& model, const TargetProfile& profile, const Estimate& e);
+SweepRow FailedSweepRow(const std::string& model, const std::string& profile,
+                        const std::string& error);
+// An aligned table with a final count line; JSON Lines (one compact object per row, schema
+// kSweepSchema); CSV with a header. Columns and keys are documented in REPORT.md.
+std::string RenderSweepText(const std::vector<SweepRow>& rows);
+std::string RenderSweepJsonl(const std::vector<SweepRow>& rows);
+std::string RenderSweepCsv(const std::vector<SweepRow>& rows);
+
 // Returns the report as one self-contained HTML page (inline SVG charts, no script or network):
 // profiles side by side, per-layer cycle bars split by bottleneck, a memory timeline against
 // each profile's SRAM, and the advice. `report.graph` must be set.
