@@ -257,7 +257,7 @@ std::string RenderCheckHtml(const CheckReport& report) {
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
   absl::StrAppend(&out, "<title>mica check: ", Esc(report.model_path), "</title>\n", kStyle,
                   "</head><body>\n");
-  int64_t macs = report.profiles.empty() ? 0 : report.profiles.front().mica.macs;
+  const int64_t macs = AnalyzeCost(graph.main()).total_macs;
   absl::StrAppend(&out, "<h1>mica check: ", Esc(report.model_path), "</h1>\n<p>",
                   FormatName(graph.source_format), ", ", graph.main().ops.size(), " operators, ",
                   Int(static_cast<double>(macs)), " MACs, ",

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "mica/estimate/json_writer.h"
 #include "mica/estimate/render.h"
+#include "mica/model/analysis.h"
 #include "report/render_internal.h"
 
 namespace mica {
@@ -227,6 +228,7 @@ std::string RenderCheckJson(const CheckReport& report) {
   w.Key("format").String(FormatName(graph.source_format));
   w.Key("operators").Int(static_cast<int64_t>(graph.main().ops.size()));
   w.Key("constant_bytes").Int(ConstantBytes(graph));
+  w.Key("macs").Int(AnalyzeCost(graph.main()).total_macs);
   w.EndObject();
   w.Key("compatibility_requested").Bool(report.compatibility);
   w.Key("performance_requested").Bool(report.performance);

@@ -10,6 +10,7 @@
 #include "mica/estimate/ethos_u.h"
 #include "mica/estimate/render.h"
 #include "mica/estimate/text_table.h"
+#include "mica/model/analysis.h"
 #include "report/render_internal.h"
 
 namespace mica {
@@ -230,7 +231,8 @@ std::string PerformanceTable(const std::vector<ProfileReport>& runs) {
     row(absl::StrCat(AreaTitle(a), " access cycles"), "cycles",
         [a](const Col& c) { return Cycles(c.e->access_cycles[At(a)]); });
   }
-  row("MACs", "MACs", [](const Col& c) { return FormatInt(c.e->macs, true); });
+  row("MACs (on the NPU for Ethos-U)", "MACs",
+      [](const Col& c) { return FormatInt(c.e->macs, true); });
   row("NPU MAC utilisation", "%", [](const Col& c) {
     if (c.run->profile.kind != TargetKind::kEthosU || c.e->backend != "mica") return std::string("-");
     return FormatFixed(100 * MacUtilisation(*c.e, c.run->profile), 1);
@@ -316,8 +318,8 @@ std::string RenderCheckText(const CheckReport& report) {
   const bool compatibility = report.compatibility, performance = report.performance;
   std::string out;
   const int64_t const_bytes = ConstantBytes(graph);
-  int64_t macs = 0;
-  if (!runs.empty()) macs = runs.front().mica.macs;
+  // The model's own MACs, whatever runs them (an Ethos-U estimate counts its NPU's only).
+  const int64_t macs = AnalyzeCost(graph.main()).total_macs;
   absl::StrAppend(&out, "Model: ", model_path, " (", FormatName(graph.source_format), ", ",
                   graph.main().ops.size(), " operators, ", FormatInt(macs, true), " MACs, ",
                   KibText(static_cast<double>(const_bytes)), " KiB constants)\n\n");
