@@ -1,0 +1,237 @@
+#!/usr/bin/env python3
+"""Record TFLite Micro's outputs for .tflite models as committed reference data.
+
+For every model: one deterministic input per graph input (the LCG rule below), one invoke of
+TensorFlow Lite Micro's Python interpreter (`pip install --pre tflite-micro`: its host build with
+reference kernels, the bit-exact oracle of record), and records
+  - <out>/tflm/outputs.csv: one row per graph output (dtype, shape, CRC-32 of the raw bytes,
+    first values, the .npy holding all of it) and per model the arena the interpreter used,
+  - <out>/tflm/<source>/<model>/output_<i>.npy (and input_<i>.npy when the input is small).
+Each model runs in a child process, so a crash in the interpreter becomes an error row.
+
+Input rule (easy to re-implement in C++): one 32-bit LCG stream per model,
+    state = 0x6D696361 ("mica"); before each value: state = state * 1664525 + 1013904223 (mod 2^32)
+consumed over the graph inputs in order, each input's elements in row-major order; the value is
+    int8:   (int8_t)(state >> 24)        uint8:  (uint8_t)(state >> 24)
+    int16:  (int16_t)(state >> 16)       int32:  (int32_t)state
+    float32: (float)(state >> 8) * 2^-23 - 1.0f   (exact in float; uniform in [-1, 1))
+(`(intN_t)` is two's-complement truncation). Other input types get an error row.
+"""
+
+import argparse
+import csv
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import zlib
+from pathlib import Path
+
+SEED = 0x6D696361
+LCG_A, LCG_C = 1664525, 1013904223
+MAX_SAVED_INPUT_BYTES = 64 * 1024
+FIRST_VALUES = 8
+
+COLUMNS = [
+    "source", "model", "model_path", "model_sha256", "tflm_version", "status", "error",
+    "arena_total_bytes", "arena_head_bytes", "arena_tail_bytes", "inputs", "input_crc32",
+    "output", "dtype", "shape", "crc32", "first_values", "file",
+]
+
+
+def sha256_of(path):
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def lcg_states(count, state):
+    """The next `count` LCG states (as uint32 numpy array) and the final state."""
+    import numpy as np
+    out = np.empty(count, dtype=np.uint32)
+    s = state
+    for i in range(count):
+        s = (s * LCG_A + LCG_C) & 0xFFFFFFFF
+        out[i] = s
+    return out, s
+
+
+def make_input(dtype, shape, state):
+    import numpy as np
+    n = int(np.prod(shape)) if len(shape) else 1
+    st, state = lcg_states(n, state)
+    dt = np.dtype(dtype)
+    if dt == np.int8:
+        v = (st >> 24).astype(np.uint8).view(np.int8)
+    elif dt == np.uint8:
+        v = (st >> 24).astype(np.uint8)
+    elif dt == np.int16:
+        v = (st >> 16).astype(np.uint16).view(np.int16)
+    elif dt == np.int32:
+        v = st.view(np.int32)
+    elif dt == np.float32:
+        v = ((st >> 8).astype(np.float32) * np.float32(2.0 ** -23) - np.float32(1.0))
+    else:
+        raise ValueError(f"unsupported input type {dt.name}")
+    return v.reshape(shape).astype(dt), state
+
+
+def child(model_path, out_dir):
+    """Runs in a child process: writes result.json (and .npy files) into out_dir."""
+    import numpy as np
+    from tflite_micro.python.tflite_micro import runtime
+    size = os.path.getsize(model_path)
+    res = {"inputs": [], "outputs": []}
+    interp = None
+    for arena in (max(10 * size, 4 << 20), max(40 * size, 64 << 20)):
+        try:
+            interp = runtime.Interpreter.from_file(str(model_path), arena_size=arena)
+            break
+        except Exception as e:  # noqa: BLE001 - the interpreter raises RuntimeError/ValueError
+            err = e
+    if interp is None:
+        raise RuntimeError(f"interpreter: {str(err).strip().splitlines()[-1]}")
+    state = SEED
+    i = 0
+    while True:
+        try:
+            d = interp.get_input_details(i)
+        except IndexError:
+            break
+        x, state = make_input(d["dtype"], [int(s) for s in d["shape"]], state)
+        interp.set_input(x, i)
+        res["inputs"].append({"dtype": np.dtype(d["dtype"]).name, "crc32": zlib.crc32(x.tobytes()),
+                              "shape": list(x.shape)})
+        if x.nbytes <= MAX_SAVED_INPUT_BYTES:
+            np.save(Path(out_dir) / f"input_{i}.npy", x)
+        i += 1
+    interp.invoke()
+    i = 0
+    while True:
+        try:
+            interp.get_output_details(i)
+        except IndexError:
+            break
+        y = np.ascontiguousarray(interp.get_output(i))
+        np.save(Path(out_dir) / f"output_{i}.npy", y)
+        res["outputs"].append({"dtype": y.dtype.name, "shape": list(y.shape),
+                               "crc32": zlib.crc32(y.tobytes()),
+                               "first": [v.item() for v in y.reshape(-1)[:FIRST_VALUES]]})
+        i += 1
+    # The recording allocator prints its report on the C++ stderr: capture file descriptor 2.
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile(mode="w+b") as f:
+        os.dup2(f.fileno(), 2)
+        try:
+            interp.print_allocations()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        f.seek(0)
+        report = f.read().decode(errors="replace")
+    for key, name in (("total", "arena_total_bytes"), ("head", "arena_head_bytes"),
+                      ("tail", "arena_tail_bytes")):
+        for line in report.splitlines():
+            if f"Arena allocation {key} " in line:
+                res[name] = int(line.split()[-2])
+    (Path(out_dir) / "result.json").write_text(json.dumps(res))
+
+
+def tflm_version():
+    from importlib.metadata import version
+    return version("tflite-micro")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--child", nargs=2, metavar=("MODEL", "DIR"), help=argparse.SUPPRESS)
+    ap.add_argument("--out", help="reference folder (test/corpus/reference)")
+    ap.add_argument("--source", choices=["corpus", "shared"])
+    ap.add_argument("--root", help="folder the model paths are relative to")
+    ap.add_argument("--models", nargs="+", help="glob patterns relative to --root")
+    ap.add_argument("--timeout", type=int, default=600)
+    args = ap.parse_args()
+    if args.child:
+        child(*args.child)
+        return 0
+    if not (args.out and args.source and args.root and args.models):
+        ap.error("--out, --source, --root and --models are required")
+
+    version = tflm_version()
+    root = Path(args.root)
+    models = sorted({p for pat in args.models for p in root.glob(pat) if p.is_file()})
+    if not models:
+        raise SystemExit("error: no models match")
+    base = Path(args.out) / "tflm"
+    base.mkdir(parents=True, exist_ok=True)
+    table = base / "outputs.csv"
+    rows = []
+    if table.exists():
+        with open(table, newline="") as f:
+            rows = list(csv.DictReader(f))
+    done = {(r["source"], r["model"], r["model_sha256"], r["tflm_version"]) for r in rows}
+    for m in models:
+        sha = sha256_of(m)
+        key = (args.source, m.stem, sha, version)
+        if key in done:
+            continue
+        d = base / args.source / m.stem
+        d.mkdir(parents=True, exist_ok=True)
+        for old in d.glob("*.npy"):
+            old.unlink()
+        common = {"source": args.source, "model": m.stem,
+                  "model_path": m.relative_to(root).as_posix(), "model_sha256": sha,
+                  "tflm_version": version}
+        rows = [r for r in rows if (r["source"], r["model"]) != (args.source, m.stem)]
+        try:
+            p = subprocess.run([sys.executable, __file__, "--child", str(m), str(d)],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               errors="replace", timeout=args.timeout)
+            failed = p.returncode != 0 or not (d / "result.json").exists()
+            msg = (p.stdout.strip().splitlines() or [f"exit {p.returncode}"])[-1]
+            if not failed:
+                res = json.loads((d / "result.json").read_text())
+        except subprocess.TimeoutExpired:
+            failed, msg = True, f"timeout after {args.timeout} s"
+        if failed:
+            for old in d.glob("*"):
+                old.unlink()
+            d.rmdir()
+            rows.append({**common, "status": "error", "error": msg[:400]})
+            print(f"{m.stem}: error: {msg}", flush=True)
+            continue
+        (d / "result.json").unlink()
+        inputs = ";".join(f"{x['dtype']}[{'x'.join(map(str, x['shape']))}]"
+                          for x in res["inputs"])
+        in_crc = ";".join(f"{x['crc32']:08x}" for x in res["inputs"])
+        for i, o in enumerate(res["outputs"]):
+            rows.append({**common, "status": "ok", "error": "",
+                         "arena_total_bytes": res.get("arena_total_bytes", ""),
+                         "arena_head_bytes": res.get("arena_head_bytes", ""),
+                         "arena_tail_bytes": res.get("arena_tail_bytes", ""),
+                         "inputs": inputs, "input_crc32": in_crc, "output": i,
+                         "dtype": o["dtype"], "shape": "x".join(map(str, o["shape"])),
+                         "crc32": f"{o['crc32']:08x}",
+                         "first_values": " ".join(str(v) for v in o["first"]),
+                         "file": f"{args.source}/{m.stem}/output_{i}.npy"})
+        print(f"{m.stem}: {len(res['outputs'])} outputs, arena "
+              f"{res.get('arena_total_bytes')} B", flush=True)
+        # rewrite after every model (resumable)
+        rows.sort(key=lambda r: (r["source"], r["model"], int(r.get("output") or 0)))
+        with open(table, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
+            w.writeheader()
+            for r in rows:
+                w.writerow({c: r.get(c, "") for c in COLUMNS})
+    rows.sort(key=lambda r: (r["source"], r["model"], int(r.get("output") or 0)))
+    with open(table, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
+        w.writeheader()
+        for r in rows:
+            w.writerow({c: r.get(c, "") for c in COLUMNS})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
