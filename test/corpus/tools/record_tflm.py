@@ -6,7 +6,9 @@ TensorFlow Lite Micro's Python interpreter (`pip install --pre tflite-micro`: it
 reference kernels, the bit-exact oracle of record), and records
   - <out>/tflm/outputs.csv: one row per graph output (dtype, shape, CRC-32 of the raw bytes,
     first values, the .npy holding all of it) and per model the arena the interpreter used,
-  - <out>/tflm/<source>/<model>/output_<i>.npy (and input_<i>.npy when the input is small).
+  - <out>/tflm/<source>/<model>/output_<i>.npy (and input_<i>.npy when the input is small),
+  - <out>/tflm/tensors.csv: CRC-32 of every non-constant tensor of subgraph 0 after the invoke
+    (a second run with kPreserveAllTensors, so no arena reuse overwrites them).
 Each model runs in a child process, so a crash in the interpreter becomes an error row.
 
 Input rule (easy to re-implement in C++): one 32-bit LCG stream per model,
@@ -39,6 +41,8 @@ COLUMNS = [
     "arena_total_bytes", "arena_head_bytes", "arena_tail_bytes", "inputs", "input_crc32",
     "output", "dtype", "shape", "crc32", "first_values", "file",
 ]
+
+TENSOR_COLUMNS = ["source", "model", "tensor", "dtype", "shape", "crc32"]
 
 
 def sha256_of(path):
@@ -76,6 +80,51 @@ def make_input(dtype, shape, state):
     return v.reshape(shape).astype(dt), state
 
 
+def interp_arena(size):
+    return max(10 * size, 4 << 20)
+
+
+def activation_tensors(model_path):
+    """Indices of subgraph 0's tensors that hold no constant data (activations, variables)."""
+    from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
+    buf = Path(model_path).read_bytes()
+    model = schema.Model.GetRootAsModel(buf, 0)
+    sg = model.Subgraphs(0)
+    out = []
+    for t in range(sg.TensorsLength()):
+        b = model.Buffers(sg.Tensors(t).Buffer())
+        if b is None or (b.DataLength() == 0 and b.Offset() <= 1):
+            out.append(t)
+    return out
+
+
+def tensor_crcs(model_path, arena, res):
+    """Second run with every tensor preserved: CRC-32 of each activation tensor of subgraph 0."""
+    import numpy as np
+    from tflite_micro.python.tflite_micro import runtime
+    interp = runtime.Interpreter.from_file(
+        str(model_path), arena_size=arena,
+        intrepreter_config=runtime.InterpreterConfig.kPreserveAllTensors)
+    state = SEED
+    for i, x in enumerate(res["inputs"]):
+        v, state = make_input(x["dtype"], x["shape"], state)
+        interp.set_input(v, i)
+    interp.invoke()
+    for i, o in enumerate(res["outputs"]):
+        if zlib.crc32(np.ascontiguousarray(interp.get_output(i)).tobytes()) != o["crc32"]:
+            raise RuntimeError(f"output {i} differs between the two interpreter runs")
+    out = []
+    for t in activation_tensors(model_path):
+        d = interp.GetTensor(t, 0)
+        a = d["tensor_data"]
+        if a is None:
+            continue
+        a = np.ascontiguousarray(a)
+        out.append([t, np.dtype(d["dtype"]).name, "x".join(str(int(s)) for s in d["shape"]),
+                    f"{zlib.crc32(a.tobytes()):08x}"])
+    return out
+
+
 def child(model_path, out_dir):
     """Runs in a child process: writes result.json (and .npy files) into out_dir."""
     import numpy as np
@@ -83,7 +132,7 @@ def child(model_path, out_dir):
     size = os.path.getsize(model_path)
     res = {"inputs": [], "outputs": []}
     interp = None
-    for arena in (max(10 * size, 4 << 20), max(40 * size, 64 << 20)):
+    for arena in (interp_arena(size), max(40 * size, 64 << 20)):
         try:
             interp = runtime.Interpreter.from_file(str(model_path), arena_size=arena)
             break
@@ -118,6 +167,7 @@ def child(model_path, out_dir):
                                "crc32": zlib.crc32(y.tobytes()),
                                "first": [v.item() for v in y.reshape(-1)[:FIRST_VALUES]]})
         i += 1
+    res["tensors"] = tensor_crcs(model_path, interp_arena(size), res)
     # The recording allocator prints its report on the C++ stderr: capture file descriptor 2.
     sys.stderr.flush()
     saved = os.dup(2)
@@ -136,6 +186,21 @@ def child(model_path, out_dir):
             if f"Arena allocation {key} " in line:
                 res[name] = int(line.split()[-2])
     (Path(out_dir) / "result.json").write_text(json.dumps(res))
+
+
+def write_tables(table, rows, tensor_table, tensors):
+    rows.sort(key=lambda r: (r["source"], r["model"], int(r.get("output") or 0)))
+    with open(table, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
+        w.writeheader()
+        for r in rows:
+            w.writerow({c: r.get(c, "") for c in COLUMNS})
+    with open(tensor_table, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=TENSOR_COLUMNS, lineterminator="\n")
+        w.writeheader()
+        for key in sorted(tensors):
+            for r in sorted(tensors[key], key=lambda r: int(r["tensor"])):
+                w.writerow({c: r.get(c, "") for c in TENSOR_COLUMNS})
 
 
 def tflm_version():
@@ -171,6 +236,12 @@ def main():
         with open(table, newline="") as f:
             rows = list(csv.DictReader(f))
     done = {(r["source"], r["model"], r["model_sha256"], r["tflm_version"]) for r in rows}
+    tensor_table = base / "tensors.csv"
+    tensors = {}
+    if tensor_table.exists():
+        with open(tensor_table, newline="") as f:
+            for r in csv.DictReader(f):
+                tensors.setdefault((r["source"], r["model"]), []).append(r)
     for m in models:
         sha = sha256_of(m)
         key = (args.source, m.stem, sha, version)
@@ -184,6 +255,7 @@ def main():
                   "model_path": m.relative_to(root).as_posix(), "model_sha256": sha,
                   "tflm_version": version}
         rows = [r for r in rows if (r["source"], r["model"]) != (args.source, m.stem)]
+        tensors.pop((args.source, m.stem), None)
         try:
             p = subprocess.run([sys.executable, __file__, "--child", str(m), str(d)],
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -202,6 +274,9 @@ def main():
             print(f"{m.stem}: error: {msg}", flush=True)
             continue
         (d / "result.json").unlink()
+        tensors[(args.source, m.stem)] = [
+            {**common, "tensor": t, "dtype": dt, "shape": sh, "crc32": crc}
+            for t, dt, sh, crc in res["tensors"]]
         inputs = ";".join(f"{x['dtype']}[{'x'.join(map(str, x['shape']))}]"
                           for x in res["inputs"])
         in_crc = ";".join(f"{x['crc32']:08x}" for x in res["inputs"])
@@ -218,18 +293,8 @@ def main():
         print(f"{m.stem}: {len(res['outputs'])} outputs, arena "
               f"{res.get('arena_total_bytes')} B", flush=True)
         # rewrite after every model (resumable)
-        rows.sort(key=lambda r: (r["source"], r["model"], int(r.get("output") or 0)))
-        with open(table, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
-            w.writeheader()
-            for r in rows:
-                w.writerow({c: r.get(c, "") for c in COLUMNS})
-    rows.sort(key=lambda r: (r["source"], r["model"], int(r.get("output") or 0)))
-    with open(table, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
-        w.writeheader()
-        for r in rows:
-            w.writerow({c: r.get(c, "") for c in COLUMNS})
+        write_tables(table, rows, tensor_table, tensors)
+    write_tables(table, rows, tensor_table, tensors)
     return 0
 
 
