@@ -216,6 +216,9 @@ def main():
     ap.add_argument("--root", help="folder the model paths are relative to")
     ap.add_argument("--models", nargs="+", help="glob patterns relative to --root")
     ap.add_argument("--timeout", type=int, default=600)
+    ap.add_argument("--prune", action="store_true",
+                    help="first delete the records of this source's models that are not in the "
+                         "model list with their current sha256")
     args = ap.parse_args()
     if args.child:
         child(*args.child)
@@ -242,6 +245,20 @@ def main():
         with open(tensor_table, newline="") as f:
             for r in csv.DictReader(f):
                 tensors.setdefault((r["source"], r["model"]), []).append(r)
+    if args.prune:
+        keep = {(m.stem, sha256_of(m)) for m in models}
+        stale = {r["model"] for r in rows
+                 if r["source"] == args.source and (r["model"], r["model_sha256"]) not in keep}
+        rows = [r for r in rows if not (r["source"] == args.source and r["model"] in stale)]
+        for key in [k for k in tensors if k[0] == args.source and k[1] in stale]:
+            del tensors[key]
+        for d in (base / args.source).glob("*") if (base / args.source).exists() else []:
+            if d.name in stale or d.name not in {m.stem for m in models}:
+                for f in d.glob("*"):
+                    f.unlink()
+                d.rmdir()
+        done = {(r["source"], r["model"], r["model_sha256"], r["tflm_version"]) for r in rows}
+        write_tables(table, rows, tensor_table, tensors)
     for m in models:
         sha = sha256_of(m)
         key = (args.source, m.stem, sha, version)

@@ -291,6 +291,34 @@ class Recorder:
                 csv.writer(f, lineterminator="\n").writerow([full[c] for c in TOTALS_COLUMNS])
             self.done.add(self.key(full))
 
+    def prune(self, source, keep):
+        """Delete rows and per-layer files of `source` models not in keep {(model, sha256)}."""
+        with open(self.totals, newline="") as f:
+            rows = list(csv.DictReader(f))
+        stale = {r["model"] for r in rows
+                 if r["source"] == source and (r["model"], r["model_sha256"]) not in keep}
+        kept_models = {m for m, _ in keep}
+        rows = [r for r in rows if not (r["source"] == source and r["model"] in stale)]
+        with open(self.totals, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=TOTALS_COLUMNS, lineterminator="\n")
+            w.writeheader()
+            w.writerows(rows)
+        with open(self.fallbacks, newline="") as f:
+            fb = [r for r in csv.DictReader(f)
+                  if not (r["source"] == source and r["model"] in stale)]
+        with open(self.fallbacks, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=FALLBACK_COLUMNS, lineterminator="\n")
+            w.writeheader()
+            w.writerows(fb)
+        layers = self.dir / "layers" / source
+        if layers.exists():
+            for d in layers.iterdir():
+                if d.name in stale or d.name not in kept_models:
+                    shutil.rmtree(d)
+        self.done = {self.key(r) for r in rows}
+        if stale:
+            print(f"pruned the records of {len(stale)} models: {', '.join(sorted(stale))}")
+
     def sort_files(self):
         """Sort the row files so that re-recording gives stable diffs."""
         order = {p: i for i, p in enumerate(PROFILES)}
@@ -340,6 +368,9 @@ def main():
     ap.add_argument("--profiles", nargs="+", default=PROFILES, choices=PROFILES)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=int, default=900, help="seconds per Vela run")
+    ap.add_argument("--prune", action="store_true",
+                    help="first delete the records of this source's models that are not in the "
+                         "model list with their current sha256 (removed or changed models)")
     args = ap.parse_args()
 
     version = subprocess.run([args.vela, "--version"], stdout=subprocess.PIPE, text=True,
@@ -383,6 +414,8 @@ def main():
                     jobs.append(job)
     print(f"{len(jobs)} Vela runs to do ({len(rec.done)} already recorded)", flush=True)
     n = 0
+    if args.prune:
+        rec.prune(args.source, {(m.stem, sha256_of(m)) for m in models})
     try:
         with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
             futures = [pool.submit(run_one, j) for j in jobs]
@@ -393,6 +426,10 @@ def main():
                 print(f"[{n}/{len(jobs)}] {job['model']} {job['profile']} {job['config']}: "
                       f"{row['status']} {row.get('total_cycles', '')} "
                       f"{row.get('error', '')} ({row['wall_seconds']} s)", flush=True)
+    except KeyboardInterrupt:
+        for f in futures:
+            f.cancel()
+        print("interrupted: the runs recorded so far are kept", flush=True)
     finally:
         rec.sort_files()
 
