@@ -264,8 +264,40 @@ class Recorder:
             p.write_text("".join(n + "\n" for n in names))
         return index, d
 
+    def forget_other_versions(self, source, model, sha):
+        """A model recorded with another sha256 (regenerated): drop its old records first."""
+        with open(self.totals, newline="") as f:
+            old = any(r["source"] == source and r["model"] == model and r["model_sha256"] != sha
+                      for r in csv.DictReader(f))
+        if not old:
+            return
+        self._drop(lambda r: r["source"] == source and r["model"] == model,
+                   {(source, model)})
+        shutil.rmtree(self.dir / "layers" / source / model, ignore_errors=True)
+        print(f"{model}: changed since recorded; its old records are dropped", flush=True)
+
+    def _drop(self, totals_pred, fallback_models):
+        """Delete totals rows matching totals_pred and fallback rows of fallback_models."""
+        with open(self.totals, newline="") as f:
+            rows = list(csv.DictReader(f))
+        rows = [r for r in rows if not totals_pred(r)]
+        with open(self.totals, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=TOTALS_COLUMNS, lineterminator="\n")
+            w.writeheader()
+            w.writerows(rows)
+        if fallback_models:
+            with open(self.fallbacks, newline="") as f:
+                fb = [r for r in csv.DictReader(f)
+                      if (r["source"], r["model"]) not in fallback_models]
+            with open(self.fallbacks, "w", newline="") as f:
+                w = csv.DictWriter(f, fieldnames=FALLBACK_COLUMNS, lineterminator="\n")
+                w.writeheader()
+                w.writerows(fb)
+        self.done = {self.key(r) for r in rows}
+
     def store(self, job, row, layers, fallbacks):
         with self.lock:
+            self.forget_other_versions(job["source"], job["model"], job["model_sha256"])
             full = {c: "" for c in TOTALS_COLUMNS}
             full.update({k: job[k] for k in ("source", "model", "model_path", "model_sha256",
                                              "profile", "config", "vela_version", "vela_ini",
@@ -291,31 +323,18 @@ class Recorder:
                 csv.writer(f, lineterminator="\n").writerow([full[c] for c in TOTALS_COLUMNS])
             self.done.add(self.key(full))
 
-    def prune(self, source, keep):
-        """Delete rows and per-layer files of `source` models not in keep {(model, sha256)}."""
+    def prune(self, source, models):
+        """Delete the records of `source` models whose name is not in `models`."""
         with open(self.totals, newline="") as f:
-            rows = list(csv.DictReader(f))
-        stale = {r["model"] for r in rows
-                 if r["source"] == source and (r["model"], r["model_sha256"]) not in keep}
-        kept_models = {m for m, _ in keep}
-        rows = [r for r in rows if not (r["source"] == source and r["model"] in stale)]
-        with open(self.totals, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=TOTALS_COLUMNS, lineterminator="\n")
-            w.writeheader()
-            w.writerows(rows)
-        with open(self.fallbacks, newline="") as f:
-            fb = [r for r in csv.DictReader(f)
-                  if not (r["source"] == source and r["model"] in stale)]
-        with open(self.fallbacks, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=FALLBACK_COLUMNS, lineterminator="\n")
-            w.writeheader()
-            w.writerows(fb)
+            stale = {r["model"] for r in csv.DictReader(f)
+                     if r["source"] == source and r["model"] not in models}
         layers = self.dir / "layers" / source
         if layers.exists():
-            for d in layers.iterdir():
-                if d.name in stale or d.name not in kept_models:
-                    shutil.rmtree(d)
-        self.done = {self.key(r) for r in rows}
+            stale |= {d.name for d in layers.iterdir() if d.name not in models}
+        self._drop(lambda r: r["source"] == source and r["model"] in stale,
+                   {(source, m) for m in stale})
+        for m in stale:
+            shutil.rmtree(layers / m, ignore_errors=True)
         if stale:
             print(f"pruned the records of {len(stale)} models: {', '.join(sorted(stale))}")
 
@@ -370,7 +389,7 @@ def main():
     ap.add_argument("--timeout", type=int, default=900, help="seconds per Vela run")
     ap.add_argument("--prune", action="store_true",
                     help="first delete the records of this source's models that are not in the "
-                         "model list with their current sha256 (removed or changed models)")
+                         "model list (a changed model's old records go when it is recorded anew)")
     args = ap.parse_args()
 
     version = subprocess.run([args.vela, "--version"], stdout=subprocess.PIPE, text=True,
@@ -415,22 +434,21 @@ def main():
     print(f"{len(jobs)} Vela runs to do ({len(rec.done)} already recorded)", flush=True)
     n = 0
     if args.prune:
-        rec.prune(args.source, {(m.stem, sha256_of(m)) for m in models})
+        rec.prune(args.source, {m.stem for m in models})
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs)
     try:
-        with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-            futures = [pool.submit(run_one, j) for j in jobs]
-            for fut in concurrent.futures.as_completed(futures):
-                job, row, layers, fallbacks = fut.result()
-                rec.store(job, row, layers, fallbacks)
-                n += 1
-                print(f"[{n}/{len(jobs)}] {job['model']} {job['profile']} {job['config']}: "
-                      f"{row['status']} {row.get('total_cycles', '')} "
-                      f"{row.get('error', '')} ({row['wall_seconds']} s)", flush=True)
+        futures = [pool.submit(run_one, j) for j in jobs]
+        for fut in concurrent.futures.as_completed(futures):
+            job, row, layers, fallbacks = fut.result()
+            rec.store(job, row, layers, fallbacks)
+            n += 1
+            print(f"[{n}/{len(jobs)}] {job['model']} {job['profile']} {job['config']}: "
+                  f"{row['status']} {row.get('total_cycles', '')} "
+                  f"{row.get('error', '')} ({row['wall_seconds']} s)", flush=True)
     except KeyboardInterrupt:
-        for f in futures:
-            f.cancel()
         print("interrupted: the runs recorded so far are kept", flush=True)
     finally:
+        pool.shutdown(wait=True, cancel_futures=True)
         rec.sort_files()
 
 
