@@ -218,7 +218,7 @@ def main():
     ap.add_argument("--timeout", type=int, default=600)
     ap.add_argument("--prune", action="store_true",
                     help="first delete the records of this source's models that are not in the "
-                         "model list with their current sha256")
+                         "model list (a changed model is recorded anew anyway)")
     args = ap.parse_args()
     if args.child:
         child(*args.child)
@@ -246,9 +246,9 @@ def main():
             for r in csv.DictReader(f):
                 tensors.setdefault((r["source"], r["model"]), []).append(r)
     if args.prune:
-        keep = {(m.stem, sha256_of(m)) for m in models}
+        listed = {m.stem for m in models}
         stale = {r["model"] for r in rows
-                 if r["source"] == args.source and (r["model"], r["model_sha256"]) not in keep}
+                 if r["source"] == args.source and r["model"] not in listed}
         rows = [r for r in rows if not (r["source"] == args.source and r["model"] in stale)]
         for key in [k for k in tensors if k[0] == args.source and k[1] in stale]:
             del tensors[key]
