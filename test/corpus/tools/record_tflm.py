@@ -203,6 +203,19 @@ def write_tables(table, rows, tensor_table, tensors):
                 w.writerow({c: r.get(c, "") for c in TENSOR_COLUMNS})
 
 
+def child_error(output, returncode):
+    """One line: the interpreter's own first complaint (printed before the Python traceback),
+    then the exception."""
+    lines = [l.strip() for l in output.splitlines() if l.strip()]
+    if not lines:
+        return f"exit {returncode}"
+    before = lines[:lines.index("Traceback (most recent call last):")] \
+        if "Traceback (most recent call last):" in lines else []
+    before = [l for l in before if "out of range (length is" not in l]
+    first = [l for i, l in enumerate(before) if l not in before[:i]][:2]
+    return "; ".join(first + [lines[-1]])
+
+
 def tflm_version():
     from importlib.metadata import version
     return version("tflite-micro")
@@ -278,7 +291,7 @@ def main():
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                errors="replace", timeout=args.timeout)
             failed = p.returncode != 0 or not (d / "result.json").exists()
-            msg = (p.stdout.strip().splitlines() or [f"exit {p.returncode}"])[-1]
+            msg = child_error(p.stdout, p.returncode)
             if not failed:
                 res = json.loads((d / "result.json").read_text())
         except subprocess.TimeoutExpired:
