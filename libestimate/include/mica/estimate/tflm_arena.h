@@ -1,0 +1,95 @@
+// mica estimate — the tensor arena TensorFlow Lite Micro needs for a model, to the byte: what a
+// deployment must reserve as `tensor_arena[...]`.
+//
+// TFLite Micro splits one arena into a head (the non-persistent section, planned once) and a
+// tail (persistent allocations, taken from the top downwards). The rules below are facts read
+// from TFLite Micro's allocator and planner sources (micro_allocator.cc,
+// micro_allocation_info.cc, greedy_memory_planner.cc) and checked against its interpreter's own
+// report (the `tflite-micro` PyPI build, 64-bit) and against arenas measured on Cortex-M
+// (../shared/reference/tflm-cmsis-nn/totals.csv):
+//
+//   head  = the greedy plan of every activation tensor (non-constant, non-variable, bytes > 0)
+//           and every kernel scratch buffer, sizes rounded up to 16. Lifetimes count in
+//           "scopes": graph inputs are created at scope 0, operator i runs at scope i+1, a
+//           scratch buffer lives at its operator's scope only, graph outputs live to the end.
+//           Buffers are handed to the planner tensors first then scratch buffers, the planner
+//           reverses that list and bubble-sorts it by size, largest first, stably: equal sizes
+//           go later-added first. Each buffer takes the first gap between time-overlapping
+//           placed buffers walked in offset order.
+//   tail  = TfLiteEvalTensor per tensor (3 words), NodeAndRegistration per operator (8 words),
+//           parsed builtin options per operator, kernels' persistent data (OpData, per-channel
+//           multipliers and shifts, CMSIS-NN MVE fully-connected kernel sums), scratch-buffer
+//           handles (1 word each), persistent TfLiteTensors for the graph inputs and outputs
+//           the application reads, variable tensors, and the allocator's own objects.
+//
+// The word size is the build's pointer size: 4 on Cortex-M (the target), 8 on a 64-bit host
+// (TFLite Micro's Python interpreter), so the same model has two arenas.
+//
+//   mica::estimate::TflmArenaOptions o;               // 32-bit target, CMSIS-NN
+//   o.isa = mica::kernels::Isa::kMve;
+//   MICA_ASSIGN_OR_RETURN(mica::estimate::TflmArena a, mica::estimate::EstimateTflmArena(g, o));
+//   std::cout << a.total_bytes << " = head " << a.head_bytes << " + tail " << a.tail_bytes;
+#ifndef MICA_ESTIMATE_TFLM_ARENA_H_
+#define MICA_ESTIMATE_TFLM_ARENA_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "mica/kernels/types.h"
+#include "mica/model/graph.h"
+
+namespace mica {
+namespace estimate {
+
+// Which kernels the TFLite Micro build links.
+enum class TflmKernels {
+  kReference,  // TFLite Micro's reference kernels (no scratch buffers, no kernel sums)
+  kCmsisNn,    // CMSIS-NN kernels for `isa`
+};
+
+struct TflmArenaOptions {
+  int pointer_bytes = 4;                    // 4: Cortex-M; 8: the 64-bit host build
+  TflmKernels kernels = TflmKernels::kCmsisNn;
+  kernels::Isa isa = kernels::Isa::kScalar;  // CMSIS-NN variant (ignored for kReference)
+};
+
+// One persistent (tail) category.
+struct TflmTailItem {
+  std::string name;   // "eval tensors", "node and registration", ...
+  int64_t bytes = 0;
+  int64_t count = 0;  // allocations or entries in the category
+};
+
+struct TflmArena {
+  int64_t head_bytes = 0;         // planned activations + scratch (the non-persistent section)
+  int64_t activation_bytes = 0;   // the plan of activations alone (no scratch buffers)
+  int64_t scratch_bytes = 0;      // sum of scratch requests (rounded to 16), planned with them
+  int64_t tail_bytes = 0;         // sum of `tail`
+  int64_t total_bytes = 0;        // head + tail: the arena to reserve
+  std::vector<TflmTailItem> tail;
+  // The operator at the head's peak and the tensors (indices) live there, largest first.
+  int32_t peak_op = -1;
+  std::vector<int32_t> peak_tensors;
+  int64_t peak_scratch_bytes = 0;  // scratch of peak_op, part of the peak
+};
+
+// Returns the arena TFLite Micro needs for the main subgraph of `graph` with `options`.
+// InvalidArgument when the pointer size is not 4 or 8 or the graph has no subgraph.
+absl::StatusOr<TflmArena> EstimateTflmArena(const Graph& graph, const TflmArenaOptions& options);
+
+// The runtimes `mica check --runtime` knows.
+enum class Runtime { kTflm, kExecuTorch, kMica };
+
+// "tflm", "executorch", "mica".
+std::string_view RuntimeName(Runtime runtime);
+
+// Parses a runtime name as RuntimeName spells it; InvalidArgument listing the names otherwise.
+absl::StatusOr<Runtime> ParseRuntime(std::string_view name);
+
+}  // namespace estimate
+}  // namespace mica
+
+#endif  // MICA_ESTIMATE_TFLM_ARENA_H_

@@ -1,0 +1,280 @@
+// TFLite Micro's tensor arena: head (greedy plan of activations and scratch) and tail
+// (persistent structures), for a 32-bit target or the 64-bit host build.
+#include "mica/estimate/tflm_arena.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "cortex_m/internal.h"
+#include "mica/estimate/cortex_m.h"
+#include "mica/model/planner.h"
+
+namespace mica {
+namespace estimate {
+namespace {
+
+constexpr int64_t kAlign = 16;  // TFLite Micro's MicroArenaBufferAlignment()
+
+int64_t RoundUp(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
+
+// Bytes of the builtin-options struct TFLite Micro parses for `kind` into the tail (4-byte
+// aligned C structs of ints, independent of the pointer size): TfLiteConvParams,
+// TfLiteDepthwiseConvParams (7 ints), TfLitePoolParams (6 ints + 4 padding ints),
+// TfLiteReshapeParams (8 + 1 ints), TfLiteFullyConnectedParams (16), TfLiteSoftmaxParams
+// (one float), TfLiteAddParams/TfLiteSubParams/TfLiteMulParams (8).
+int64_t BuiltinDataBytes(OpKind kind) {
+  switch (kind) {
+    case OpKind::kConv2D: case OpKind::kDepthwiseConv2D: return 28;
+    case OpKind::kTransposeConv: return 24;
+    case OpKind::kAveragePool2D: case OpKind::kMaxPool2D: return 40;
+    case OpKind::kReshape: return 36;
+    case OpKind::kFullyConnected: return 16;
+    case OpKind::kSoftmax: return 4;
+    case OpKind::kAdd: case OpKind::kSub: case OpKind::kMul: return 8;
+    default: return 0;
+  }
+}
+
+// Bytes of the OpData a kernel allocates in Init (each allocation 16-aligned), by pointer
+// size. The structs hold the requantization and clamp ints of the operator plus a few
+// pointers (per-channel arrays) and, for CMSIS-NN, the scratch-buffer index.
+int64_t OpDataBytes(OpKind kind, int p, bool cmsis) {
+  switch (kind) {
+    case OpKind::kConv2D: case OpKind::kDepthwiseConv2D: case OpKind::kTransposeConv:
+      return RoundUp(56 + 2 * p, kAlign);
+    case OpKind::kFullyConnected:
+      return (p == 8 ? 80 : 32) + (cmsis ? 32 : 0);
+    case OpKind::kAdd: case OpKind::kSub:
+      return RoundUp(60, kAlign);
+    case OpKind::kMul:
+      return RoundUp(36, kAlign);
+    case OpKind::kAveragePool2D: case OpKind::kMaxPool2D:
+      return RoundUp(16, kAlign);
+    case OpKind::kSoftmax:
+      return RoundUp(28 + 2 * p, kAlign);
+    case OpKind::kReshape: case OpKind::kSqueeze: case OpKind::kExpandDims:
+      return 0;
+    default:
+      return RoundUp(16, kAlign);
+  }
+}
+
+// The allocator's own objects in the tail (MicroAllocator, the arena buffer allocators, the
+// greedy planner, the builtin-data allocator, SubgraphAllocations, the interpreter's graph
+// and context) and the padding between differently aligned allocations: calibrated so that
+// the estimate is never below the arenas measured (../shared/reference/tflm-cmsis-nn for 4,
+// tflite-micro's host report for 8; see test/estimate/tflm_arena_test.cc).
+int64_t BookkeepingBytes(int p) { return p == 8 ? 600 : 200; }
+
+// Persistent TfLiteTensor (and its quantization struct and one-entry zero-point array) the
+// application gets for each graph input and output it reads.
+int64_t IoTensorBytes(int p) { return p == 8 ? 64 + 24 + 8 : 40 + 12 + 8; }
+
+// The scratch buffer TFLite Micro's CMSIS-NN kernels request for `w` (int8), by the
+// ..._get_buffer_size rules of CMSIS-NN's wrappers: convolution 1x1 (no padding, stride 1)
+// none, otherwise an im2col of two int16 columns (DSP, scalar) or four int8 columns rounded up
+// to 8 (MVE); depthwise with multiplier 1: the 3x3 kernel (padding <= 1) none except on MVE,
+// otherwise one int16 column of channels x taps (DSP/scalar) or 4 x 124 x taps (MVE); average
+// pooling one int32 per channel on DSP. Fully connected keeps MVE kernel sums in the tail
+// instead (see below).
+int64_t CmsisNnScratchBytes(const CortexMWork& w, kernels::Isa isa) {
+  const int64_t taps = int64_t{w.k_h} * w.k_w;
+  const bool mve = isa == kernels::Isa::kMve;
+  switch (w.kind) {
+    case OpKind::kConv2D: {
+      if (w.k_h == 1 && w.k_w == 1 && w.pad_h == 0 && w.pad_w == 0 && w.stride_h == 1 &&
+          w.stride_w == 1) {
+        return 0;
+      }
+      const int64_t col = taps * w.in_c;
+      return mve ? 4 * ((col + 7) / 8) * 8 : 2 * col * 2;
+    }
+    case OpKind::kDepthwiseConv2D: {
+      if (w.depth_multiplier != 1) return 0;
+      if (mve) return 4 * 124 * taps;
+      if (w.k_h == 3 && w.k_w == 3 && w.pad_h <= 1 && w.pad_w <= 1) return 0;
+      return isa == kernels::Isa::kDsp ? 2 * int64_t{w.in_c} * taps : 0;
+    }
+    case OpKind::kAveragePool2D:
+      return isa == kernels::Isa::kDsp ? 4 * int64_t{w.in_c} : 0;
+    default:
+      return 0;
+  }
+}
+
+const Tensor* At(const Subgraph& sg, int32_t t) {
+  return t >= 0 && t < static_cast<int32_t>(sg.tensors.size()) ? &sg.tensors[t] : nullptr;
+}
+
+}  // namespace
+
+std::string_view RuntimeName(Runtime runtime) {
+  switch (runtime) {
+    case Runtime::kTflm: return "tflm";
+    case Runtime::kExecuTorch: return "executorch";
+    case Runtime::kMica: return "mica";
+  }
+  return "unknown";
+}
+
+absl::StatusOr<Runtime> ParseRuntime(std::string_view name) {
+  for (Runtime r : {Runtime::kTflm, Runtime::kExecuTorch, Runtime::kMica}) {
+    if (name == RuntimeName(r)) return r;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown runtime '", std::string(name), "' (expected tflm, executorch or mica)"));
+}
+
+absl::StatusOr<TflmArena> EstimateTflmArena(const Graph& graph, const TflmArenaOptions& options) {
+  const int p = options.pointer_bytes;
+  if (p != 4 && p != 8) {
+    return absl::InvalidArgumentError(absl::StrCat("pointer size ", p, " is not 4 or 8"));
+  }
+  if (graph.subgraphs.empty()) return absl::InvalidArgumentError("graph has no subgraph");
+  const Subgraph& sg = graph.main();
+  const bool cmsis = options.kernels == TflmKernels::kCmsisNn;
+  const int32_t n_t = static_cast<int32_t>(sg.tensors.size());
+  const int32_t n_ops = static_cast<int32_t>(sg.ops.size());
+
+  // Lifetimes in TFLite Micro's scopes (inputs at 0, operator i at i + 1).
+  std::vector<int32_t> first(n_t, -1), last(n_t, -1);
+  auto needs_arena = [&](int32_t t) {
+    const Tensor* tensor = At(sg, t);
+    return tensor != nullptr && !tensor->is_constant() && !tensor->is_variable &&
+           tensor->num_bytes() > 0;
+  };
+  auto create = [&](int32_t t, int32_t scope) {
+    if (t < 0 || t >= n_t) return;
+    first[t] = scope;
+    last[t] = scope;
+  };
+  for (int32_t t : sg.inputs) create(t, 0);
+  for (int32_t t : sg.outputs) create(t, 0);
+  std::vector<int64_t> scratch(n_ops, 0);
+  for (int32_t i = 0; i < n_ops; ++i) {
+    const Operator& op = sg.ops[i];
+    for (int32_t t : op.outputs) create(t, i + 1);
+    for (int32_t t : op.inputs) {
+      if (t >= 0 && t < n_t) last[t] = i + 1;
+    }
+    for (int32_t t : op.outputs) {
+      if (t >= 0 && t < n_t) last[t] = i + 1;
+    }
+    if (cmsis) {
+      absl::StatusOr<CortexMWork> w = DescribeCortexMWork(graph, i);
+      if (w.ok() && w->dtype == DType::kInt8) scratch[i] = CmsisNnScratchBytes(*w, options.isa);
+    }
+  }
+  for (int32_t t : sg.outputs) {
+    if (t >= 0 && t < n_t) last[t] = n_ops;
+  }
+
+  // The planner's input list: tensors in index order, then scratch buffers in request order;
+  // TFLite Micro reverses it before its stable largest-first sort, so it is handed over
+  // reversed here (libmodel's kTflmGreedy keeps ties in the order given).
+  std::vector<TensorLifetime> buffers;
+  for (int32_t t = 0; t < n_t; ++t) {
+    if (!needs_arena(t)) continue;
+    buffers.push_back({t, first[t], last[t], sg.tensors[t].num_bytes()});
+  }
+  const size_t n_tensor_buffers = buffers.size();
+  int64_t n_scratch = 0;
+  TflmArena a;
+  for (int32_t i = 0; i < n_ops; ++i) {
+    if (scratch[i] <= 0) continue;
+    buffers.push_back({n_t + i, i + 1, i + 1, static_cast<size_t>(scratch[i])});
+    a.scratch_bytes += RoundUp(scratch[i], kAlign);
+    ++n_scratch;
+  }
+  auto plan_peak = [](std::vector<TensorLifetime> list) -> absl::StatusOr<ArenaPlan> {
+    std::reverse(list.begin(), list.end());
+    return PlanArena(list, Planner::kTflmGreedy, ArenaOptions{static_cast<size_t>(kAlign)});
+  };
+  absl::StatusOr<ArenaPlan> plan = plan_peak(buffers);
+  if (!plan.ok()) return plan.status();
+  absl::StatusOr<ArenaPlan> act = plan_peak(
+      std::vector<TensorLifetime>(buffers.begin(), buffers.begin() + n_tensor_buffers));
+  if (!act.ok()) return act.status();
+  a.head_bytes = static_cast<int64_t>(plan->peak_bytes);
+  a.activation_bytes = static_cast<int64_t>(act->peak_bytes);
+
+  // The peak: the buffer reaching the top of the head, its scope, and what is live there.
+  int64_t top = -1;
+  int32_t top_scope = 0;
+  for (const ArenaAllocation& al : plan->allocations) {
+    const int64_t end = static_cast<int64_t>(al.offset) + RoundUp(static_cast<int64_t>(al.bytes), kAlign);
+    if (end > top) {
+      top = end;
+      const int32_t id = al.tensor;
+      top_scope = id >= n_t ? id - n_t + 1 : std::max(first[id], 1);
+    }
+  }
+  a.peak_op = n_ops > 0 ? std::min(top_scope, n_ops) - 1 : -1;
+  if (a.peak_op >= 0) {
+    const int32_t scope = a.peak_op + 1;
+    for (const TensorLifetime& b : buffers) {
+      if (b.tensor < n_t && b.first_op <= scope && scope <= b.last_op) {
+        a.peak_tensors.push_back(b.tensor);
+      }
+    }
+    std::stable_sort(a.peak_tensors.begin(), a.peak_tensors.end(), [&](int32_t x, int32_t y) {
+      return sg.tensors[x].num_bytes() > sg.tensors[y].num_bytes();
+    });
+    a.peak_scratch_bytes = scratch[a.peak_op];
+  }
+
+  // The tail, category by category.
+  int64_t builtin = 0, opdata = 0, opdata_n = 0, per_channel = 0, per_channel_n = 0;
+  int64_t kernel_sums = 0, kernel_sums_n = 0, variables = 0, variables_n = 0;
+  for (const Operator& op : sg.ops) {
+    builtin += BuiltinDataBytes(op.kind);
+    const int64_t od = OpDataBytes(op.kind, p, cmsis);
+    if (od > 0) {
+      opdata += od;
+      ++opdata_n;
+    }
+    const bool conv_like = op.kind == OpKind::kConv2D || op.kind == OpKind::kDepthwiseConv2D ||
+                           op.kind == OpKind::kTransposeConv;
+    const Tensor* out = op.outputs.empty() ? nullptr : At(sg, op.outputs[0]);
+    const int64_t channels = out != nullptr && !out->shape.empty() ? out->shape.back() : 0;
+    if (conv_like && channels > 0) {
+      // Per-channel output multipliers and shifts: two int32 arrays, 16-aligned each.
+      per_channel += 2 * RoundUp(4 * channels, kAlign);
+      per_channel_n += 2;
+    }
+    if (cmsis && options.isa == kernels::Isa::kMve && op.kind == OpKind::kFullyConnected &&
+        out != nullptr && out->dtype == DType::kInt8 && channels > 0) {
+      // CMSIS-NN's MVE fully-connected kernel keeps the weight sums per output (int32).
+      kernel_sums += RoundUp(4 * channels, kAlign);
+      ++kernel_sums_n;
+    }
+  }
+  for (const Tensor& t : sg.tensors) {
+    if (t.is_variable) {
+      variables += RoundUp(static_cast<int64_t>(t.num_bytes()), kAlign);
+      ++variables_n;
+    }
+  }
+  const int64_t n_io = static_cast<int64_t>(sg.inputs.size() + sg.outputs.size());
+  a.tail = {
+      {"eval tensors", int64_t{n_t} * 3 * p, n_t},
+      {"node and registration", int64_t{n_ops} * 8 * p, n_ops},
+      {"builtin options", RoundUp(builtin, kAlign), n_ops},
+      {"kernel op data", opdata, opdata_n},
+      {"per-channel quantization", per_channel, per_channel_n},
+      {"kernel sums (MVE)", kernel_sums, kernel_sums_n},
+      {"scratch handles", RoundUp(n_scratch * p, kAlign), n_scratch},
+      {"variable tensors", variables, variables_n},
+      {"input/output tensors", n_io * IoTensorBytes(p), n_io},
+      {"allocator bookkeeping", BookkeepingBytes(p), 1},
+  };
+  for (const TflmTailItem& it : a.tail) a.tail_bytes += it.bytes;
+  a.total_bytes = a.head_bytes + a.tail_bytes;
+  return a;
+}
+
+}  // namespace estimate
+}  // namespace mica
