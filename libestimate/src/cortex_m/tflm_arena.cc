@@ -10,6 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "cortex_m/internal.h"
 #include "mica/estimate/cortex_m.h"
+#include "mica/base/status_macros.h"
+#include "mica/model/analysis.h"
 #include "mica/model/planner.h"
 
 namespace mica {
@@ -274,6 +276,74 @@ absl::StatusOr<TflmArena> EstimateTflmArena(const Graph& graph, const TflmArenaO
   for (const TflmTailItem& it : a.tail) a.tail_bytes += it.bytes;
   a.total_bytes = a.head_bytes + a.tail_bytes;
   return a;
+}
+
+absl::Status AddRuntimeMemory(const Graph& graph, const TargetProfile& profile, Runtime runtime,
+                              Estimate* e) {
+  if (profile.kind != TargetKind::kCortexM) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--runtime applies to Cortex-M profiles; '", profile.name, "' is not one"));
+  }
+  if (runtime == Runtime::kExecuTorch) {
+    return absl::UnimplementedError(
+        "runtime executorch: mica does not read ExecuTorch .pte memory plans yet; use --runtime "
+        "tflm or --runtime mica");
+  }
+  if (graph.subgraphs.empty()) return absl::InvalidArgumentError("graph has no subgraph");
+  const Subgraph& sg = graph.main();
+  RuntimeMemory m;
+  m.runtime = std::string(RuntimeName(runtime));
+  m.sram_bytes = profile.cortex_m.sram_bytes;
+  m.flash_capacity_bytes = profile.cortex_m.flash_bytes;
+  m.model_flash_bytes = e->weights_original_bytes;
+  m.code_flash_bytes = e->code_bytes;
+  m.flash_bytes = m.model_flash_bytes + m.code_flash_bytes;
+  if (runtime == Runtime::kTflm) {
+    TflmArenaOptions o;
+    o.isa = CortexMVariant(profile.cortex_m);
+    MICA_ASSIGN_OR_RETURN(TflmArena a, EstimateTflmArena(graph, o));
+    m.basis = absl::StrCat("TFLite Micro arena, 32-bit, CMSIS-NN ", kernels::IsaName(o.isa),
+                           " kernels");
+    m.arena_bytes = a.total_bytes;
+    m.head_bytes = a.head_bytes;
+    m.scratch_bytes = a.scratch_bytes;
+    m.tail_bytes = a.tail_bytes;
+    for (const TflmTailItem& it : a.tail) {
+      if (it.bytes > 0) m.tail.emplace_back(it.name, it.bytes);
+    }
+    m.peak_op_index = a.peak_op;
+    for (int32_t t : a.peak_tensors) m.peak_tensors.push_back(sg.tensors[t].name);
+  } else {
+    // mica's device runtime reports no arena yet: the host executor's activation plan.
+    std::vector<TensorLifetime> lts = ComputeLifetimes(sg);
+    MICA_ASSIGN_OR_RETURN(ArenaPlan plan, PlanArena(lts, Planner::kFirstFit));
+    m.basis = "mica host executor's planned activation arena (host figure: mica's device "
+              "runtime reports none yet)";
+    m.arena_bytes = m.head_bytes = static_cast<int64_t>(plan.peak_bytes);
+    // The peak: the operator where the planned buffers reach the top.
+    size_t top = 0;
+    for (const ArenaAllocation& al : plan.allocations) {
+      if (al.offset + al.bytes < top) continue;
+      top = al.offset + al.bytes;
+      for (const TensorLifetime& l : lts) {
+        if (l.tensor == al.tensor) m.peak_op_index = l.first_op;
+      }
+    }
+    std::vector<std::pair<size_t, std::string>> live;
+    for (const TensorLifetime& l : lts) {
+      if (l.first_op <= m.peak_op_index && m.peak_op_index <= l.last_op) {
+        live.emplace_back(l.bytes, sg.tensors[l.tensor].name);
+      }
+    }
+    std::stable_sort(live.begin(), live.end(),
+                     [](const auto& x, const auto& y) { return x.first > y.first; });
+    for (auto& [bytes, name] : live) m.peak_tensors.push_back(name);
+  }
+  if (m.peak_op_index >= 0 && m.peak_op_index < static_cast<int32_t>(sg.ops.size())) {
+    m.peak_operator = std::string(sg.ops[m.peak_op_index].name());
+  }
+  e->memory = std::move(m);
+  return absl::OkStatus();
 }
 
 }  // namespace estimate

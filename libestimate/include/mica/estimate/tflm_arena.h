@@ -38,6 +38,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "mica/estimate/estimate.h"
+#include "mica/estimate/target.h"
 #include "mica/kernels/types.h"
 #include "mica/model/graph.h"
 
@@ -88,6 +90,13 @@ std::string_view RuntimeName(Runtime runtime);
 
 // Parses a runtime name as RuntimeName spells it; InvalidArgument listing the names otherwise.
 absl::StatusOr<Runtime> ParseRuntime(std::string_view name);
+
+// Fills e->memory for `runtime` on the Cortex-M profile `profile`: kTflm the TFLite Micro arena
+// for the profile's kernel variant (32-bit); kMica the host executor's planned activation arena
+// (mica's device runtime reports no figure yet; the basis says so). Unimplemented for
+// kExecuTorch (.pte memory plans are not read yet); InvalidArgument for other profile kinds.
+absl::Status AddRuntimeMemory(const Graph& graph, const TargetProfile& profile, Runtime runtime,
+                              Estimate* e);
 
 }  // namespace estimate
 }  // namespace mica
