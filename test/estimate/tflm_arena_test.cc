@@ -46,7 +46,7 @@ TEST_CASE("TFLite Micro arena: host build equals tflite-micro's report", "[tflm_
     WARN("../shared absent: TFLite Micro host arena comparison skipped");
     return;
   }
-  auto rows = ReadCsv(testing::SourceDir() + "/test/data/tflm_arena/tflite_micro_host.csv");
+  auto rows = ReadCsv(std::string(MICA_TEST_DATA_DIR) + "/tflm_arena/tflite_micro_host.csv");
   REQUIRE(rows.size() == 5);
   for (size_t r = 1; r < rows.size(); ++r) {
     const std::vector<std::string>& c = rows[r];
