@@ -224,18 +224,34 @@ absl::StatusOr<TflmArena> EstimateTflmArena(const Graph& graph, const TflmArenaO
   a.head_bytes = static_cast<int64_t>(plan->peak_bytes);
   a.activation_bytes = static_cast<int64_t>(act->peak_bytes);
 
-  // The peak: the buffer reaching the top of the head, its scope, and what is live there.
-  int64_t top = -1;
-  int32_t top_scope = 0;
-  for (const ArenaAllocation& al : plan->allocations) {
-    const int64_t end = static_cast<int64_t>(al.offset) + RoundUp(static_cast<int64_t>(al.bytes), kAlign);
-    if (end > top) {
-      top = end;
-      const int32_t id = al.tensor;
-      top_scope = id >= n_t ? id - n_t + 1 : std::max(first[id], 1);
+  // The peak: the buffer reaching the top of the head; of the scopes it lives in, the one
+  // with the most bytes live is the operator at the peak.
+  std::vector<int64_t> live(static_cast<size_t>(n_ops) + 1, 0);
+  for (const TensorLifetime& b : buffers) {
+    for (int32_t s = std::max(b.first_op, 0); s <= b.last_op && s <= n_ops; ++s) {
+      live[static_cast<size_t>(s)] += RoundUp(static_cast<int64_t>(b.bytes), kAlign);
     }
   }
-  a.peak_op = n_ops > 0 ? std::min(top_scope, n_ops) - 1 : -1;
+  int64_t top = -1;
+  const TensorLifetime* top_buffer = nullptr;
+  for (const ArenaAllocation& al : plan->allocations) {
+    const int64_t end =
+        static_cast<int64_t>(al.offset) + RoundUp(static_cast<int64_t>(al.bytes), kAlign);
+    if (end <= top) continue;
+    top = end;
+    for (const TensorLifetime& b : buffers) {
+      if (b.tensor == al.tensor) top_buffer = &b;
+    }
+  }
+  if (top_buffer != nullptr && n_ops > 0) {
+    int32_t best = -1;
+    for (int32_t s = std::max(top_buffer->first_op, 1); s <= std::min(top_buffer->last_op, n_ops);
+         ++s) {
+      if (best < 0 || live[static_cast<size_t>(s)] > live[static_cast<size_t>(best)]) best = s;
+    }
+    if (best < 0) best = 1;
+    a.peak_op = best - 1;
+  }
   if (a.peak_op >= 0) {
     const int32_t scope = a.peak_op + 1;
     for (const TensorLifetime& b : buffers) {
