@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "mica/base/text.h"
 #include "mica/estimate/ethos_u.h"
 
 namespace mica {
@@ -262,6 +263,11 @@ std::vector<MemoryFit> MemoryFits(const Estimate& e, const TargetProfile& profil
     flash.used_bytes =
         static_cast<int64_t>(e.memory_used_bytes[static_cast<int>(MemoryArea::kOnChipFlash)]);
     flash.capacity_bytes = profile.cortex_m.flash_bytes;
+    if (!e.memory.runtime.empty()) {
+      // The runtime's own figures: the arena to reserve, and model + code in flash.
+      ram.used_bytes = e.memory.arena_bytes;
+      flash.used_bytes = e.memory.flash_bytes;
+    }
     fits = {ram, flash};
   } else if (profile.ethos_u.memory_mode.arena_cache_bytes > 0) {
     MemoryFit sram;
@@ -362,8 +368,25 @@ std::vector<Advice> Advise(const Graph& graph, const TargetProfile& profile, con
                                     what, " but ", profile.name, " has ",
                                     Kib(static_cast<double>(f.capacity_bytes)), ": ");
     if (!ethos) {
+      std::string detail;
+      if (!e.memory.runtime.empty()) {
+        detail = absl::StrCat("does not fit in ", what, " by ", f.used_bytes - f.capacity_bytes,
+                              " bytes (", e.memory.runtime, ")");
+        if (f.area == MemoryArea::kSram && e.memory.peak_op_index >= 0) {
+          std::vector<std::string> names;
+          for (size_t k = 0; k < e.memory.peak_tensors.size() && k < 3; ++k) {
+            const std::string& name = e.memory.peak_tensors[k];
+            const size_t cut = name.rfind(';');
+            names.push_back(absl::StrCat(
+                "'", PrintableText(cut == std::string::npos ? name : name.substr(cut + 1)), "'"));
+          }
+          absl::StrAppend(&detail, "; the peak is at #", e.memory.peak_op_index, " ",
+                          e.memory.peak_operator, " with ", absl::StrJoin(names, ", "), " live");
+        }
+        absl::StrAppend(&detail, "; ");
+      }
       add(AdviceCategory::kMemory, AdviceSeverity::kError,
-          absl::StrCat(head,
+          absl::StrCat(head, detail,
                        f.area == MemoryArea::kSram
                            ? "shrink the largest activations (fewer channels, smaller input, "
                              "earlier downsampling) or pick a part with more RAM"

@@ -40,6 +40,7 @@
 #include "mica/estimate/render.h"
 #include "mica/estimate/report.h"
 #include "mica/estimate/target.h"
+#include "mica/estimate/tflm_arena.h"
 #include "mica/fvp/subprocess.h"
 #include "mica/fvp/vela.h"
 #include "mica/model/load.h"
@@ -251,6 +252,10 @@ int RunCheck(const std::vector<std::string>& args) {
              "user target profile in protobuf text format (same OPTS)");
   p.Flag("--compatibility", &compatibility, "operator placement and reasons (default)");
   p.Flag("--performance", &performance, "cycles, memory, top operators");
+  std::string runtime_name = "tflm";
+  p.Option("--runtime", &runtime_name, "NAME",
+          "runtime whose memory Cortex-M profiles report: tflm (default; TFLite Micro's arena), "
+          "mica (mica's runtime), executorch (not supported yet)");
   p.Repeated("--backend", &backends, "NAME",
              "extra backend printed beside mica's estimate: vela");
   p.Option("--system-config", &system_config, "NAME",
@@ -319,6 +324,16 @@ int RunCheck(const std::vector<std::string>& args) {
   if (want_vela) performance = true;
   if (per_layer || !csv.empty() || !html.empty()) performance = true;
   if (!compatibility && !performance) compatibility = true;
+  absl::StatusOr<estimate::Runtime> parsed_runtime = estimate::ParseRuntime(runtime_name);
+  if (!parsed_runtime.ok()) {
+    return UsageError(absl::StrCat("check: --runtime: ", parsed_runtime.status().message()));
+  }
+  const estimate::Runtime runtime = *parsed_runtime;
+  if (runtime == estimate::Runtime::kExecuTorch) {
+    return Failure(
+        "check: --runtime executorch: mica does not read ExecuTorch .pte memory plans yet; use "
+        "--runtime tflm or --runtime mica");
+  }
 
   absl::StatusOr<std::vector<TargetProfile>> resolved =
       ResolveProfiles(profiles, configs, system_config, memory_mode);
@@ -359,6 +374,10 @@ int RunCheck(const std::vector<std::string>& args) {
       return Failure(absl::StrCat(r.profile.name, ": ", e.status().message()));
     }
     r.mica = *std::move(e);
+    if (r.profile.kind == TargetKind::kCortexM && runtime != estimate::Runtime::kTflm) {
+      absl::Status m = estimate::AddRuntimeMemory(*graph, r.profile, runtime, &r.mica);
+      if (!m.ok()) return Failure(absl::StrCat("check: ", m.message()));
+    }
     r.advice = estimate::Advise(*graph, r.profile, r.mica, model_path);
     if (want_vela && r.profile.kind == TargetKind::kEthosU && performance) {
       absl::StatusOr<Estimate> v = fvp::RunVela(model_path, r.profile, {});

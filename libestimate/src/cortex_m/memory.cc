@@ -14,6 +14,7 @@
 #include "cortex_m/internal.h"
 #include "mica/base/status_macros.h"
 #include "mica/estimate/cortex_m.h"
+#include "mica/estimate/tflm_arena.h"
 #include "mica/kernels/conv.h"
 #include "mica/kernels/depthwise_conv.h"
 #include "mica/kernels/fully_connected.h"
@@ -255,6 +256,7 @@ absl::StatusOr<Estimate> EstimateCortexM(const Graph& graph, const TargetProfile
                                                     " flash wait state(s) per weight load")
                                      : std::string()));
   for (const std::string& n : notes) e.notes.push_back(n);
+  MICA_RETURN_IF_ERROR(AddRuntimeMemory(graph, profile, Runtime::kTflm, &e));
   return e;
 }
 

@@ -165,6 +165,36 @@ void JsonCompatibility(JsonWriter& w, const ProfileReport& r) {
   w.EndObject();
 }
 
+// The memory a deployment reserves with the chosen runtime, and whether it fits.
+void JsonMemory(JsonWriter& w, const RuntimeMemory& m) {
+  w.BeginObject();
+  w.Key("runtime").String(m.runtime);
+  w.Key("basis").String(m.basis);
+  w.Key("arena_bytes").Int(m.arena_bytes);
+  w.Key("arena_head_bytes").Int(m.head_bytes);
+  w.Key("arena_scratch_bytes").Int(m.scratch_bytes);
+  w.Key("arena_tail_bytes").Int(m.tail_bytes);
+  w.Key("arena_tail").BeginObject();
+  for (const auto& [name, bytes] : m.tail) w.Key(name).Int(bytes);
+  w.EndObject();
+  w.Key("flash_bytes").Int(m.flash_bytes);
+  w.Key("model_flash_bytes").Int(m.model_flash_bytes);
+  w.Key("code_flash_bytes").Int(m.code_flash_bytes);
+  w.Key("sram_bytes").Int(m.sram_bytes);
+  w.Key("fits_sram").Bool(m.sram_bytes <= 0 || m.arena_bytes <= m.sram_bytes);
+  w.Key("sram_margin_bytes").Int(m.sram_bytes > 0 ? m.sram_bytes - m.arena_bytes : 0);
+  w.Key("flash_capacity_bytes").Int(m.flash_capacity_bytes);
+  w.Key("fits_flash").Bool(m.flash_capacity_bytes <= 0 || m.flash_bytes <= m.flash_capacity_bytes);
+  w.Key("flash_margin_bytes")
+      .Int(m.flash_capacity_bytes > 0 ? m.flash_capacity_bytes - m.flash_bytes : 0);
+  w.Key("peak_operator_index").Int(m.peak_op_index);
+  w.Key("peak_operator").String(m.peak_operator);
+  w.Key("peak_tensors").BeginArray(true);
+  for (const std::string& t : m.peak_tensors) w.String(t);
+  w.EndArray();
+  w.EndObject();
+}
+
 void JsonProfile(JsonWriter& w, const ProfileReport& r, bool performance) {
   const Estimate& e = r.mica;
   w.BeginObject();
@@ -182,6 +212,10 @@ void JsonProfile(JsonWriter& w, const ProfileReport& r, bool performance) {
     w.Key("backend_errors").BeginArray();
     for (const std::string& s : r.backend_errors) w.String(s);
     w.EndArray();
+  }
+  if (!e.memory.runtime.empty()) {
+    w.Key("memory");
+    JsonMemory(w, e.memory);
   }
   w.Key("operators").BeginArray();
   for (const OpEstimate& o : e.ops) JsonOperator(w, o, performance);

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "mica/base/text.h"
 #include "mica/estimate/ethos_u.h"
 #include "mica/estimate/render.h"
 #include "mica/estimate/text_table.h"
@@ -309,6 +310,46 @@ std::string LayerTable(const ProfileReport& r, int n) {
   return t.Render(2);
 }
 
+// The memory section of one Cortex-M profile: the arena to reserve (head and tail), the peak,
+// flash, and a fit verdict per memory.
+std::string MemoryText(const ProfileReport& r) {
+  const RuntimeMemory& m = r.mica.memory;
+  std::string out = absl::StrCat("Memory for ", r.profile.name, " (runtime ", m.runtime, ": ",
+                                 m.basis, ")\n");
+  absl::StrAppend(&out, "  arena to reserve  ", FormatInt(m.arena_bytes, true), " bytes = head ",
+                  FormatInt(m.head_bytes, true), " (activations and kernel scratch, planned "
+                  "together; scratch requests ", FormatInt(m.scratch_bytes, true),
+                  " in all) + tail ", FormatInt(m.tail_bytes, true), " (persistent)\n");
+  if (!m.tail.empty()) {
+    std::vector<std::string> parts;
+    for (const auto& [name, bytes] : m.tail) parts.push_back(absl::StrCat(name, " ", bytes));
+    absl::StrAppend(&out, "  tail              ", absl::StrJoin(parts, ", "), "\n");
+  }
+  if (m.peak_op_index >= 0) {
+    std::vector<std::string> names;
+    for (const std::string& t : m.peak_tensors) names.push_back(PrintableText(ShortName(t)));
+    absl::StrAppend(&out, "  peak              operator #", m.peak_op_index, " ",
+                    m.peak_operator, "; live: ", absl::StrJoin(names, ", "), "\n");
+  }
+  absl::StrAppend(&out, "  flash             ", FormatInt(m.flash_bytes, true), " bytes (model ",
+                  FormatInt(m.model_flash_bytes, true), " + runtime and kernel code ",
+                  FormatInt(m.code_flash_bytes, true), ")\n");
+  auto verdict = [](const char* what, int64_t need, int64_t have) {
+    if (have <= 0) return absl::StrCat(what, " size unknown: no verdict");
+    if (need <= have) {
+      return absl::StrCat("fits in ", what, " (", FormatInt(have, true), " bytes) with ",
+                          FormatInt(have - need, true), " bytes to spare");
+    }
+    return absl::StrCat("does not fit in ", what, " (", FormatInt(have, true), " bytes) by ",
+                        FormatInt(need - have, true), " bytes");
+  };
+  absl::StrAppend(&out, "  SRAM              ", verdict("SRAM", m.arena_bytes, m.sram_bytes),
+                  "\n");
+  absl::StrAppend(&out, "  flash             ",
+                  verdict("flash", m.flash_bytes, m.flash_capacity_bytes), "\n");
+  return out;
+}
+
 }  // namespace
 
 std::string RenderCheckText(const CheckReport& report) {
@@ -365,6 +406,9 @@ std::string RenderCheckText(const CheckReport& report) {
     }
   }
   if (!runs.empty()) absl::StrAppend(&out, "\n");
+  for (const ProfileReport& r : runs) {
+    if (!r.mica.memory.runtime.empty()) absl::StrAppend(&out, MemoryText(r), "\n");
+  }
   for (const ProfileReport& r : runs) {
     absl::StrAppend(&out, "Advice for ", r.profile.name, "\n");
     int i = 1;

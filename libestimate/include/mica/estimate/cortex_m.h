@@ -41,7 +41,9 @@
 // Flash: each weight load from flash costs `flash_wait_states` extra cycles; loads per MAC are
 // 1/(bytes per load * reuse) with 1/4/16 bytes per load (scalar/DSP/MVE) and reuse 2 (4 on MVE)
 // for convolutions, 1 otherwise.
-// Memory: RAM = activation arena peak (libmodel's greedy lifetime-based planner, 16-byte
+// Memory: Estimate::memory holds what a deployment reserves with a runtime (TFLite Micro's
+// arena by default: head + tail, mica/estimate/tflm_arena.h) and the fit verdicts.
+// memory_used_bytes (kept as it was): RAM = activation arena peak (libmodel's greedy lifetime-based planner, 16-byte
 // aligned) + the largest kernel scratch (libkernels' ConvScratchBytes/DepthwiseConvScratchBytes/
 // FullyConnectedScratchBytes for the variant; CMSIS-NN buffer-size rules for the rest); flash =
 // constant tensors + code (a per-kernel code-size estimate for each distinct kernel used + a

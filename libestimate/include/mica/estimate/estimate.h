@@ -13,6 +13,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -46,6 +47,25 @@ struct OpEstimate {
   std::vector<std::string> notes;  // cost-model remarks (soft-float, uncalibrated formula, ...)
 };
 
+// The memory a deployment must reserve with one runtime (Cortex-M profiles; see tflm_arena.h).
+struct RuntimeMemory {
+  std::string runtime;                 // "tflm", "mica"; empty: not computed
+  std::string basis;                   // what the figure is, e.g. "TFLite Micro 32-bit, CMSIS-NN mve"
+  int64_t arena_bytes = 0;             // the arena to reserve: head + tail
+  int64_t head_bytes = 0;              // planned activations + scratch
+  int64_t scratch_bytes = 0;           // scratch requests (planned inside the head)
+  int64_t tail_bytes = 0;              // persistent allocations
+  std::vector<std::pair<std::string, int64_t>> tail;  // per category
+  int64_t flash_bytes = 0;             // model constants + runtime and kernel code
+  int64_t model_flash_bytes = 0;       // constant tensors
+  int64_t code_flash_bytes = 0;        // runtime + kernels (estimate)
+  int64_t sram_bytes = 0;              // the profile's SRAM (0 = unknown)
+  int64_t flash_capacity_bytes = 0;    // the profile's flash (0 = unknown)
+  int32_t peak_op_index = -1;          // operator at the arena head's peak
+  std::string peak_operator;           // its type, e.g. "DEPTHWISE_CONV_2D"
+  std::vector<std::string> peak_tensors;  // tensors live at the peak, largest first
+};
+
 struct Estimate {
   std::string target;            // profile name
   std::string backend = "mica";  // who produced the figures
@@ -68,6 +88,7 @@ struct Estimate {
   double host_cpu_cycles = 0;
   double host_clock_hz = 0;
   std::vector<std::string> notes;     // model-level remarks (e.g. what the estimate assumes)
+  RuntimeMemory memory;               // Cortex-M: the arena and flash a runtime needs
 
   double seconds() const { return clock_hz > 0 ? total_cycles / clock_hz : 0; }
 };

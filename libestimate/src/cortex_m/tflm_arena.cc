@@ -1,0 +1,416 @@
+// TFLite Micro's tensor arena: head (greedy plan of activations and scratch) and tail
+// (persistent structures), for a 32-bit target or the 64-bit host build.
+#include "mica/estimate/tflm_arena.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "cortex_m/internal.h"
+#include "mica/estimate/cortex_m.h"
+#include "mica/base/status_macros.h"
+#include "mica/model/analysis.h"
+#include "mica/model/planner.h"
+
+namespace mica {
+namespace estimate {
+namespace {
+
+constexpr int64_t kAlign = 16;  // TFLite Micro's MicroArenaBufferAlignment()
+constexpr int64_t kTargetBookkeepingBytes = 176;
+
+int64_t RoundUp(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
+
+// Bytes of the builtin-options struct TFLite Micro parses for `kind` into the tail (C structs
+// of ints, 4-byte aligned, the same for both pointer sizes): TfLiteConvParams and
+// TfLiteDepthwiseConvParams 28, TfLitePoolParams 40, TfLiteReshapeParams 36,
+// TfLiteFullyConnectedParams 32, TfLiteSoftmaxParams 4, TfLiteAddParams/Sub/Mul 8,
+// TfLiteTransposeConvParams 24. (The host figures are measured with tflite-micro on one-operator
+// models; the struct definitions agree.)
+int64_t BuiltinDataBytes(OpKind kind, int p) {
+  switch (kind) {
+    case OpKind::kConv2D: case OpKind::kDepthwiseConv2D: return 28;
+    case OpKind::kTransposeConv: return 24;
+    case OpKind::kAveragePool2D: case OpKind::kMaxPool2D: return 40;
+    case OpKind::kReshape: return 36;
+    case OpKind::kFullyConnected: return p == 8 ? 32 : 16;
+    case OpKind::kSoftmax: return 4;
+    case OpKind::kAdd: case OpKind::kSub: case OpKind::kMul: return 8;
+    default: return 0;
+  }
+}
+
+// Bytes of the OpData a kernel allocates in Init (one 16-aligned persistent buffer). The host
+// build (p = 8) is TFLite Micro's Python interpreter, built with USE_TFLM_COMPRESSION (two more
+// ints in conv and fully connected); the target build (p = 4) without it. OpDataConv: 4 padding
+// ints, 3 zero points, multiplier, shift, 2 pointers, 2 clamps, a buffer index (80 / 64 bytes
+// rounded); OpDataFullyConnected: 9 ints, 2 pointers and a bool (72 / 48); OpDataAdd (60, no
+// pointers); OpDataPooling (32); SoftmaxParams (a double, ints and 5 table pointers: 80 / 56).
+// CMSIS-NN's fully-connected OpData wraps the reference one with its buffer index and kernel-sum
+// pointer: 32 bytes more on the target (calibrated: the dsp-m4 and ref-m55 arenas of the
+// autoencoder, ten fully-connected layers, differ by 320 bytes).
+int64_t OpDataBytes(OpKind kind, int p, bool cmsis) {
+  switch (kind) {
+    case OpKind::kConv2D: case OpKind::kDepthwiseConv2D: case OpKind::kTransposeConv:
+      return p == 8 ? 80 : 64;
+    case OpKind::kFullyConnected:
+      return (p == 8 ? 72 : 32) + (cmsis ? 32 : 0);
+    case OpKind::kAdd: case OpKind::kSub:
+      return 60;
+    case OpKind::kMul:
+      return 36;
+    case OpKind::kAveragePool2D: case OpKind::kMaxPool2D:
+      return 32;
+    case OpKind::kSoftmax:
+      return p == 8 ? 80 : 56;
+    case OpKind::kReshape: case OpKind::kSqueeze: case OpKind::kExpandDims:
+      return 0;
+    default:
+      return 16;
+  }
+}
+
+// The allocator's own objects in the tail (the arena buffer allocator, the greedy planner, the
+// MicroAllocator, the builtin-data allocator, SubgraphAllocations, ...). Host: 488 bytes,
+// measured with tflite-micro on one-operator models (the tail less every category it reports
+// and the builtin options). Target: calibrated on the arenas measured with TFLite Micro +
+// CMSIS-NN on Cortex-M (../shared/reference/tflm-cmsis-nn), the smallest value that keeps the
+// estimate at or above every measured arena; see test/estimate/tflm_arena_test.cc.
+int64_t BookkeepingBytes(int p) { return p == 8 ? 488 : kTargetBookkeepingBytes; }
+
+// The tail as TFLite Micro fills it: each allocation taken below the previous one, its start
+// aligned down, so an allocation costs its size plus the padding its alignment needs.
+class TailSimulator {
+ public:
+  // Allocates `bytes` aligned to `align` and returns what the tail grew by.
+  int64_t Allocate(int64_t bytes, int64_t align) {
+    const int64_t before = used_;
+    used_ = RoundUp(used_ + bytes, align);
+    return used_ - before;
+  }
+  int64_t used() const { return used_; }
+
+ private:
+  int64_t used_ = 0;
+};
+
+// The scratch buffer TFLite Micro's CMSIS-NN kernels request for `w` (int8), by the
+// ..._get_buffer_size rules of CMSIS-NN's wrappers: convolution 1x1 (no padding, stride 1)
+// none, otherwise an im2col of two int16 columns (DSP, scalar) or four int8 columns rounded up
+// to 8 (MVE); depthwise with multiplier 1: the 3x3 kernel (padding <= 1) none except on MVE,
+// otherwise one int16 column of channels x taps (DSP/scalar) or 4 x 124 x taps (MVE); average
+// pooling one int32 per channel on DSP. Fully connected keeps MVE kernel sums in the tail
+// instead (see below).
+int64_t CmsisNnScratchBytes(const CortexMWork& w, kernels::Isa isa) {
+  const int64_t taps = int64_t{w.k_h} * w.k_w;
+  const bool mve = isa == kernels::Isa::kMve;
+  switch (w.kind) {
+    case OpKind::kConv2D: {
+      if (w.k_h == 1 && w.k_w == 1 && w.pad_h == 0 && w.pad_w == 0 && w.stride_h == 1 &&
+          w.stride_w == 1) {
+        return 0;
+      }
+      const int64_t col = taps * w.in_c;
+      return mve ? 4 * ((col + 7) / 8) * 8 : 2 * col * 2;
+    }
+    case OpKind::kDepthwiseConv2D: {
+      if (w.depth_multiplier != 1) return 0;
+      if (mve) return 4 * 124 * taps;
+      if (w.k_h == 3 && w.k_w == 3 && w.pad_h <= 1 && w.pad_w <= 1) return 0;
+      return isa == kernels::Isa::kDsp ? 2 * int64_t{w.in_c} * taps : 0;
+    }
+    case OpKind::kAveragePool2D:
+      return isa == kernels::Isa::kDsp ? 4 * int64_t{w.in_c} : 0;
+    default:
+      return 0;
+  }
+}
+
+const Tensor* At(const Subgraph& sg, int32_t t) {
+  return t >= 0 && t < static_cast<int32_t>(sg.tensors.size()) ? &sg.tensors[t] : nullptr;
+}
+
+}  // namespace
+
+std::string_view RuntimeName(Runtime runtime) {
+  switch (runtime) {
+    case Runtime::kTflm: return "tflm";
+    case Runtime::kExecuTorch: return "executorch";
+    case Runtime::kMica: return "mica";
+  }
+  return "unknown";
+}
+
+absl::StatusOr<Runtime> ParseRuntime(std::string_view name) {
+  for (Runtime r : {Runtime::kTflm, Runtime::kExecuTorch, Runtime::kMica}) {
+    if (name == RuntimeName(r)) return r;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown runtime '", std::string(name), "' (expected tflm, executorch or mica)"));
+}
+
+absl::StatusOr<TflmArena> EstimateTflmArena(const Graph& graph, const TflmArenaOptions& options) {
+  const int p = options.pointer_bytes;
+  if (p != 4 && p != 8) {
+    return absl::InvalidArgumentError(absl::StrCat("pointer size ", p, " is not 4 or 8"));
+  }
+  if (graph.subgraphs.empty()) return absl::InvalidArgumentError("graph has no subgraph");
+  const Subgraph& sg = graph.main();
+  const bool cmsis = options.kernels == TflmKernels::kCmsisNn;
+  const int32_t n_t = static_cast<int32_t>(sg.tensors.size());
+  const int32_t n_ops = static_cast<int32_t>(sg.ops.size());
+
+  // Lifetimes in TFLite Micro's scopes (inputs at 0, operator i at i + 1).
+  std::vector<int32_t> first(n_t, -1), last(n_t, -1);
+  auto needs_arena = [&](int32_t t) {
+    const Tensor* tensor = At(sg, t);
+    return tensor != nullptr && !tensor->is_constant() && !tensor->is_variable &&
+           tensor->num_bytes() > 0;
+  };
+  auto create = [&](int32_t t, int32_t scope) {
+    if (t < 0 || t >= n_t) return;
+    first[t] = scope;
+    last[t] = scope;
+  };
+  for (int32_t t : sg.inputs) create(t, 0);
+  for (int32_t t : sg.outputs) create(t, 0);
+  std::vector<int64_t> scratch(n_ops, 0);
+  for (int32_t i = 0; i < n_ops; ++i) {
+    const Operator& op = sg.ops[i];
+    for (int32_t t : op.outputs) create(t, i + 1);
+    for (int32_t t : op.inputs) {
+      if (t >= 0 && t < n_t) last[t] = i + 1;
+    }
+    for (int32_t t : op.outputs) {
+      if (t >= 0 && t < n_t) last[t] = i + 1;
+    }
+    if (cmsis) {
+      absl::StatusOr<CortexMWork> w = DescribeCortexMWork(graph, i);
+      if (w.ok() && w->dtype == DType::kInt8) scratch[i] = CmsisNnScratchBytes(*w, options.isa);
+    }
+  }
+  for (int32_t t : sg.outputs) {
+    if (t >= 0 && t < n_t) last[t] = n_ops;
+  }
+
+  // The planner's input list: tensors in index order, then scratch buffers in request order;
+  // TFLite Micro reverses it before its stable largest-first sort, so it is handed over
+  // reversed here (libmodel's kTflmGreedy keeps ties in the order given).
+  std::vector<TensorLifetime> buffers;
+  for (int32_t t = 0; t < n_t; ++t) {
+    if (!needs_arena(t)) continue;
+    buffers.push_back({t, first[t], last[t], sg.tensors[t].num_bytes()});
+  }
+  const size_t n_tensor_buffers = buffers.size();
+  int64_t n_scratch = 0;
+  TflmArena a;
+  for (int32_t i = 0; i < n_ops; ++i) {
+    if (scratch[i] <= 0) continue;
+    buffers.push_back({n_t + i, i + 1, i + 1, static_cast<size_t>(scratch[i])});
+    a.scratch_bytes += RoundUp(scratch[i], kAlign);
+    ++n_scratch;
+  }
+  auto plan_peak = [](std::vector<TensorLifetime> list) -> absl::StatusOr<ArenaPlan> {
+    std::reverse(list.begin(), list.end());
+    return PlanArena(list, Planner::kTflmGreedy, ArenaOptions{static_cast<size_t>(kAlign)});
+  };
+  absl::StatusOr<ArenaPlan> plan = plan_peak(buffers);
+  if (!plan.ok()) return plan.status();
+  absl::StatusOr<ArenaPlan> act = plan_peak(
+      std::vector<TensorLifetime>(buffers.begin(), buffers.begin() + n_tensor_buffers));
+  if (!act.ok()) return act.status();
+  a.head_bytes = static_cast<int64_t>(plan->peak_bytes);
+  a.activation_bytes = static_cast<int64_t>(act->peak_bytes);
+
+  // The peak: the buffer reaching the top of the head; of the scopes it lives in, the one
+  // with the most bytes live is the operator at the peak.
+  std::vector<int64_t> live(static_cast<size_t>(n_ops) + 1, 0);
+  for (const TensorLifetime& b : buffers) {
+    for (int32_t s = std::max(b.first_op, 0); s <= b.last_op && s <= n_ops; ++s) {
+      live[static_cast<size_t>(s)] += RoundUp(static_cast<int64_t>(b.bytes), kAlign);
+    }
+  }
+  int64_t top = -1;
+  const TensorLifetime* top_buffer = nullptr;
+  for (const ArenaAllocation& al : plan->allocations) {
+    const int64_t end =
+        static_cast<int64_t>(al.offset) + RoundUp(static_cast<int64_t>(al.bytes), kAlign);
+    if (end <= top) continue;
+    top = end;
+    for (const TensorLifetime& b : buffers) {
+      if (b.tensor == al.tensor) top_buffer = &b;
+    }
+  }
+  if (top_buffer != nullptr && n_ops > 0) {
+    int32_t best = -1;
+    for (int32_t s = std::max(top_buffer->first_op, 1); s <= std::min(top_buffer->last_op, n_ops);
+         ++s) {
+      if (best < 0 || live[static_cast<size_t>(s)] > live[static_cast<size_t>(best)]) best = s;
+    }
+    if (best < 0) best = 1;
+    a.peak_op = best - 1;
+  }
+  if (a.peak_op >= 0) {
+    const int32_t scope = a.peak_op + 1;
+    for (const TensorLifetime& b : buffers) {
+      if (b.tensor < n_t && b.first_op <= scope && scope <= b.last_op) {
+        a.peak_tensors.push_back(b.tensor);
+      }
+    }
+    std::stable_sort(a.peak_tensors.begin(), a.peak_tensors.end(), [&](int32_t x, int32_t y) {
+      return sg.tensors[x].num_bytes() > sg.tensors[y].num_bytes();
+    });
+    a.peak_scratch_bytes = scratch[a.peak_op];
+  }
+
+  // The tail, in TFLite Micro's order: the allocator's objects, eval tensors and nodes
+  // (StartModelAllocation), builtin options (parsing), each kernel's Init (OpData), each
+  // kernel's Prepare (per-channel multipliers and shifts, MVE kernel sums), scratch handles and
+  // variables (FinishModelAllocation), then the graph inputs' and outputs' pointer arrays and
+  // persistent TfLiteTensors (AllocateTensors).
+  TailSimulator tail;
+  const int64_t struct_align = p;
+  const int64_t bookkeeping = tail.Allocate(BookkeepingBytes(p), struct_align);
+  const int64_t eval = tail.Allocate(int64_t{n_t} * 3 * p, struct_align);
+  const int64_t nodes = tail.Allocate(int64_t{n_ops} * 8 * p, struct_align);
+  int64_t builtin = 0, opdata = 0, opdata_n = 0, per_channel = 0, per_channel_n = 0;
+  int64_t kernel_sums = 0, kernel_sums_n = 0, variables = 0, variables_n = 0;
+  for (const Operator& op : sg.ops) {
+    const int64_t bytes = BuiltinDataBytes(op.kind, p);
+    if (bytes > 0) builtin += tail.Allocate(bytes, 4);
+  }
+  for (const Operator& op : sg.ops) {
+    const int64_t od = OpDataBytes(op.kind, p, cmsis);
+    if (od > 0) {
+      opdata += tail.Allocate(od, kAlign);
+      ++opdata_n;
+    }
+  }
+  for (const Operator& op : sg.ops) {
+    const bool conv_like = op.kind == OpKind::kConv2D || op.kind == OpKind::kDepthwiseConv2D ||
+                           op.kind == OpKind::kTransposeConv;
+    const Tensor* out = op.outputs.empty() ? nullptr : At(sg, op.outputs[0]);
+    const int64_t channels = out != nullptr && !out->shape.empty() ? out->shape.back() : 0;
+    if (conv_like && channels > 0) {
+      // Per-channel output multipliers and shifts: two int32 arrays.
+      per_channel += tail.Allocate(4 * channels, kAlign);
+      per_channel += tail.Allocate(4 * channels, kAlign);
+      per_channel_n += 2;
+    }
+    if (cmsis && options.isa == kernels::Isa::kMve && op.kind == OpKind::kFullyConnected &&
+        out != nullptr && out->dtype == DType::kInt8 && channels > 0) {
+      // CMSIS-NN's MVE fully-connected kernel keeps the weight sums per output (int32).
+      kernel_sums += tail.Allocate(4 * channels, kAlign);
+      ++kernel_sums_n;
+    }
+  }
+  const int64_t handles = n_scratch > 0 ? tail.Allocate(n_scratch * p, struct_align) : 0;
+  for (const Tensor& t : sg.tensors) {
+    if (t.is_variable) {
+      variables += tail.Allocate(static_cast<int64_t>(t.num_bytes()), kAlign);
+      ++variables_n;
+    }
+  }
+  int64_t io = 0;
+  for (const std::vector<int32_t>* list : {&sg.inputs, &sg.outputs}) {
+    if (list->empty()) continue;
+    io += tail.Allocate(static_cast<int64_t>(list->size()) * p, kAlign);
+    for (int32_t t : *list) {
+      const Tensor* tensor = At(sg, t);
+      io += tail.Allocate(p == 8 ? 64 : 40, struct_align);  // TfLiteTensor
+      if (tensor != nullptr && !tensor->quant.scale.empty() && !tensor->quant.zero_point.empty()) {
+        io += tail.Allocate(3 * p, struct_align);  // TfLiteAffineQuantization
+        io += tail.Allocate(4 + 4 * static_cast<int64_t>(tensor->quant.scale.size()), 4);
+      }
+    }
+  }
+  const int64_t n_io = static_cast<int64_t>(sg.inputs.size() + sg.outputs.size());
+  a.tail = {
+      {"eval tensors", eval, n_t},
+      {"node and registration", nodes, n_ops},
+      {"builtin options", builtin, n_ops},
+      {"kernel op data", opdata, opdata_n},
+      {"per-channel quantization", per_channel, per_channel_n},
+      {"kernel sums (MVE)", kernel_sums, kernel_sums_n},
+      {"scratch handles", handles, n_scratch},
+      {"variable tensors", variables, variables_n},
+      {"input/output tensors", io, n_io},
+      {"allocator bookkeeping", bookkeeping, 1},
+  };
+  for (const TflmTailItem& it : a.tail) a.tail_bytes += it.bytes;
+  a.total_bytes = a.head_bytes + a.tail_bytes;
+  return a;
+}
+
+absl::Status AddRuntimeMemory(const Graph& graph, const TargetProfile& profile, Runtime runtime,
+                              Estimate* e) {
+  if (profile.kind != TargetKind::kCortexM) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--runtime applies to Cortex-M profiles; '", profile.name, "' is not one"));
+  }
+  if (runtime == Runtime::kExecuTorch) {
+    return absl::UnimplementedError(
+        "runtime executorch: mica does not read ExecuTorch .pte memory plans yet; use --runtime "
+        "tflm or --runtime mica");
+  }
+  if (graph.subgraphs.empty()) return absl::InvalidArgumentError("graph has no subgraph");
+  const Subgraph& sg = graph.main();
+  RuntimeMemory m;
+  m.runtime = std::string(RuntimeName(runtime));
+  m.sram_bytes = profile.cortex_m.sram_bytes;
+  m.flash_capacity_bytes = profile.cortex_m.flash_bytes;
+  m.model_flash_bytes = e->weights_original_bytes;
+  m.code_flash_bytes = e->code_bytes;
+  m.flash_bytes = m.model_flash_bytes + m.code_flash_bytes;
+  if (runtime == Runtime::kTflm) {
+    TflmArenaOptions o;
+    o.isa = CortexMVariant(profile.cortex_m);
+    MICA_ASSIGN_OR_RETURN(TflmArena a, EstimateTflmArena(graph, o));
+    m.basis = absl::StrCat("TFLite Micro arena, 32-bit, CMSIS-NN ", kernels::IsaName(o.isa),
+                           " kernels");
+    m.arena_bytes = a.total_bytes;
+    m.head_bytes = a.head_bytes;
+    m.scratch_bytes = a.scratch_bytes;
+    m.tail_bytes = a.tail_bytes;
+    for (const TflmTailItem& it : a.tail) {
+      if (it.bytes > 0) m.tail.emplace_back(it.name, it.bytes);
+    }
+    m.peak_op_index = a.peak_op;
+    for (int32_t t : a.peak_tensors) m.peak_tensors.push_back(sg.tensors[t].name);
+  } else {
+    // mica's device runtime reports no arena yet: the host executor's activation plan.
+    std::vector<TensorLifetime> lts = ComputeLifetimes(sg);
+    MICA_ASSIGN_OR_RETURN(ArenaPlan plan, PlanArena(lts, Planner::kFirstFit));
+    m.basis = "mica host executor's planned activation arena (host figure: mica's device "
+              "runtime reports none yet)";
+    m.arena_bytes = m.head_bytes = static_cast<int64_t>(plan.peak_bytes);
+    // The peak: the operator where the planned buffers reach the top.
+    size_t top = 0;
+    for (const ArenaAllocation& al : plan.allocations) {
+      if (al.offset + al.bytes < top) continue;
+      top = al.offset + al.bytes;
+      for (const TensorLifetime& l : lts) {
+        if (l.tensor == al.tensor) m.peak_op_index = l.first_op;
+      }
+    }
+    std::vector<std::pair<size_t, std::string>> live;
+    for (const TensorLifetime& l : lts) {
+      if (l.first_op <= m.peak_op_index && m.peak_op_index <= l.last_op) {
+        live.emplace_back(l.bytes, sg.tensors[l.tensor].name);
+      }
+    }
+    std::stable_sort(live.begin(), live.end(),
+                     [](const auto& x, const auto& y) { return x.first > y.first; });
+    for (auto& [bytes, name] : live) m.peak_tensors.push_back(name);
+  }
+  if (m.peak_op_index >= 0 && m.peak_op_index < static_cast<int32_t>(sg.ops.size())) {
+    m.peak_operator = std::string(sg.ops[m.peak_op_index].name());
+  }
+  e->memory = std::move(m);
+  return absl::OkStatus();
+}
+
+}  // namespace estimate
+}  // namespace mica
