@@ -2,6 +2,7 @@
 // fusion, reshape-like ops as aliases, SOFTMAX/MEAN/... decompositions, memory copies.
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,7 @@ class Lowerer {
   void LowerActivation(int32_t i);
   void LowerPooling(int32_t i);
   void LowerReduce(int32_t i);
+  bool TryLowerMeanAsDepthwise(int32_t i);
   void LowerResize(int32_t i);
   void LowerArgMax(int32_t i);
   void LowerReshape(int32_t i);
@@ -90,6 +92,7 @@ class Lowerer {
   void Copy(int32_t src, const std::string& name, FmRef in, FmRef out);
   void Softmax(int32_t i);
   bool TryFuseActivation(int32_t i, Act act);
+  bool TryFoldPad(int32_t i);
 
   const Subgraph& sg_;
   const EthosUConfig& cfg_;
@@ -177,6 +180,96 @@ bool Lowerer::TryFuseActivation(int32_t i, Act act) {
   prev.ofm = Ref(o.outputs[0]);
   lw_.ir_note[i] = absl::StrCat("fused into ", std::string(sg_.ops[prev.src_op].name()), " (op ",
                                 prev.src_op, ")");
+  return true;
+}
+
+// Reads a constant int32/int64 operand (PAD's paddings, MEAN's axes); empty when it is not one.
+std::vector<int64_t> ConstInts(const Tensor& t) {
+  std::vector<int64_t> out;
+  if (!t.is_constant()) return out;
+  const int64_t n = t.num_elements();
+  const size_t width = t.dtype == DType::kInt64 ? 8 : t.dtype == DType::kInt32 ? 4 : 0;
+  if (width == 0 || t.data.size < static_cast<size_t>(n) * width) return out;
+  for (int64_t k = 0; k < n; ++k) {
+    if (width == 4) {
+      int32_t v;
+      std::memcpy(&v, t.data.bytes() + k * 4, 4);
+      out.push_back(v);
+    } else {
+      int64_t v;
+      std::memcpy(&v, t.data.bytes() + k * 8, 8);
+      out.push_back(v);
+    }
+  }
+  return out;
+}
+
+// Vela replaces a PAD feeding a VALID convolution, depthwise convolution or average pool by
+// the hardware padding of that operation when the padding fits in it (at most half the
+// dilated kernel per side, and a leading pad that keeps the kernel's stride phase); the PAD
+// then costs nothing and its output is never stored: the consumer reads the PAD's input.
+bool Lowerer::TryFoldPad(int32_t i) {
+  const Operator& o = sg_.ops[i];
+  if (o.kind != OpKind::kPad || o.inputs.size() < 2 || o.outputs.empty()) return false;
+  const int32_t in = o.inputs[0], out = o.outputs[0];
+  if (in == kNoTensor || o.inputs[1] == kNoTensor || sg_.tensors[in].is_constant()) return false;
+  if (consumers_[out] != 1 || is_output_[out]) return false;
+  const Tensor& ti = sg_.tensors[in];
+  const Tensor& to = sg_.tensors[out];
+  if (ti.dtype != to.dtype || ti.quant.scale != to.quant.scale ||
+      ti.quant.zero_point != to.quant.zero_point || ti.shape.size() != 4) {
+    return false;
+  }
+  const std::vector<int64_t> pad = ConstInts(sg_.tensors[o.inputs[1]]);
+  if (pad.size() != 8 || pad[0] != 0 || pad[1] != 0 || pad[6] != 0 || pad[7] != 0) return false;
+  const int64_t top = pad[2], bottom = pad[3], left = pad[4], right = pad[5];
+  // The consumer: the next operator reading the PAD's output as its input 0, on the NPU.
+  int32_t c = -1;
+  for (int32_t j = i + 1; j < static_cast<int32_t>(sg_.ops.size()) && c < 0; ++j) {
+    for (size_t k = 0; k < sg_.ops[j].inputs.size(); ++k) {
+      if (sg_.ops[j].inputs[k] == out) c = k == 0 ? j : -2;
+    }
+    if (c == -2) return false;
+  }
+  if (c < 0 || !lw_.cpu_reasons[c].empty()) return false;
+  const Operator& co = sg_.ops[c];
+  int32_t kh = 1, kw = 1, sh = 1, sw = 1;
+  bool avgpool = false;
+  if (const auto* a = std::get_if<Conv2DAttrs>(&co.attrs); a && co.kind == OpKind::kConv2D) {
+    if (a->padding != Padding::kValid || co.inputs.size() < 2) return false;
+    const Tensor& w = sg_.tensors[co.inputs[1]];
+    if (w.shape.size() != 4) return false;
+    kh = (w.shape[1] - 1) * a->dilation_h + 1, kw = (w.shape[2] - 1) * a->dilation_w + 1;
+    sh = a->stride_h, sw = a->stride_w;
+  } else if (const auto* d = std::get_if<DepthwiseConv2DAttrs>(&co.attrs);
+             d && co.kind == OpKind::kDepthwiseConv2D) {
+    if (d->padding != Padding::kValid || co.inputs.size() < 2) return false;
+    const Tensor& w = sg_.tensors[co.inputs[1]];
+    if (w.shape.size() != 4) return false;
+    kh = (w.shape[1] - 1) * d->dilation_h + 1, kw = (w.shape[2] - 1) * d->dilation_w + 1;
+    sh = d->stride_h, sw = d->stride_w;
+  } else if (const auto* p = std::get_if<Pool2DAttrs>(&co.attrs);
+             p && co.kind == OpKind::kAveragePool2D) {
+    if (p->padding != Padding::kValid) return false;
+    kh = p->filter_h, kw = p->filter_w, sh = p->stride_h, sw = p->stride_w;
+    avgpool = true;
+  } else {
+    return false;
+  }
+  if (top > kh / 2 || bottom > kh / 2 || left > kw / 2 || right > kw / 2) return false;
+  auto leading_ok = [](int64_t lead, int32_t stride, int32_t k) {
+    return lead == k / 2 || k / 2 <= stride || (stride > 0 && lead % stride == 0);
+  };
+  if (!leading_ok(top, sh, kh) || !leading_ok(left, sw, kw)) return false;
+  if (avgpool) {
+    for (auto [v, k] : {std::pair<int64_t, int32_t>{top, kh}, {bottom, kh}, {left, kw},
+                        {right, kw}}) {
+      if (v != 0 && v != k / 2) return false;
+    }
+  }
+  lw_.fmaps[Fmap(out)].alias_of = Fmap(in);
+  lw_.ir_note[i] = absl::StrCat("folded into ", std::string(co.name()), " (op ", c,
+                                ") as hardware padding");
   return true;
 }
 
@@ -432,8 +525,79 @@ void Lowerer::LowerPooling(int32_t i) {
 
 // MEAN, SUM, REDUCE_MAX: reduce over H and/or W (or depth) as one pooling / ReduceSum pass
 // over the input.
+// MEAN over height and/or width as Vela lowers it: a depthwise convolution with a kernel of
+// ones over the reduced axes into a 32-bit sum (at most 64 kernel rows and 4096 kernel
+// elements per convolution: a taller reduction over H and W is read as one row of H*W, a
+// bigger one is split into several convolutions whose sums ADDs accumulate), then a MUL by
+// 1/(elements) with the output's rescale.
+bool Lowerer::TryLowerMeanAsDepthwise(int32_t i) {
+  const Operator& o = sg_.ops[i];
+  if (o.kind != OpKind::kMean || o.inputs.size() < 2 || o.inputs[1] == kNoTensor) return false;
+  const Tensor& t = sg_.tensors[o.inputs[0]];
+  if (t.shape.size() != 4 || t.shape[0] != 1) return false;
+  const std::vector<int64_t> axes = ConstInts(sg_.tensors[o.inputs[1]]);
+  if (axes.empty()) return false;
+  bool rh = false, rw = false;
+  for (int64_t a : axes) {
+    const int64_t ax = a < 0 ? a + 4 : a;
+    if (ax == 1) rh = true;
+    else if (ax == 2) rw = true;
+    else if (ax == 3 && t.shape[3] > 1) return false;  // over depth: not this lowering
+    else if (ax != 0 && ax != 3) return false;
+  }
+  FmRef x = In(o, 0), y = Out(o);
+  const int32_t c = x.shape.c;
+  int32_t rows = x.shape.h, cols = x.shape.w;
+  int32_t h = rh ? rows : 1, w = rw ? cols : 1;
+  if (h * int64_t{w} <= 1) return false;  // a copy; the generic path handles it
+  constexpr int32_t kMaxKernelElements = 4096, kMaxKernelHeight = 64;
+  if (h > kMaxKernelHeight && int64_t{h} * w <= kMaxKernelElements && rh && rw) {
+    cols = rows * cols, rows = 1;
+    w = h * w, h = 1;
+  }
+  const int32_t per_conv =
+      std::max(1, std::min({kMaxKernelElements / std::max(w, 1), h, kMaxKernelHeight}));
+  const int32_t convs = (h + per_conv - 1) / per_conv;
+  const Shape3 sum_shape = {rh ? 1 : rows, rw ? 1 : cols, c};
+  std::vector<FmRef> sums;
+  for (int32_t k = 0; k < convs; ++k) {
+    const int32_t kh = k == convs - 1 && h % per_conv != 0 ? h % per_conv : per_conv;
+    NpuOp dw = Base(i, "Mean/DepthwiseConv2D", HwOp::kDepthwise);
+    dw.ifm = x;
+    dw.ifm.shape = {rh ? kh : rows, rw ? w : cols, c};
+    dw.kh = rh ? kh : 1;
+    dw.kw = rw ? w : 1;
+    dw.ofm = TempRef(sum_shape, 32);
+    dw.weight_bytes = int64_t{dw.kh} * dw.kw * c;
+    dw.encoded_weight_bytes = ConstantWeightStreamBytes(dw.weight_bytes);
+    dw.scale_bytes = 10 * int64_t{c};
+    dw.macs = dw.weight_bytes * sum_shape.h * sum_shape.w;
+    Emit(dw);
+    sums.push_back(lw_.ops.back().ofm);
+  }
+  FmRef acc = sums.back();
+  for (size_t k = 0; k + 1 < sums.size(); ++k) {
+    NpuOp add = Base(i, "Mean/Add", HwOp::kElementwise);
+    add.ew = EwKind::kAdd;
+    add.ifm = acc, add.ifm2 = sums[sums.size() - 2 - k], add.has_ifm2 = true;
+    add.ofm = TempRef(sum_shape, 32);
+    Emit(add);
+    acc = lw_.ops.back().ofm;
+  }
+  FmRef scale;
+  scale.scalar = true;
+  scale.bits = 32;
+  NpuOp mul = Base(i, "Mean/Mul", HwOp::kElementwise);
+  mul.ew = EwKind::kMul;
+  mul.ifm = acc, mul.ifm2 = scale, mul.has_ifm2 = true;
+  mul.ofm = y;
+  Emit(mul);
+  return true;
+}
+
 void Lowerer::LowerReduce(int32_t i) {
   const Operator& o = sg_.ops[i];
+  if (TryLowerMeanAsDepthwise(i)) return;
   FmRef x = In(o, 0), y = Out(o);
   const Tensor& t = sg_.tensors[o.inputs[0]];
   const Tensor& ofm_t = sg_.tensors[o.outputs[0]];
@@ -528,6 +692,7 @@ void Lowerer::LowerReshape(int32_t i) {
 // feature maps (a transpose is its own hardware operation).
 void Lowerer::LowerDataMovement(int32_t i) {
   const Operator& o = sg_.ops[i];
+  if (TryFoldPad(i)) return;
   const std::string name(o.name());
   switch (o.kind) {
     case OpKind::kTranspose: {
