@@ -8,6 +8,7 @@
 #
 #   bench/corpus_vs_vela.sh [BUILD_DIR] [MODEL]     (default build/fast; MODEL: one model only)
 #
+# MICA_CORPUS_ALL=1 lists every case instead of the 25 worst per half.
 # Environment: MICA_SHARED_DIR (the shared MLPerf Tiny models, validation half), and to use a
 # corpus outside the tree MICA_CORPUS_DIR (models/, split.json), MICA_CORPUS_REFERENCE.
 set -eu
