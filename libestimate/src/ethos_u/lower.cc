@@ -803,6 +803,9 @@ void Lowerer::LowerOp(int32_t i) {
     case OpKind::kExp: case OpKind::kLog: case OpKind::kRsqrt: case OpKind::kHardSwish:
     case OpKind::kLeakyRelu:
       return LowerActivation(i);
+    case OpKind::kOpaque:
+      if (sg_.ops[i].opaque_name == "GELU") return LowerActivation(i);  // a LUT, as Vela does
+      return LowerDataMovement(i);
     case OpKind::kMaxPool2D: case OpKind::kAveragePool2D: return LowerPooling(i);
     case OpKind::kMean: case OpKind::kSum: case OpKind::kReduceMax: return LowerReduce(i);
     case OpKind::kResizeNearestNeighbor: case OpKind::kResizeBilinear: return LowerResize(i);
