@@ -423,7 +423,7 @@ inline std::vector<const Case*> Select(const Corpus& corpus, const std::string& 
 inline void PrintStatsHeader() {
   std::printf("%-9s %-4s %-5s %5s %4s | %-29s %6s | %-22s | %-22s | %s\n", "half", "fam", "cfg",
               "cases", "ref", "cycles |err|: med  p90  worst", "<=10%", "SRAM |err|: med  worst",
-              "off-chip: med  worst", "placement ops / identical cases");
+              "off-chip: med  worst", "placement ops / identical cases, SRAM > limit");
 }
 
 inline void PrintStats(const std::string& half, Family f, const std::string& config,
@@ -432,12 +432,12 @@ inline void PrintStats(const std::string& half, Family f, const std::string& con
     return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end());
   };
   std::printf("%-9s %-4s %-5s %5d %4d | %17.1f%% %5.1f%% %5.0f%% | %5.1f%% | %13.1f%% %6.0f%% | "
-              "%13.1f%% %6.0f%% | %6.2f%% %3d/%d\n",
+              "%13.1f%% %6.0f%% | %6.2f%% %3d/%d %d\n",
               half.c_str(), FamilyName(f), config.c_str(), s.cases, s.refused,
               100 * s.cycles_median(), 100 * Percentile(s.cycles, 0.9), 100 * worst(s.cycles),
               100 * s.within10_share(), 100 * Percentile(s.sram, 0.5), 100 * worst(s.sram),
               100 * Percentile(s.offchip, 0.5), 100 * worst(s.offchip), 100 * s.placement_share(),
-              s.placement_cases_identical, s.cases - s.refused);
+              s.placement_cases_identical, s.cases - s.refused, s.sram_over_limit);
 }
 
 }  // namespace corpus
