@@ -380,6 +380,31 @@ void Lowerer::LowerConvolution(int32_t i) {
   op.kh = w.shape.size() == 4 ? w.shape[1] : 1;
   op.kw = w.shape.size() == 4 ? w.shape[2] : 1;
   op.act = ActOf(act);
+  // Grouped CONV_2D (IFM depth a multiple > 1 of the kernel's): Vela runs one convolution per
+  // group, each reading its slice of the IFM and writing its slice of the OFM, and applies a
+  // fused activation afterwards in one pass over the whole OFM.
+  const int32_t kin = w.shape.size() == 4 ? w.shape[3] : 0;
+  if (o.kind == OpKind::kConv2D && kin > 0 && op.ifm.shape.c > kin &&
+      op.ifm.shape.c % kin == 0 && op.ofm.shape.c % (op.ifm.shape.c / kin) == 0) {
+    const int32_t groups = op.ifm.shape.c / kin;
+    const int32_t cout = op.ofm.shape.c / groups;
+    for (int32_t g = 0; g < groups; ++g) {
+      NpuOp part = op;
+      part.name = "Conv2D/Group";
+      part.act = Act::kNone;
+      part.ifm.shape.c = kin;
+      part.ofm.shape.c = cout;
+      if (g == 0) SetWeights(o, &part, 1, cout);  // the whole tensor, encoded once
+      part.scale_bytes = 10 * int64_t{cout};
+      part.macs = int64_t{op.kh} * op.kw * kin * part.ofm.shape.elements();
+      Emit(part);
+    }
+    if (op.act != Act::kNone) {
+      Copy(i, "Conv2D/Activation", op.ofm, op.ofm);
+      lw_.ops.back().act = op.act;
+    }
+    return;
+  }
   SetWeights(o, &op, 1, op.ofm.shape.c);
   const int64_t taps = int64_t{op.kh} * op.kw;
   if (o.kind == OpKind::kDepthwiseConv2D) {
