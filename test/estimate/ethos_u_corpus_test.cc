@@ -235,11 +235,12 @@ TEST_CASE("ethos_u corpus report", "[.corpus-report]") {
         continue;
       ++n;
       std::printf("%-9s %-40s %-15s %-5s vela %10.0f mica %10.0f %+7.1f%%  "
-                  "sram %+6.1f%%\n",
+                  "sram %+6.1f%%  off-chip %+6.1f%%\n",
                   k.half.c_str(), k.model.c_str(), k.profile.c_str(),
                   k.config.c_str(), k.vela_cycles, k.mica_cycles,
                   100 * corpus::Rel(k.mica_cycles, k.vela_cycles),
-                  100 * corpus::Rel(k.mica_sram, k.vela_sram));
+                  100 * corpus::Rel(k.mica_sram, k.vela_sram),
+                  100 * corpus::Rel(k.mica_offchip, k.vela_offchip));
     }
   }
   struct Out {

@@ -534,9 +534,11 @@ double MatMulCycles(const OpContext& x, Traffic* t) {
     const double red = out_el * k / (x.a.macs / 8.0) + out_el * x.a.ao_out[7];
     op_cycles = mul + red;
   }
-  t->Add(x.ifm_area, 4, double(x.ifm_s.elements()) * x.ibits / 8 * x.ofm_s.c);
+  // U55/U65 re-read the IFM per OFM column and write and read back the 32-bit products; the
+  // U85's native matmul reads each operand once, like a 1x1 convolution, with no scratch.
+  t->Add(x.ifm_area, 4, double(x.ifm_s.elements()) * x.ibits / 8 * (x.u85 ? 1 : x.ofm_s.c));
   t->Add(x.ifm2_area, 1, double(op.ifm2.shape.elements()) * std::max(op.ifm2.bits / 8, 1));
-  t->Add(x.ms.arena_area, 1, out_el * k * 4 * 2);
+  if (!x.u85) t->Add(x.ms.arena_area, 1, out_el * k * 4 * 2);
   t->Add(x.ofm_area, 6, out_el * x.obits / 8);
   return op_cycles;
 }
