@@ -526,10 +526,14 @@ void Lowerer::LowerActivation(int32_t i) {
     lw_.ops.back().act = Act::kRelu;
     return;
   }
-  if ((o.kind == OpKind::kLogistic || o.kind == OpKind::kTanh) &&
-      TryFuseActivation(i, Act::kLut)) {
-    return;
-  }
+  // LUT activations fuse into the producer: sigmoid and tanh, and (8-bit, which Vela turns
+  // into a LUT) LEAKY_RELU and HARD_SWISH.
+  const bool eight_bit = !o.inputs.empty() && o.inputs[0] != kNoTensor &&
+                         (sg_.tensors[o.inputs[0]].dtype == DType::kInt8 ||
+                          sg_.tensors[o.inputs[0]].dtype == DType::kUInt8);
+  const bool lut = o.kind == OpKind::kLogistic || o.kind == OpKind::kTanh ||
+                   (eight_bit && (o.kind == OpKind::kLeakyRelu || o.kind == OpKind::kHardSwish));
+  if (lut && TryFuseActivation(i, Act::kLut)) return;
   Copy(i, name, In(o, 0), Out(o));
   lw_.ops.back().act = Act::kLut;
   lw_.ops.back().needs_lut = true;
