@@ -563,22 +563,33 @@ bool Lowerer::TryLowerMeanAsDepthwise(int32_t i) {
   const Operator& o = sg_.ops[i];
   if (o.kind != OpKind::kMean || o.inputs.size() < 2 || o.inputs[1] == kNoTensor) return false;
   const Tensor& t = sg_.tensors[o.inputs[0]];
-  if (t.shape.size() != 4 || t.shape[0] != 1) return false;
+  const int32_t rank = static_cast<int32_t>(t.shape.size());
+  if (rank < 1 || rank > 4) return false;
   const std::vector<int64_t> axes = ConstInts(sg_.tensors[o.inputs[1]]);
   if (axes.empty()) return false;
-  bool rh = false, rw = false;
+  // The IFM as N x H x W x C (leading 1s) and the reduced axes.
+  std::vector<int64_t> s4(4, 1);
+  std::vector<bool> r4(4, false);
+  for (int32_t k = 0; k < rank; ++k) s4[4 - rank + k] = t.shape[k];
   for (int64_t a : axes) {
-    const int64_t ax = a < 0 ? a + 4 : a;
-    if (ax == 1) rh = true;
-    else if (ax == 2) rw = true;
-    else if (ax == 3 && t.shape[3] > 1) return false;  // over depth: not this lowering
-    else if (ax != 0 && ax != 3) return false;
+    const int64_t ax = a < 0 ? a + rank : a;
+    if (ax < 0 || ax >= rank) return false;
+    r4[4 - rank + ax] = true;
   }
+  if (s4[0] != 1) return false;
+  // A reduction over depth: the H or W axis of size 1 is dropped and C becomes W (depth 1).
+  if (r4[3] && s4[3] > 1) {
+    if (s4[1] != 1 && s4[2] != 1) return false;
+    const int del = s4[2] == 1 ? 2 : 1;
+    s4.erase(s4.begin() + del), r4.erase(r4.begin() + del);
+    s4.push_back(1), r4.push_back(false);
+  }
+  const bool rh = r4[1] && s4[1] > 1, rw = r4[2] && s4[2] > 1;
+  if (!rh && !rw) return false;  // a copy; the generic path handles it
   FmRef x = In(o, 0), y = Out(o);
-  const int32_t c = x.shape.c;
-  int32_t rows = x.shape.h, cols = x.shape.w;
+  const int32_t c = static_cast<int32_t>(s4[3]);
+  int32_t rows = static_cast<int32_t>(s4[1]), cols = static_cast<int32_t>(s4[2]);
   int32_t h = rh ? rows : 1, w = rw ? cols : 1;
-  if (h * int64_t{w} <= 1) return false;  // a copy; the generic path handles it
   constexpr int32_t kMaxKernelElements = 4096, kMaxKernelHeight = 64;
   if (h > kMaxKernelHeight && int64_t{h} * w <= kMaxKernelElements && rh && rw) {
     cols = rows * cols, rows = 1;
