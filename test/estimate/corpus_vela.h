@@ -42,8 +42,10 @@ inline std::vector<std::string> SplitCsvLine(const std::string& line) {
   for (size_t i = 0; i < line.size(); ++i) {
     const char ch = line[i];
     if (ch == '"') {
-      if (quoted && i + 1 < line.size() && line[i + 1] == '"') cur += '"', ++i;
-      else quoted = !quoted;
+      if (quoted && i + 1 < line.size() && line[i + 1] == '"')
+        cur += '"', ++i;
+      else
+        quoted = !quoted;
     } else if (ch == ',' && !quoted) {
       out.push_back(cur), cur.clear();
     } else if (ch != '\r') {
@@ -134,11 +136,16 @@ inline std::string OpKey(const std::string& name) {
     if (ch != '_') k += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   }
   static const std::map<std::string, std::string> alias = {
-      {"logistic", "sigmoid"},          {"concatenation", "concat"},
-      {"averagepool2d", "avgpool"},     {"maxpool2d", "maxpool"},
-      {"fullyconnected", "fullyconnected"}, {"unidirectionalsequencelstm", "unidirectionalsequencelstm"},
-      {"resizebilinear", "resizebilinear"}, {"depthwiseconv2d", "depthwiseconv2d"},
-      {"reducemean", "mean"},           {"reshape", "reshape"}};
+      {"logistic", "sigmoid"},
+      {"concatenation", "concat"},
+      {"averagepool2d", "avgpool"},
+      {"maxpool2d", "maxpool"},
+      {"fullyconnected", "fullyconnected"},
+      {"unidirectionalsequencelstm", "unidirectionalsequencelstm"},
+      {"resizebilinear", "resizebilinear"},
+      {"depthwiseconv2d", "depthwiseconv2d"},
+      {"reducemean", "mean"},
+      {"reshape", "reshape"}};
   auto it = alias.find(k);
   return it == alias.end() ? k : it->second;
 }
@@ -157,15 +164,15 @@ inline Family FamilyOf(const std::string& profile) {
 struct Case {
   std::string source, model, profile, config, half;
   Family family = Family::kU55;
-  bool vela_ok = false;        // Vela compiled the model
-  bool mica_ok = false;        // mica estimated it
+  bool vela_ok = false;  // Vela compiled the model
+  bool mica_ok = false;  // mica estimated it
   std::string mica_error;
   double vela_cycles = 0, mica_cycles = 0;
   double vela_sram = 0, mica_sram = 0;
   double vela_offchip = 0, mica_offchip = 0;
-  double sram_limit = 0;        // arena cache size of the memory mode (0 = none)
-  int ops = 0;                  // operators of the model
-  int placement_diff = 0;       // operators placed differently (symmetric difference)
+  double sram_limit = 0;                     // arena cache size of the memory mode (0 = none)
+  int ops = 0;                               // operators of the model
+  int placement_diff = 0;                    // operators placed differently (symmetric difference)
   std::vector<std::string> placement_notes;  // "OP 'ofm': mica CPU (reason) / Vela NPU"
   // Per operator type: cycles Vela and mica charge (NPU and CPU rows with cycles).
   std::map<std::string, std::pair<double, double>> by_op;
@@ -178,7 +185,9 @@ struct Case {
   std::vector<Layer> layers;
 };
 
-inline double Rel(double ours, double ref) { return ref == 0 ? (ours == 0 ? 0 : 1) : (ours - ref) / ref; }
+inline double Rel(double ours, double ref) {
+  return ref == 0 ? (ours == 0 ? 0 : 1) : (ours - ref) / ref;
+}
 
 // Builds the profile the row was recorded with: mica's profile of that name with the row's
 // system config, memory mode and arena cache size.
@@ -197,8 +206,9 @@ inline absl::StatusOr<TargetProfile> ProfileForRow(const Row& r) {
 
 struct Corpus {
   std::vector<Case> cases;
-  int stale = 0;          // rows whose model file is missing
-  std::string skipped;    // why nothing was compared ("" when something was)
+  int stale = 0;           // rows whose model file is missing
+  int shared_missing = 0;  // rows of shared models skipped: no MICA_SHARED_DIR
+  std::string skipped;     // why nothing was compared ("" when something was)
 };
 
 // Loads every recorded row and estimates it. `only_model` (non-empty) restricts to one model.
@@ -232,12 +242,19 @@ inline Corpus Compare(const Paths& paths, const std::string& only_model = "") {
     c.profile = Str(r, "profile");
     c.config = Str(r, "config");
     c.family = FamilyOf(c.profile);
-    if (c.source == "shared") c.half = "validate";  // by the split rule
-    else if (fit.count(c.model)) c.half = "fit";
-    else if (validate.count(c.model)) c.half = "validate";
-    else continue;  // a model outside the split (not in the corpus any more)
+    if (c.source == "shared")
+      c.half = "validate";  // by the split rule
+    else if (fit.count(c.model))
+      c.half = "fit";
+    else if (validate.count(c.model))
+      c.half = "validate";
+    else
+      continue;  // a model outside the split (not in the corpus any more)
     const std::string root = c.source == "shared" ? paths.shared : paths.corpus;
-    if (root.empty()) continue;  // shared models without MICA_SHARED_DIR
+    if (root.empty()) {  // shared models without MICA_SHARED_DIR
+      ++out.shared_missing;
+      continue;
+    }
     const std::string path = root + "/" + Str(r, "model_path");
     const std::string key = c.source + "/" + c.model;
     if (!graphs.count(key) && !bad_models.count(key)) {
@@ -245,8 +262,10 @@ inline Corpus Compare(const Paths& paths, const std::string& only_model = "") {
         bad_models.insert(key);
       } else {
         absl::StatusOr<Graph> g = LoadModel(path);
-        if (g.ok()) graphs[key] = *std::move(g);
-        else bad_models.insert(key), c.mica_error = std::string(g.status().message());
+        if (g.ok())
+          graphs[key] = *std::move(g);
+        else
+          bad_models.insert(key), c.mica_error = std::string(g.status().message());
       }
     }
     if (!std::filesystem::exists(path)) {
@@ -296,8 +315,10 @@ inline Corpus Compare(const Paths& paths, const std::string& only_model = "") {
       auto it = std::find_if(vela_cpu.begin(), vela_cpu.end(), [&](const auto& v) {
         return v[1] == op.output_name && OpKey(v[0]) == OpKey(op.op_name);
       });
-      if (it != vela_cpu.end()) vela_cpu.erase(it);
-      else mica_cpu.push_back(&op);
+      if (it != vela_cpu.end())
+        vela_cpu.erase(it);
+      else
+        mica_cpu.push_back(&op);
     }
     for (const OpEstimate* op : mica_cpu) {
       auto it = std::find_if(vela_cpu.begin(), vela_cpu.end(),
@@ -315,8 +336,8 @@ inline Corpus Compare(const Paths& paths, const std::string& only_model = "") {
       c.placement_notes.push_back(v[0] + " '" + v[1] + "': mica NPU, Vela CPU (" + v[2] + ")");
     }
     // Per operator type and per layer from Vela's per-layer table.
-    const std::string layers = paths.reference + "/vela/layers/" + c.source + "/" + c.model +
-                               "/" + c.profile + "__" + c.config + ".csv";
+    const std::string layers = paths.reference + "/vela/layers/" + c.source + "/" + c.model + "/" +
+                               c.profile + "__" + c.config + ".csv";
     std::vector<Case::Layer> vela_layers;
     for (const Row& l : ReadCsvFile(layers)) {
       const std::string op = OpKey(Str(l, "original_op"));
@@ -332,8 +353,7 @@ inline Corpus Compare(const Paths& paths, const std::string& only_model = "") {
     }
     std::vector<Case::Layer> mica_layers;
     for (const OpEstimate& op : e->ops) {
-      c.by_op[OpKey(op.op_name)].second +=
-          op.placement == Placement::kNpu ? op.total_cycles : 0.0;
+      c.by_op[OpKey(op.op_name)].second += op.placement == Placement::kNpu ? op.total_cycles : 0.0;
       if (op.placement == Placement::kNpu && op.total_cycles > 0) {
         mica_layers.push_back({OpKey(op.op_name), 0, op.total_cycles, op.op_index});
       }
@@ -344,8 +364,8 @@ inline Corpus Compare(const Paths& paths, const std::string& only_model = "") {
     }
     if (v_nz.size() == mica_layers.size()) {
       for (size_t i = 0; i < v_nz.size(); ++i) {
-        c.layers.push_back({mica_layers[i].op, v_nz[i].vela, mica_layers[i].mica,
-                            mica_layers[i].index});
+        c.layers.push_back(
+            {mica_layers[i].op, v_nz[i].vela, mica_layers[i].mica, mica_layers[i].index});
       }
     }
     out.cases.push_back(std::move(c));
@@ -372,11 +392,11 @@ struct Stats {
   int sram_over_limit = 0;
   double cycles_median() const { return Percentile(cycles, 0.5); }
   double within10_share() const {
-    return cycles.empty() ? 1.0 : static_cast<double>(within10) / static_cast<double>(cycles.size());
+    return cycles.empty() ? 1.0
+                          : static_cast<double>(within10) / static_cast<double>(cycles.size());
   }
   double placement_share() const {
-    return placement_ops == 0 ? 1.0
-                              : 1.0 - static_cast<double>(placement_diff) / placement_ops;
+    return placement_ops == 0 ? 1.0 : 1.0 - static_cast<double>(placement_diff) / placement_ops;
   }
 };
 
@@ -399,7 +419,8 @@ inline Stats Aggregate(const std::vector<const Case*>& cases) {
     const double e = std::fabs(Rel(c->mica_cycles, c->vela_cycles));
     s.cycles.push_back(e);
     s.within10 += e <= 0.10;
-    if (c->vela_sram >= kMinMemoryBytes) s.sram.push_back(std::fabs(Rel(c->mica_sram, c->vela_sram)));
+    if (c->vela_sram >= kMinMemoryBytes)
+      s.sram.push_back(std::fabs(Rel(c->mica_sram, c->vela_sram)));
     if (c->vela_offchip >= kMinMemoryBytes) {
       s.offchip.push_back(std::fabs(Rel(c->mica_offchip, c->vela_offchip)));
     }
@@ -411,8 +432,8 @@ inline Stats Aggregate(const std::vector<const Case*>& cases) {
   return s;
 }
 
-inline std::vector<const Case*> Select(const Corpus& corpus, const std::string& half,
-                                       Family family, const std::string& config) {
+inline std::vector<const Case*> Select(const Corpus& corpus, const std::string& half, Family family,
+                                       const std::string& config) {
   std::vector<const Case*> out;
   for (const Case& c : corpus.cases) {
     if (c.half == half && c.family == family && c.config == config) out.push_back(&c);
@@ -431,13 +452,14 @@ inline void PrintStats(const std::string& half, Family f, const std::string& con
   auto worst = [](const std::vector<double>& v) {
     return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end());
   };
-  std::printf("%-9s %-4s %-5s %5d %4d | %17.1f%% %5.1f%% %5.0f%% | %5.1f%% | %13.1f%% %6.0f%% | "
-              "%13.1f%% %6.0f%% | %6.2f%% %3d/%d %d\n",
-              half.c_str(), FamilyName(f), config.c_str(), s.cases, s.refused,
-              100 * s.cycles_median(), 100 * Percentile(s.cycles, 0.9), 100 * worst(s.cycles),
-              100 * s.within10_share(), 100 * Percentile(s.sram, 0.5), 100 * worst(s.sram),
-              100 * Percentile(s.offchip, 0.5), 100 * worst(s.offchip), 100 * s.placement_share(),
-              s.placement_cases_identical, s.cases - s.refused, s.sram_over_limit);
+  std::printf(
+      "%-9s %-4s %-5s %5d %4d | %17.1f%% %5.1f%% %5.0f%% | %5.1f%% | %13.1f%% %6.0f%% | "
+      "%13.1f%% %6.0f%% | %6.2f%% %3d/%d %d\n",
+      half.c_str(), FamilyName(f), config.c_str(), s.cases, s.refused, 100 * s.cycles_median(),
+      100 * Percentile(s.cycles, 0.9), 100 * worst(s.cycles), 100 * s.within10_share(),
+      100 * Percentile(s.sram, 0.5), 100 * worst(s.sram), 100 * Percentile(s.offchip, 0.5),
+      100 * worst(s.offchip), 100 * s.placement_share(), s.placement_cases_identical,
+      s.cases - s.refused, s.sram_over_limit);
 }
 
 }  // namespace corpus
