@@ -733,6 +733,25 @@ void Lowerer::LowerReshape(int32_t i) {
 void Lowerer::LowerDataMovement(int32_t i) {
   const Operator& o = sg_.ops[i];
   if (TryFoldPad(i)) return;
+  // A QUANTIZE of a uint8 graph input with zero point 128 into int8 with zero point 0 and the
+  // same scale (the usual uint8-input converter output) is no operation in Vela 5.2: the
+  // consumer reads the input itself (its per-layer tables have no row for it; a 127 -> -1
+  // QUANTIZE is still executed).
+  if (o.kind == OpKind::kQuantize && o.inputs.size() == 1 && o.outputs.size() == 1 &&
+      o.inputs[0] != kNoTensor &&
+      std::find(sg_.inputs.begin(), sg_.inputs.end(), o.inputs[0]) != sg_.inputs.end() &&
+      !is_output_[o.outputs[0]]) {
+    const Tensor& ti = sg_.tensors[o.inputs[0]];
+    const Tensor& to = sg_.tensors[o.outputs[0]];
+    if (ti.dtype == DType::kUInt8 && to.dtype == DType::kInt8 && ti.quant.scale.size() == 1 &&
+        to.quant.scale == ti.quant.scale && ti.quant.zero_point.size() == 1 &&
+        to.quant.zero_point.size() == 1 && ti.quant.zero_point[0] == 128 &&
+        to.quant.zero_point[0] == 0) {
+      lw_.fmaps[Fmap(o.outputs[0])].alias_of = Fmap(o.inputs[0]);
+      lw_.ir_note[i] = "no-op (uint8 input read as int8 by its consumer)";
+      return;
+    }
+  }
   const std::string name(o.name());
   switch (o.kind) {
     case OpKind::kTranspose: {
