@@ -145,6 +145,7 @@ inline std::string OpKey(const std::string& name) {
       {"resizebilinear", "resizebilinear"},
       {"depthwiseconv2d", "depthwiseconv2d"},
       {"reducemean", "mean"},
+      {"transposeconv2d", "transposeconv"},
       {"reshape", "reshape"}};
   auto it = alias.find(k);
   return it == alias.end() ? k : it->second;
