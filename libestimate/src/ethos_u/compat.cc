@@ -666,8 +666,17 @@ void CheckLstm(const OpCheck& x) {
 }
 
 // Op-specific constraints (step 4), by operator family.
+// BATCH_MATMUL on U55/U65 (Vela's rule for a matmul or an FC with dynamic weights): int8 IFM.
+void CheckBatchMatMul(const OpCheck& x) {
+  if (!x.u85 && x.ifm.dtype != DType::kInt8) {
+    x.r->push_back(absl::StrCat("BATCH_MATMUL with a ", std::string(DTypeName(x.ifm.dtype)),
+                                " IFM (", EthosUFamilyTitle(x.fam), ": int8 only)"));
+  }
+}
+
 void CheckOpSpecific(const OpCheck& x) {
   switch (x.op.kind) {
+    case OpKind::kBatchMatMul: return CheckBatchMatMul(x);
     case OpKind::kConv2D:
     case OpKind::kDepthwiseConv2D: return CheckConvolution(x);
     case OpKind::kTransposeConv: return CheckTransposeConv(x);
