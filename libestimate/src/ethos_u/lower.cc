@@ -93,6 +93,7 @@ class Lowerer {
   void Softmax(int32_t i);
   bool TryFuseActivation(int32_t i, Act act);
   bool TryFoldPad(int32_t i);
+  bool TryPadInPlace(int32_t i);
 
   const Subgraph& sg_;
   const EthosUConfig& cfg_;
@@ -270,6 +271,56 @@ bool Lowerer::TryFoldPad(int32_t i) {
   lw_.fmaps[Fmap(out)].alias_of = Fmap(in);
   lw_.ir_note[i] = absl::StrCat("folded into ", std::string(co.name()), " (op ", c,
                                 ") as hardware padding");
+  return true;
+}
+
+// A PAD that cannot become hardware padding, whose input an NPU operation produces for it
+// alone: Vela lets the producer write straight into the interior of the padded tensor and
+// writes the borders with one memory copy each (top, bottom, left, right).
+bool Lowerer::TryPadInPlace(int32_t i) {
+  const Operator& o = sg_.ops[i];
+  if ((o.kind != OpKind::kPad && o.kind != OpKind::kPadV2) || o.inputs.size() < 2 ||
+      o.outputs.empty()) {
+    return false;
+  }
+  const int32_t in = o.inputs[0], out = o.outputs[0];
+  if (in == kNoTensor || o.inputs[1] == kNoTensor || sg_.tensors[in].is_constant()) return false;
+  if (consumers_[in] != 1 || is_output_[in] ||
+      std::find(sg_.inputs.begin(), sg_.inputs.end(), in) != sg_.inputs.end()) {
+    return false;
+  }
+  const Tensor& ti = sg_.tensors[in];
+  const Tensor& to = sg_.tensors[out];
+  if (ti.dtype != to.dtype || ti.quant.scale != to.quant.scale ||
+      ti.quant.zero_point != to.quant.zero_point || ti.shape.size() != 4) {
+    return false;
+  }
+  const std::vector<int64_t> pad = ConstInts(sg_.tensors[o.inputs[1]]);
+  if (pad.size() != 8 || pad[0] != 0 || pad[1] != 0 || pad[6] != 0 || pad[7] != 0) return false;
+  // The producer: an NPU operation lowered before this one.
+  int32_t producer = -1;
+  for (int32_t j = 0; j < i; ++j) {
+    for (int32_t t : sg_.ops[j].outputs) {
+      if (t == in) producer = j;
+    }
+  }
+  if (producer < 0 || !lw_.cpu_reasons[producer].empty()) return false;
+  const int32_t ih = ti.shape[1], iw = ti.shape[2], c = ti.shape[3];
+  const int32_t ow = iw + static_cast<int32_t>(pad[4] + pad[5]);
+  lw_.fmaps[Fmap(in)].alias_of = Fmap(out);
+  FmRef y = Out(o);
+  const int32_t bits = y.bits;
+  auto border = [&](const char* side, int64_t h, int64_t w) {
+    if (h <= 0 || w <= 0) return;
+    FmRef part = y;
+    part.shape = {static_cast<int32_t>(h), static_cast<int32_t>(w), c};
+    Copy(i, absl::StrCat("Pad/MemoryCopy/", side), TempRef(part.shape, bits), part);
+  };
+  border("top", pad[2], ow);
+  border("bottom", pad[3], ow);
+  border("left", ih, pad[4]);
+  border("right", ih, pad[5]);
+  lw_.ir_note[i] = absl::StrCat("producer writes into the padded tensor; borders copied");
   return true;
 }
 
@@ -733,6 +784,7 @@ void Lowerer::LowerReshape(int32_t i) {
 void Lowerer::LowerDataMovement(int32_t i) {
   const Operator& o = sg_.ops[i];
   if (TryFoldPad(i)) return;
+  if (TryPadInPlace(i)) return;
   // A QUANTIZE of a uint8 graph input with zero point 128 into int8 with zero point 0 and the
   // same scale (the usual uint8-input converter output) is no operation in Vela 5.2: the
   // consumer reads the input itself (its per-layer tables have no row for it; a 127 -> -1
