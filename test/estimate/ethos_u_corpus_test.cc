@@ -36,16 +36,17 @@ struct Limits {
   double placement;       // share of operators placed as Vela places them, at least
 };
 // Measured 2026-12-01 on the records then available (Vela 5.2.0; config `vela` complete, `mlia`
-// 93 % recorded), validation half, vela / mlia config: U55 median 2.4 / 2.4 %, 64 / 65 % within
-// 10 %; U65 5.6 / 8.7 %, 56 / 53 %; U85 6.6 / 6.6 %, 56 / 56 %; SRAM medians 10 / 9 % (U55),
-// 16 / 14 % (U65), 9 / 9 % (U85); off-chip 9 / 9, 5 / 5, 4 / 6 %; placement 99.8 % of operators.
+// 93 % recorded), validation half, vela / mlia config: U55 median 1.5 / 1.5 %, 66 / 67 % within
+// 10 %; U65 5.4 / 6.5 %, 57 / 54 %; U85 5.5 / 5.3 %, 57 / 57 %; SRAM medians 3.7 / 3.0 % (U55),
+// 9.4 / 6.3 % (U65), 6.3 / 5.3 % (U85); off-chip 9.0 / 9.0, 4.6 / 4.9, 4.3 / 6.4 %; placement
+// 99.8 % of operators.
 constexpr Limits kLimits[] = {
-    {Family::kU55, "vela", 0.035, 0.60, 0.12, 0.105, 0.995},
-    {Family::kU55, "mlia", 0.035, 0.60, 0.115, 0.105, 0.995},
-    {Family::kU65, "vela", 0.07, 0.51, 0.175, 0.06, 0.995},
-    {Family::kU65, "mlia", 0.10, 0.48, 0.16, 0.065, 0.995},
-    {Family::kU85, "vela", 0.08, 0.52, 0.11, 0.055, 0.994},
-    {Family::kU85, "mlia", 0.08, 0.52, 0.11, 0.08, 0.994},
+    {Family::kU55, "vela", 0.025, 0.62, 0.055, 0.105, 0.995},
+    {Family::kU55, "mlia", 0.025, 0.62, 0.05, 0.105, 0.995},
+    {Family::kU65, "vela", 0.065, 0.52, 0.115, 0.06, 0.995},
+    {Family::kU65, "mlia", 0.08, 0.49, 0.085, 0.065, 0.995},
+    {Family::kU85, "vela", 0.065, 0.52, 0.08, 0.055, 0.994},
+    {Family::kU85, "mlia", 0.065, 0.52, 0.075, 0.08, 0.994},
 };
 
 corpus::Corpus LoadCorpus() {
