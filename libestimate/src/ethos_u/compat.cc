@@ -424,11 +424,27 @@ void CheckFeatureMapQuant(const Operator& op, const Tensor& t, bool is_output, E
           r->push_back(absl::StrCat(role, " '", t.name, "' unsigned with negative zero point"));
           break;
         }
-        if (u85 && ((t.dtype == DType::kInt8 && (zp < -128 || zp > 127)) ||
-                    (t.dtype == DType::kUInt8 && zp > 255))) {
+        // U85 (Vela's rule): IFM zero points int8 -128..127, uint8 0..255, others 0; OFM zero
+        // points signed -128..127, unsigned 0..255.
+        const bool bad_in = !is_output && ((t.dtype == DType::kInt8 && (zp < -128 || zp > 127)) ||
+                                           (t.dtype == DType::kUInt8 && zp > 255) ||
+                                           (t.dtype == DType::kInt16 && zp != 0));
+        const bool bad_out = is_output && (zp < -128 || zp > 255 ||
+                                           (t.dtype != DType::kUInt8 && zp > 127));
+        if (u85 && (bad_in || bad_out)) {
           r->push_back(absl::StrCat(role, " '", t.name, "' zero point ", zp, " out of range"));
           break;
         }
+      }
+    }
+  }
+  // U85: an int16 IFM's zero point must be 0 for every operator, QUANTIZE included (Vela's
+  // "IFM ZeroPoint out of range").
+  if (u85 && !is_output && t.dtype == DType::kInt16 && QuantExempt(op.kind)) {
+    for (int64_t zp : t.quant.zero_point) {
+      if (zp != 0) {
+        r->push_back(absl::StrCat(role, " '", t.name, "' zero point ", zp, " out of range"));
+        break;
       }
     }
   }
@@ -480,13 +496,21 @@ void CheckTransposeConv(const OpCheck& x) {
   const auto* a = AttrsOrNull<TransposeConvAttrs>(x.op);
   if (!a) { x.r->push_back("TRANSPOSE_CONV without attributes"); return; }
   CheckWeights(x.sg, x.op, 1, 3, x.ifm16, x.fam, x.r);
-  const bool ok_stride = (a->stride_h == 1 && a->stride_w == 1) ||
-                         (a->stride_h == 2 && a->stride_w == 2);
+  // U55/U65 (Vela's rule): strides W x H of 1x1 or 2x2, 2x1 when the IFM and the kernel are
+  // one row high, 1x2 when they are one column wide. U85 has no such restriction.
   int32_t n, h, w, c, n2, h2, w2, c2;
-  const bool one_d = As4D(x.ifm.shape, &n, &h, &w, &c) && (h == 1 || w == 1);
-  if (!ok_stride && !(one_d && a->stride_h * a->stride_w == 2)) {
-    x.r->push_back(absl::StrCat("TRANSPOSE_CONV stride ", a->stride_h, "x", a->stride_w,
-                                " (only 1x1 and 2x2 supported)"));
+  const Tensor& wt0 = x.sg.tensors[x.op.inputs[1]];
+  const int32_t k_h = wt0.shape.size() == 4 ? wt0.shape[1] : 1;
+  const int32_t k_w = wt0.shape.size() == 4 ? wt0.shape[2] : 1;
+  const bool shape4 = As4D(x.ifm.shape, &n, &h, &w, &c);
+  const bool ok_stride = x.u85 || (a->stride_h == 1 && a->stride_w == 1) ||
+                         (a->stride_h == 2 && a->stride_w == 2) ||
+                         (a->stride_w == 2 && a->stride_h == 1 && shape4 && h == 1 && k_h == 1) ||
+                         (a->stride_w == 1 && a->stride_h == 2 && shape4 && w == 1 && k_w == 1);
+  if (!ok_stride) {
+    x.r->push_back(absl::StrCat("TRANSPOSE_CONV stride WxH ", a->stride_w, "x", a->stride_h,
+                                " (U55/U65: 1x1, 2x2, 2x1 with IFM and kernel height 1, or 1x2 "
+                                "with IFM and kernel width 1)"));
   } else if (As4D(x.ifm.shape, &n, &h, &w, &c) && As4D(x.ofm.shape, &n2, &h2, &w2, &c2)) {
     const Tensor& wt = x.sg.tensors[x.op.inputs[1]];
     const int32_t kh = wt.shape.size() == 4 ? wt.shape[1] : 1;
@@ -567,7 +591,12 @@ void CheckSoftmax(const OpCheck& x) {
   if (As4D(x.ifm.shape, &n, &h, &w, &c) && int64_t{h} * w >= 65536) {
     x.r->push_back("SOFTMAX IFM W*H >= 65536");
   }
-  if (x.ifm.dtype != x.ofm.dtype) x.r->push_back("SOFTMAX input and output types differ");
+  // Vela 5.2 also runs an 8-bit IFM into an int16 OFM.
+  const bool to16 = x.ofm.dtype == DType::kInt16 &&
+                    (x.ifm.dtype == DType::kInt8 || x.ifm.dtype == DType::kUInt8);
+  if (x.ifm.dtype != x.ofm.dtype && !to16) {
+    x.r->push_back("SOFTMAX input and output types differ");
+  }
 }
 
 void CheckMinMax(const OpCheck& x) {
@@ -637,8 +666,17 @@ void CheckLstm(const OpCheck& x) {
 }
 
 // Op-specific constraints (step 4), by operator family.
+// BATCH_MATMUL on U55/U65 (Vela's rule for a matmul or an FC with dynamic weights): int8 IFM.
+void CheckBatchMatMul(const OpCheck& x) {
+  if (!x.u85 && x.ifm.dtype != DType::kInt8) {
+    x.r->push_back(absl::StrCat("BATCH_MATMUL with a ", std::string(DTypeName(x.ifm.dtype)),
+                                " IFM (", EthosUFamilyTitle(x.fam), ": int8 only)"));
+  }
+}
+
 void CheckOpSpecific(const OpCheck& x) {
   switch (x.op.kind) {
+    case OpKind::kBatchMatMul: return CheckBatchMatMul(x);
     case OpKind::kConv2D:
     case OpKind::kDepthwiseConv2D: return CheckConvolution(x);
     case OpKind::kTransposeConv: return CheckTransposeConv(x);
@@ -669,8 +707,24 @@ std::vector<std::string> OpCompatibility(const Subgraph& sg, int op_index,
   }
   const Operator& op = sg.ops[op_index];
   const EthosUFamily fam = config.family;
-  if (!CheckOperandIndices(sg, op, &r) || !CheckOperatorType(op, fam, &r) ||
-      !CheckArity(op, &r)) {
+  // GELU (a custom-coded builtin to mica's IR): Vela 5.2 runs it as a LUT when its IFM and OFM
+  // are both int8 or both uint8.
+  const bool gelu = op.kind == OpKind::kOpaque && op.opaque_name == "GELU";
+  if (gelu) {
+    if (!CheckOperandIndices(sg, op, &r)) return r;
+    if (op.inputs.empty() || op.inputs[0] == kNoTensor || op.outputs.empty()) {
+      r.push_back("GELU needs one input and one output");
+      return r;
+    }
+    const DType in = sg.tensors[op.inputs[0]].dtype, out = sg.tensors[op.outputs[0]].dtype;
+    if (in != out || (in != DType::kInt8 && in != DType::kUInt8)) {
+      r.push_back(absl::StrCat("GELU input ", std::string(DTypeName(in)), ", output ",
+                               std::string(DTypeName(out)),
+                               ": IFM and OFM data types must match and be int8 or uint8"));
+      return r;
+    }
+  } else if (!CheckOperandIndices(sg, op, &r) || !CheckOperatorType(op, fam, &r) ||
+             !CheckArity(op, &r)) {
     return r;
   }
   // 3. Feature-map data types, static shapes, ranks, quantization.

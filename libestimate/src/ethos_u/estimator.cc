@@ -63,8 +63,14 @@ WeightTotals EncodeWeights(const Subgraph& sg, const Arch& arch, Lowered* lw) {
   WeightTotals w;
   for (NpuOp& op : lw->ops) {
     if (op.weight_tensor < 0) {
-      // Repeated (e.g. per time step) use of weights encoded once.
-      if (op.weight_bytes > 0) op.encoded_weight_bytes = op.weight_bytes;
+      if (op.encoded_weight_bytes > 0) {
+        // A kernel the lowering made (MEAN's ones), stored once per op.
+        w.encoded_bytes += op.encoded_weight_bytes;
+        w.const_bytes += Align16(op.encoded_weight_bytes) + Align16(op.scale_bytes);
+      } else if (op.weight_bytes > 0) {
+        // Repeated (e.g. per time step) use of weights encoded once.
+        op.encoded_weight_bytes = op.weight_bytes;
+      }
       continue;
     }
     const int32_t t = op.weight_tensor;

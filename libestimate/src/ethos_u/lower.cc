@@ -2,6 +2,7 @@
 // fusion, reshape-like ops as aliases, SOFTMAX/MEAN/... decompositions, memory copies.
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,7 @@ class Lowerer {
   void LowerActivation(int32_t i);
   void LowerPooling(int32_t i);
   void LowerReduce(int32_t i);
+  bool TryLowerMeanAsDepthwise(int32_t i);
   void LowerResize(int32_t i);
   void LowerArgMax(int32_t i);
   void LowerReshape(int32_t i);
@@ -90,6 +92,8 @@ class Lowerer {
   void Copy(int32_t src, const std::string& name, FmRef in, FmRef out);
   void Softmax(int32_t i);
   bool TryFuseActivation(int32_t i, Act act);
+  bool TryFoldPad(int32_t i);
+  bool TryPadInPlace(int32_t i);
 
   const Subgraph& sg_;
   const EthosUConfig& cfg_;
@@ -177,6 +181,146 @@ bool Lowerer::TryFuseActivation(int32_t i, Act act) {
   prev.ofm = Ref(o.outputs[0]);
   lw_.ir_note[i] = absl::StrCat("fused into ", std::string(sg_.ops[prev.src_op].name()), " (op ",
                                 prev.src_op, ")");
+  return true;
+}
+
+// Reads a constant int32/int64 operand (PAD's paddings, MEAN's axes); empty when it is not one.
+std::vector<int64_t> ConstInts(const Tensor& t) {
+  std::vector<int64_t> out;
+  if (!t.is_constant()) return out;
+  const int64_t n = t.num_elements();
+  const size_t width = t.dtype == DType::kInt64 ? 8 : t.dtype == DType::kInt32 ? 4 : 0;
+  if (width == 0 || t.data.size < static_cast<size_t>(n) * width) return out;
+  for (int64_t k = 0; k < n; ++k) {
+    if (width == 4) {
+      int32_t v;
+      std::memcpy(&v, t.data.bytes() + k * 4, 4);
+      out.push_back(v);
+    } else {
+      int64_t v;
+      std::memcpy(&v, t.data.bytes() + k * 8, 8);
+      out.push_back(v);
+    }
+  }
+  return out;
+}
+
+// Vela replaces a PAD feeding a VALID convolution, depthwise convolution or average pool by
+// the hardware padding of that operation when the padding fits in it (at most half the
+// dilated kernel per side, and a leading pad that keeps the kernel's stride phase); the PAD
+// then costs nothing and its output is never stored: the consumer reads the PAD's input.
+bool Lowerer::TryFoldPad(int32_t i) {
+  const Operator& o = sg_.ops[i];
+  if (o.kind != OpKind::kPad || o.inputs.size() < 2 || o.outputs.empty()) return false;
+  const int32_t in = o.inputs[0], out = o.outputs[0];
+  if (in == kNoTensor || o.inputs[1] == kNoTensor || sg_.tensors[in].is_constant()) return false;
+  if (consumers_[out] != 1 || is_output_[out]) return false;
+  const Tensor& ti = sg_.tensors[in];
+  const Tensor& to = sg_.tensors[out];
+  if (ti.dtype != to.dtype || ti.quant.scale != to.quant.scale ||
+      ti.quant.zero_point != to.quant.zero_point || ti.shape.size() != 4) {
+    return false;
+  }
+  const std::vector<int64_t> pad = ConstInts(sg_.tensors[o.inputs[1]]);
+  if (pad.size() != 8 || pad[0] != 0 || pad[1] != 0 || pad[6] != 0 || pad[7] != 0) return false;
+  const int64_t top = pad[2], bottom = pad[3], left = pad[4], right = pad[5];
+  // The consumer: the next operator reading the PAD's output as its input 0, on the NPU.
+  int32_t c = -1;
+  for (int32_t j = i + 1; j < static_cast<int32_t>(sg_.ops.size()) && c < 0; ++j) {
+    for (size_t k = 0; k < sg_.ops[j].inputs.size(); ++k) {
+      if (sg_.ops[j].inputs[k] == out) c = k == 0 ? j : -2;
+    }
+    if (c == -2) return false;
+  }
+  if (c < 0 || !lw_.cpu_reasons[c].empty()) return false;
+  const Operator& co = sg_.ops[c];
+  int32_t kh = 1, kw = 1, sh = 1, sw = 1;
+  bool avgpool = false;
+  if (const auto* a = std::get_if<Conv2DAttrs>(&co.attrs); a && co.kind == OpKind::kConv2D) {
+    if (a->padding != Padding::kValid || co.inputs.size() < 2) return false;
+    const Tensor& w = sg_.tensors[co.inputs[1]];
+    if (w.shape.size() != 4) return false;
+    kh = (w.shape[1] - 1) * a->dilation_h + 1, kw = (w.shape[2] - 1) * a->dilation_w + 1;
+    sh = a->stride_h, sw = a->stride_w;
+  } else if (const auto* d = std::get_if<DepthwiseConv2DAttrs>(&co.attrs);
+             d && co.kind == OpKind::kDepthwiseConv2D) {
+    if (d->padding != Padding::kValid || co.inputs.size() < 2) return false;
+    const Tensor& w = sg_.tensors[co.inputs[1]];
+    if (w.shape.size() != 4) return false;
+    kh = (w.shape[1] - 1) * d->dilation_h + 1, kw = (w.shape[2] - 1) * d->dilation_w + 1;
+    sh = d->stride_h, sw = d->stride_w;
+  } else if (const auto* p = std::get_if<Pool2DAttrs>(&co.attrs);
+             p && co.kind == OpKind::kAveragePool2D) {
+    if (p->padding != Padding::kValid) return false;
+    kh = p->filter_h, kw = p->filter_w, sh = p->stride_h, sw = p->stride_w;
+    avgpool = true;
+  } else {
+    return false;
+  }
+  if (top > kh / 2 || bottom > kh / 2 || left > kw / 2 || right > kw / 2) return false;
+  auto leading_ok = [](int64_t lead, int32_t stride, int32_t k) {
+    return lead == k / 2 || k / 2 <= stride || (stride > 0 && lead % stride == 0);
+  };
+  if (!leading_ok(top, sh, kh) || !leading_ok(left, sw, kw)) return false;
+  if (avgpool) {
+    for (auto [v, k] : {std::pair<int64_t, int32_t>{top, kh}, {bottom, kh}, {left, kw},
+                        {right, kw}}) {
+      if (v != 0 && v != k / 2) return false;
+    }
+  }
+  lw_.fmaps[Fmap(out)].alias_of = Fmap(in);
+  lw_.ir_note[i] = absl::StrCat("folded into ", std::string(co.name()), " (op ", c,
+                                ") as hardware padding");
+  return true;
+}
+
+// A PAD that cannot become hardware padding, whose input an NPU operation produces for it
+// alone: Vela lets the producer write straight into the interior of the padded tensor and
+// writes the borders with one memory copy each (top, bottom, left, right).
+bool Lowerer::TryPadInPlace(int32_t i) {
+  const Operator& o = sg_.ops[i];
+  if ((o.kind != OpKind::kPad && o.kind != OpKind::kPadV2) || o.inputs.size() < 2 ||
+      o.outputs.empty()) {
+    return false;
+  }
+  const int32_t in = o.inputs[0], out = o.outputs[0];
+  if (in == kNoTensor || o.inputs[1] == kNoTensor || sg_.tensors[in].is_constant()) return false;
+  if (consumers_[in] != 1 || is_output_[in] ||
+      std::find(sg_.inputs.begin(), sg_.inputs.end(), in) != sg_.inputs.end()) {
+    return false;
+  }
+  const Tensor& ti = sg_.tensors[in];
+  const Tensor& to = sg_.tensors[out];
+  if (ti.dtype != to.dtype || ti.quant.scale != to.quant.scale ||
+      ti.quant.zero_point != to.quant.zero_point || ti.shape.size() != 4) {
+    return false;
+  }
+  const std::vector<int64_t> pad = ConstInts(sg_.tensors[o.inputs[1]]);
+  if (pad.size() != 8 || pad[0] != 0 || pad[1] != 0 || pad[6] != 0 || pad[7] != 0) return false;
+  // The producer: an NPU operation lowered before this one.
+  int32_t producer = -1;
+  for (int32_t j = 0; j < i; ++j) {
+    for (int32_t t : sg_.ops[j].outputs) {
+      if (t == in) producer = j;
+    }
+  }
+  if (producer < 0 || !lw_.cpu_reasons[producer].empty()) return false;
+  const int32_t ih = ti.shape[1], iw = ti.shape[2], c = ti.shape[3];
+  const int32_t ow = iw + static_cast<int32_t>(pad[4] + pad[5]);
+  lw_.fmaps[Fmap(in)].alias_of = Fmap(out);
+  FmRef y = Out(o);
+  const int32_t bits = y.bits;
+  auto border = [&](const char* side, int64_t h, int64_t w) {
+    if (h <= 0 || w <= 0) return;
+    FmRef part = y;
+    part.shape = {static_cast<int32_t>(h), static_cast<int32_t>(w), c};
+    Copy(i, absl::StrCat("Pad/MemoryCopy/", side), TempRef(part.shape, bits), part);
+  };
+  border("top", pad[2], ow);
+  border("bottom", pad[3], ow);
+  border("left", ih, pad[4]);
+  border("right", ih, pad[5]);
+  lw_.ir_note[i] = absl::StrCat("producer writes into the padded tensor; borders copied");
   return true;
 }
 
@@ -287,6 +431,31 @@ void Lowerer::LowerConvolution(int32_t i) {
   op.kh = w.shape.size() == 4 ? w.shape[1] : 1;
   op.kw = w.shape.size() == 4 ? w.shape[2] : 1;
   op.act = ActOf(act);
+  // Grouped CONV_2D (IFM depth a multiple > 1 of the kernel's): Vela runs one convolution per
+  // group, each reading its slice of the IFM and writing its slice of the OFM, and applies a
+  // fused activation afterwards in one pass over the whole OFM.
+  const int32_t kin = w.shape.size() == 4 ? w.shape[3] : 0;
+  if (o.kind == OpKind::kConv2D && kin > 0 && op.ifm.shape.c > kin &&
+      op.ifm.shape.c % kin == 0 && op.ofm.shape.c % (op.ifm.shape.c / kin) == 0) {
+    const int32_t groups = op.ifm.shape.c / kin;
+    const int32_t cout = op.ofm.shape.c / groups;
+    for (int32_t g = 0; g < groups; ++g) {
+      NpuOp part = op;
+      part.name = "Conv2D/Group";
+      part.act = Act::kNone;
+      part.ifm.shape.c = kin;
+      part.ofm.shape.c = cout;
+      if (g == 0) SetWeights(o, &part, 1, cout);  // the whole tensor, encoded once
+      part.scale_bytes = 10 * int64_t{cout};
+      part.macs = int64_t{op.kh} * op.kw * kin * part.ofm.shape.elements();
+      Emit(part);
+    }
+    if (op.act != Act::kNone) {
+      Copy(i, "Conv2D/Activation", op.ofm, op.ofm);
+      lw_.ops.back().act = op.act;
+    }
+    return;
+  }
   SetWeights(o, &op, 1, op.ofm.shape.c);
   const int64_t taps = int64_t{op.kh} * op.kw;
   if (o.kind == OpKind::kDepthwiseConv2D) {
@@ -408,10 +577,14 @@ void Lowerer::LowerActivation(int32_t i) {
     lw_.ops.back().act = Act::kRelu;
     return;
   }
-  if ((o.kind == OpKind::kLogistic || o.kind == OpKind::kTanh) &&
-      TryFuseActivation(i, Act::kLut)) {
-    return;
-  }
+  // LUT activations fuse into the producer: sigmoid and tanh, and (8-bit, which Vela turns
+  // into a LUT) LEAKY_RELU and HARD_SWISH.
+  const bool eight_bit = !o.inputs.empty() && o.inputs[0] != kNoTensor &&
+                         (sg_.tensors[o.inputs[0]].dtype == DType::kInt8 ||
+                          sg_.tensors[o.inputs[0]].dtype == DType::kUInt8);
+  const bool lut = o.kind == OpKind::kLogistic || o.kind == OpKind::kTanh ||
+                   (eight_bit && (o.kind == OpKind::kLeakyRelu || o.kind == OpKind::kHardSwish));
+  if (lut && TryFuseActivation(i, Act::kLut)) return;
   Copy(i, name, In(o, 0), Out(o));
   lw_.ops.back().act = Act::kLut;
   lw_.ops.back().needs_lut = true;
@@ -432,8 +605,90 @@ void Lowerer::LowerPooling(int32_t i) {
 
 // MEAN, SUM, REDUCE_MAX: reduce over H and/or W (or depth) as one pooling / ReduceSum pass
 // over the input.
+// MEAN over height and/or width as Vela lowers it: a depthwise convolution with a kernel of
+// ones over the reduced axes into a 32-bit sum (at most 64 kernel rows and 4096 kernel
+// elements per convolution: a taller reduction over H and W is read as one row of H*W, a
+// bigger one is split into several convolutions whose sums ADDs accumulate), then a MUL by
+// 1/(elements) with the output's rescale.
+bool Lowerer::TryLowerMeanAsDepthwise(int32_t i) {
+  const Operator& o = sg_.ops[i];
+  if (o.kind != OpKind::kMean || o.inputs.size() < 2 || o.inputs[1] == kNoTensor) return false;
+  const Tensor& t = sg_.tensors[o.inputs[0]];
+  const int32_t rank = static_cast<int32_t>(t.shape.size());
+  if (rank < 1 || rank > 4) return false;
+  const std::vector<int64_t> axes = ConstInts(sg_.tensors[o.inputs[1]]);
+  if (axes.empty()) return false;
+  // The IFM as N x H x W x C (leading 1s) and the reduced axes.
+  std::vector<int64_t> s4(4, 1);
+  std::vector<bool> r4(4, false);
+  for (int32_t k = 0; k < rank; ++k) s4[4 - rank + k] = t.shape[k];
+  for (int64_t a : axes) {
+    const int64_t ax = a < 0 ? a + rank : a;
+    if (ax < 0 || ax >= rank) return false;
+    r4[4 - rank + ax] = true;
+  }
+  if (s4[0] != 1) return false;
+  // A reduction over depth: the H or W axis of size 1 is dropped and C becomes W (depth 1).
+  if (r4[3] && s4[3] > 1) {
+    if (s4[1] != 1 && s4[2] != 1) return false;
+    const int del = s4[2] == 1 ? 2 : 1;
+    s4.erase(s4.begin() + del), r4.erase(r4.begin() + del);
+    s4.push_back(1), r4.push_back(false);
+  }
+  const bool rh = r4[1] && s4[1] > 1, rw = r4[2] && s4[2] > 1;
+  if (!rh && !rw) return false;  // a copy; the generic path handles it
+  FmRef x = In(o, 0), y = Out(o);
+  const int32_t c = static_cast<int32_t>(s4[3]);
+  int32_t rows = static_cast<int32_t>(s4[1]), cols = static_cast<int32_t>(s4[2]);
+  int32_t h = rh ? rows : 1, w = rw ? cols : 1;
+  constexpr int32_t kMaxKernelElements = 4096, kMaxKernelHeight = 64;
+  if (h > kMaxKernelHeight && int64_t{h} * w <= kMaxKernelElements && rh && rw) {
+    cols = rows * cols, rows = 1;
+    w = h * w, h = 1;
+  }
+  const int32_t per_conv =
+      std::max(1, std::min({kMaxKernelElements / std::max(w, 1), h, kMaxKernelHeight}));
+  const int32_t convs = (h + per_conv - 1) / per_conv;
+  const Shape3 sum_shape = {rh ? 1 : rows, rw ? 1 : cols, c};
+  std::vector<FmRef> sums;
+  for (int32_t k = 0; k < convs; ++k) {
+    const int32_t kh = k == convs - 1 && h % per_conv != 0 ? h % per_conv : per_conv;
+    NpuOp dw = Base(i, "Mean/DepthwiseConv2D", HwOp::kDepthwise);
+    dw.ifm = x;
+    dw.ifm.shape = {rh ? kh : rows, rw ? w : cols, c};
+    dw.kh = rh ? kh : 1;
+    dw.kw = rw ? w : 1;
+    dw.ofm = TempRef(sum_shape, 32);
+    dw.weight_bytes = int64_t{dw.kh} * dw.kw * c;
+    dw.encoded_weight_bytes = ConstantWeightStreamBytes(dw.weight_bytes);
+    dw.scale_bytes = 10 * int64_t{c};
+    dw.macs = dw.weight_bytes * sum_shape.h * sum_shape.w;
+    Emit(dw);
+    sums.push_back(lw_.ops.back().ofm);
+  }
+  FmRef acc = sums.back();
+  for (size_t k = 0; k + 1 < sums.size(); ++k) {
+    NpuOp add = Base(i, "Mean/Add", HwOp::kElementwise);
+    add.ew = EwKind::kAdd;
+    add.ifm = acc, add.ifm2 = sums[sums.size() - 2 - k], add.has_ifm2 = true;
+    add.ofm = TempRef(sum_shape, 32);
+    Emit(add);
+    acc = lw_.ops.back().ofm;
+  }
+  FmRef scale;
+  scale.scalar = true;
+  scale.bits = 32;
+  NpuOp mul = Base(i, "Mean/Mul", HwOp::kElementwise);
+  mul.ew = EwKind::kMul;
+  mul.ifm = acc, mul.ifm2 = scale, mul.has_ifm2 = true;
+  mul.ofm = y;
+  Emit(mul);
+  return true;
+}
+
 void Lowerer::LowerReduce(int32_t i) {
   const Operator& o = sg_.ops[i];
+  if (TryLowerMeanAsDepthwise(i)) return;
   FmRef x = In(o, 0), y = Out(o);
   const Tensor& t = sg_.tensors[o.inputs[0]];
   const Tensor& ofm_t = sg_.tensors[o.outputs[0]];
@@ -528,6 +783,27 @@ void Lowerer::LowerReshape(int32_t i) {
 // feature maps (a transpose is its own hardware operation).
 void Lowerer::LowerDataMovement(int32_t i) {
   const Operator& o = sg_.ops[i];
+  if (TryFoldPad(i)) return;
+  if (TryPadInPlace(i)) return;
+  // A QUANTIZE of a uint8 graph input with zero point 128 into int8 with zero point 0 and the
+  // same scale (the usual uint8-input converter output) is no operation in Vela 5.2: the
+  // consumer reads the input itself (its per-layer tables have no row for it; a 127 -> -1
+  // QUANTIZE is still executed).
+  if (o.kind == OpKind::kQuantize && o.inputs.size() == 1 && o.outputs.size() == 1 &&
+      o.inputs[0] != kNoTensor &&
+      std::find(sg_.inputs.begin(), sg_.inputs.end(), o.inputs[0]) != sg_.inputs.end() &&
+      !is_output_[o.outputs[0]]) {
+    const Tensor& ti = sg_.tensors[o.inputs[0]];
+    const Tensor& to = sg_.tensors[o.outputs[0]];
+    if (ti.dtype == DType::kUInt8 && to.dtype == DType::kInt8 && ti.quant.scale.size() == 1 &&
+        to.quant.scale == ti.quant.scale && ti.quant.zero_point.size() == 1 &&
+        to.quant.zero_point.size() == 1 && ti.quant.zero_point[0] == 128 &&
+        to.quant.zero_point[0] == 0) {
+      lw_.fmaps[Fmap(o.outputs[0])].alias_of = Fmap(o.inputs[0]);
+      lw_.ir_note[i] = "no-op (uint8 input read as int8 by its consumer)";
+      return;
+    }
+  }
   const std::string name(o.name());
   switch (o.kind) {
     case OpKind::kTranspose: {
@@ -638,6 +914,9 @@ void Lowerer::LowerOp(int32_t i) {
     case OpKind::kExp: case OpKind::kLog: case OpKind::kRsqrt: case OpKind::kHardSwish:
     case OpKind::kLeakyRelu:
       return LowerActivation(i);
+    case OpKind::kOpaque:
+      if (sg_.ops[i].opaque_name == "GELU") return LowerActivation(i);  // a LUT, as Vela does
+      return LowerDataMovement(i);
     case OpKind::kMaxPool2D: case OpKind::kAveragePool2D: return LowerPooling(i);
     case OpKind::kMean: case OpKind::kSum: case OpKind::kReduceMax: return LowerReduce(i);
     case OpKind::kResizeNearestNeighbor: case OpKind::kResizeBilinear: return LowerResize(i);

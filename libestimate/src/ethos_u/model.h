@@ -131,6 +131,9 @@ struct WeightEncoding {
 };
 WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const Arch& arch);
 
+// Encoded bytes of a weight stream of `n` equal values (the kernels of ones Vela builds).
+int64_t ConstantWeightStreamBytes(int64_t n);
+
 // Block configuration chosen for one op (doc 4.2 / 6.1).
 struct BlockConfig {
   Shape3 ofm_block;

@@ -296,9 +296,13 @@ double AoPerElement(const Arch& a, const NpuOp& op, bool acc40) {
   else if ((ew && op.ew == EwKind::kMul) || (!ew && acc40)) i = 3;
   else if (ew && (op.ew == EwKind::kAdd || op.ew == EwKind::kSub)) i = 5;
   else if (op.hw == HwOp::kPooling && op.pool == PoolKind::kMax) i = 6;
-  int j = 0;  // no activation keeps index 0 (doc 4.3 quirk)
+  // Activation unit: LUT (sigmoid/tanh) 0, ReLU family 1, others 2. Vela 5.1 also charged
+  // index 0 to operations without an activation (doc 4.3 quirk); Vela 5.2 charges them
+  // nothing beyond the output cost (a MUL without activation on U55-128 costs out[3] = 0.75
+  // per element in its per-layer tables, not act[0] = 1.0), and so does mica.
+  int j = 0;
   if (op.act == Act::kRelu) j = 1;
-  else if (op.act == Act::kOther) j = 2;
+  else if (op.act == Act::kOther || op.act == Act::kNone) j = 2;
   return std::max(a.ao_out[i], a.ao_act[j]);
 }
 
@@ -530,9 +534,11 @@ double MatMulCycles(const OpContext& x, Traffic* t) {
     const double red = out_el * k / (x.a.macs / 8.0) + out_el * x.a.ao_out[7];
     op_cycles = mul + red;
   }
-  t->Add(x.ifm_area, 4, double(x.ifm_s.elements()) * x.ibits / 8 * x.ofm_s.c);
+  // U55/U65 re-read the IFM per OFM column and write and read back the 32-bit products; the
+  // U85's native matmul reads each operand once, like a 1x1 convolution, with no scratch.
+  t->Add(x.ifm_area, 4, double(x.ifm_s.elements()) * x.ibits / 8 * (x.u85 ? 1 : x.ofm_s.c));
   t->Add(x.ifm2_area, 1, double(op.ifm2.shape.elements()) * std::max(op.ifm2.bits / 8, 1));
-  t->Add(x.ms.arena_area, 1, out_el * k * 4 * 2);
+  if (!x.u85) t->Add(x.ms.arena_area, 1, out_el * k * 4 * 2);
   t->Add(x.ofm_area, 6, out_el * x.obits / 8);
   return op_cycles;
 }

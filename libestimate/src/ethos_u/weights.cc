@@ -48,6 +48,11 @@ double GolombRiceBits(const std::vector<int64_t>& short_hist, const std::vector<
 
 }  // namespace
 
+int64_t ConstantWeightStreamBytes(int64_t n) {
+  // One value repeated: no entropy, only the coding loss per value.
+  return static_cast<int64_t>(std::ceil(double(n) * kCodingLossBits / 8.0 / 16.0) * 16.0);
+}
+
 WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const Arch& arch) {
   WeightEncoding r;
   if (op.weight_tensor < 0) return r;
