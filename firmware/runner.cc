@@ -72,10 +72,14 @@ uint32_t ElemBytes(uint8_t dtype) {
 
 }  // namespace
 
-extern "C" void mica_fault() {
-  uint32_t cfsr = *reinterpret_cast<volatile uint32_t*>(0xE000ED28);
+extern "C" void mica_fault(const uint32_t* frame) {
+  const uint32_t cfsr = *reinterpret_cast<volatile uint32_t*>(0xE000ED28);
   Puts("MICA error fault CFSR=");
   PutU(cfsr);
+  Puts(" PC=");
+  PutU(frame[6]);
+  Puts(" LR=");
+  PutU(frame[5]);
   Puts("\nMICA end 3\n");
   Exit(3);
 }

@@ -54,8 +54,9 @@ Reset_Handler:
   .thumb_func
   .global Fault_Handler
 Fault_Handler:
-  ldr r0, =__stack_top
-  mov sp, r0
+  mov r0, sp              /* the stacked exception frame: r0-r3, r12, lr, pc, xpsr */
+  ldr r1, =__stack_top
+  mov sp, r1
   bl mica_fault
 6:
   b 6b

@@ -277,18 +277,25 @@ struct Runner {
         const auto& k = ParamsOf<SoftmaxOpParams>(v);
         return kernels::Softmax(k.p, k.rows, k.depth, T_<int8_t>(v, 0), T_<int8_t>(v, 1));
       }
-      case PlanOp::kAdd:
+      case PlanOp::kAdd: {
+        const auto& k = ParamsOf<BinaryOpParams>(v);
+        return kernels::Add(k.p, k.a, T_<int8_t>(v, 0), k.b, T_<int8_t>(v, 1), k.out,
+                            T_<int8_t>(v, 2));
+      }
       case PlanOp::kSub: {
         const auto& k = ParamsOf<BinaryOpParams>(v);
-        auto fn = r.code == uint16_t(PlanOp::kAdd) ? &kernels::Add : &kernels::Sub;
-        return fn(k.p, k.a, T_<int8_t>(v, 0), k.b, T_<int8_t>(v, 1), k.out, T_<int8_t>(v, 2));
+        return kernels::Sub(k.p, k.a, T_<int8_t>(v, 0), k.b, T_<int8_t>(v, 1), k.out,
+                            T_<int8_t>(v, 2));
       }
-      case PlanOp::kAdd16:
+      case PlanOp::kAdd16: {
+        const auto& k = ParamsOf<BinaryOpParams>(v);
+        return kernels::Add16(k.p, k.a, T_<int16_t>(v, 0), k.b, T_<int16_t>(v, 1), k.out,
+                              T_<int16_t>(v, 2));
+      }
       case PlanOp::kSub16: {
         const auto& k = ParamsOf<BinaryOpParams>(v);
-        auto fn = r.code == uint16_t(PlanOp::kAdd16) ? &kernels::Add16 : &kernels::Sub16;
-        return fn(k.p, k.a, T_<int16_t>(v, 0), k.b, T_<int16_t>(v, 1), k.out,
-                  T_<int16_t>(v, 2));
+        return kernels::Sub16(k.p, k.a, T_<int16_t>(v, 0), k.b, T_<int16_t>(v, 1), k.out,
+                              T_<int16_t>(v, 2));
       }
       case PlanOp::kCopy:
         Move(T_<uint8_t>(v, 1), T_<uint8_t>(v, 0), ParamsOf<CopyOpParams>(v).bytes);
