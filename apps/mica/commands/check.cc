@@ -24,6 +24,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "mica/args.h"
 #include "mica/base/status_macros.h"
@@ -34,6 +35,7 @@
 #include "mica/estimate/report.h"
 #include "mica/estimate/target.h"
 #include "mica/fvp/subprocess.h"
+#include "mica/device_run.h"
 #include "mica/fvp/vela.h"
 #include "mica/model/load.h"
 
@@ -107,6 +109,76 @@ absl::StatusOr<std::vector<TargetProfile>> ResolveProfiles(
   return out;
 }
 
+// SplitMix64 inputs (the shared goldens' generator, seed 1): deterministic, so a measurement
+// can be repeated exactly.
+std::vector<uint8_t> SeededInput(uint64_t seed, const Tensor& t) {
+  uint64_t x = seed;
+  std::vector<uint8_t> out(t.num_bytes());
+  const size_t es = t.num_elements() > 0 ? out.size() / static_cast<size_t>(t.num_elements()) : 1;
+  for (size_t j = 0; j + es <= out.size(); j += es) {
+    x += 0x9E3779B97F4A7C15ull;
+    uint64_t z = x;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    const uint64_t top = z >> (64 - 8 * es);
+    for (size_t b = 0; b < es; ++b) out[j + b] = static_cast<uint8_t>(top >> (8 * b));
+  }
+  return out;
+}
+
+// --backend qemu: measured instructions (total and per operator) beside mica's estimate.
+int PrintQemuMeasurements(const Graph& graph, const estimate::CheckReport& report) {
+  const Subgraph& sg = graph.main();
+  std::vector<std::vector<uint8_t>> inputs;
+  for (size_t i = 0; i < sg.inputs.size(); ++i) {
+    inputs.push_back(SeededInput(1 + i, sg.tensors[sg.inputs[i]]));
+  }
+  int rc = kExitOk;
+  for (const ProfileRun& r : report.profiles) {
+    if (r.profile.kind != TargetKind::kCortexM) {
+      std::cout << "\nqemu: " << r.profile.name << " is not a Cortex-M profile (skipped)\n";
+      continue;
+    }
+    auto isa = TargetIsa(r.profile.name, "");
+    if (!isa.ok()) {
+      std::cerr << "mica: check: qemu: " << isa.status().message() << "\n";
+      rc = kExitFailure;
+      continue;
+    }
+    auto run = RunOnQemu(graph, *isa, inputs, {}, "", true);
+    if (!run.ok()) {
+      std::cerr << "mica: check: qemu: " << run.status().message() << "\n";
+      rc = kExitFailure;
+      continue;
+    }
+    const fvp::SimulationResult& m = run->result;
+    const double est = r.mica.total_cycles;
+    auto pct = [](double a, double b) {
+      return b > 0 ? absl::StrFormat("%+.1f%%", 100.0 * (a - b) / b) : std::string("-");
+    };
+    std::cout << "\nMeasured on QEMU " << m.board << " (" << run->build << ", "
+              << kernels::IsaName(run->isa) << " kernels; exact instructions with -icount, not "
+              << "cycles; inputs: SplitMix64 seed 1)\n"
+              << absl::StrFormat("  %-4s %-22s %14s %14s %9s\n", "op", "operator",
+                                 "instructions", "mica cycles", "est/meas");
+    for (const fvp::OpCount& op : m.op_counts) {
+      double e = 0;
+      for (const auto& o : r.mica.ops) {
+        if (o.op_index == op.index) e = o.total_cycles;
+      }
+      std::cout << absl::StrFormat("  %-4d %-22s %14d %14.0f %9s\n", op.index, op.name,
+                                   op.instructions, e, pct(e, static_cast<double>(op.instructions)));
+    }
+    std::cout << absl::StrFormat("  %-27s %14d %14.0f %9s\n", "total (one inference)",
+                                 m.total_instructions, est,
+                                 pct(est, static_cast<double>(m.total_instructions)))
+              << "  arena on the device: " << m.arena_bytes << " bytes; plan: " << m.plan_bytes
+              << " bytes\n";
+  }
+  return rc;
+}
+
 int RunCheck(const std::vector<std::string>& args) {
   ArgParser p("check");
   std::vector<std::string> models, profiles, configs, backends;
@@ -118,12 +190,14 @@ int RunCheck(const std::vector<std::string>& args) {
              "Ethos-U configuration: NAME:system-config=S,memory-mode=M,arena-cache-size=BYTES "
              "(e.g. ethos-u65-512:system-config=Ethos_U65_Client_Server,memory-mode="
              "Dedicated_Sram_384KB, Vela's command-line defaults)");
+  p.Repeated("-t", &profiles, "NAME[:OPTS]", "same as --target-profile");
   p.Repeated("--target-config", &configs, "FILE[:OPTS]",
              "user target profile in protobuf text format (same OPTS)");
   p.Flag("--compatibility", &compatibility, "operator placement and reasons (default)");
   p.Flag("--performance", &performance, "cycles, memory, top operators");
   p.Repeated("--backend", &backends, "NAME",
-             "extra backend printed beside mica's estimate: vela");
+             "extra backend printed beside mica's estimate: vela (Ethos-U), qemu (Cortex-M: "
+             "measured instructions)");
   p.Option("--system-config", &system_config, "NAME",
            "Vela system config for every profile given (e.g. Ethos_U55_Deep_Embedded); refused "
            "unless it fits each of them (all Ethos-U of the config's family): otherwise use "
@@ -139,14 +213,22 @@ int RunCheck(const std::vector<std::string>& args) {
     return UsageError("check: needs at least one --target-profile or --target-config (valid "
                       "profiles: " + absl::StrJoin(estimate::BuiltinTargetNames(), ", ") + ")");
   }
-  bool want_vela = false;
+  bool want_vela = false, want_qemu = false;
   for (const std::string& b : backends) {
     if (b == "vela") {
       want_vela = true;
+    } else if (b == "qemu") {
+      want_qemu = true;
+    } else if (b == "corstone-300" || b == "corstone-310" || b == "corstone-320") {
+      return Failure("check: --backend " + b + ": Arm's Corstone FVPs are not driven by this "
+                     "mica yet (they are a licensed download from developer.arm.com); use "
+                     "--backend qemu for measured Cortex-M instruction counts");
     } else if (b != "mica") {
-      return UsageError("check: unknown backend '" + b + "' (valid: mica, vela)");
+      return UsageError("check: unknown backend '" + b + "' (valid: mica, vela, qemu)");
     }
   }
+  if (want_qemu && json) return UsageError("check: --backend qemu prints text only (no --json)");
+  if (want_qemu) performance = true;
   // Vela contributes performance figures: asking for it implies --performance.
   if (want_vela) performance = true;
   if (!compatibility && !performance) compatibility = true;
@@ -199,6 +281,7 @@ int RunCheck(const std::vector<std::string>& args) {
   } else {
     std::cout << text;
   }
+  if (want_qemu) return PrintQemuMeasurements(*graph, report);
   return kExitOk;
 }
 
@@ -206,7 +289,7 @@ const Registration kCheck{
     {"check",
      "MODEL --target-profile NAME[:OPTS] [--target-profile NAME[:OPTS] ...] "
      "[--target-config FILE[:OPTS]] "
-     "[--compatibility] [--performance] [--backend vela] [--system-config NAME] "
+     "[--compatibility] [--performance] [--backend vela|qemu] [--system-config NAME] "
      "[--memory-mode NAME] [--json] [--output FILE]",
      "Check a model against Ethos-U / Cortex-M targets: placement, cycles, memory, advice",
      RunCheck, 20}};
