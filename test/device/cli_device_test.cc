@@ -1,6 +1,10 @@
 // The device commands end to end through the built `mica` binary: `mica compile` (plan and C
 // array) and `mica run --target-profile` on QEMU giving the host's outputs.
+#include <sys/stat.h>
+
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -89,6 +93,39 @@ TEST_CASE("mica run --target-profile gives the host's outputs from QEMU", "[devi
   REQUIRE(check.exit_code == 0);
   CHECK(check.stdout_text.find("Measured on QEMU mps3-an547") != std::string::npos);
   CHECK(check.stdout_text.find("total (one inference)") != std::string::npos);
+}
+
+TEST_CASE("mica check --backend corstone-300 drives an FVP on PATH, or says what is missing",
+          "[device][cli][corstone]") {
+  const std::string shared = testing::SharedDir();
+  if (shared.empty()) {
+    WARN("skipped: the shared reference directory (MICA_SHARED_DIR) is absent");
+    return;
+  }
+  const std::string model = shared + "/models/mlperf-tiny/ad_autoencoder_int8.tflite";
+  const std::string dir = fs::absolute(testing::TempDir("fake_fvp_path")).string();
+  const std::string old_path = std::getenv("PATH") != nullptr ? std::getenv("PATH") : "";
+  setenv("PATH", (dir + ":/usr/bin:/bin").c_str(), 1);
+  auto missing = Mica({"check", model, "-t", "cortex-m55", "--backend", "corstone-300"});
+  CHECK(missing.exit_code == 1);
+  CHECK(missing.stderr_text.find("FVP_Corstone_SSE-300_Ethos-U55 not found") != std::string::npos);
+  // A fake FVP: replays a recorded-format transcript with the runner's lines.
+  const std::string fvp = dir + "/FVP_Corstone_SSE-300_Ethos-U55";
+  std::ofstream(fvp) << "#!/bin/sh\n"
+                        "printf 'MICA begin board=mps3-an547 isa=mve\\r\\nMICA plan ops=10 arena=768 plan=9\\r\\n'\n"
+                        "printf 'MICA total 190686\\r\\nMICA end 0\\r\\nApplication exit code: 0.\\r\\n'\n"
+                        "printf 'cpu0                                    :  36.57 MIPS (      512345 Inst)\\r\\n'\n";
+  chmod(fvp.c_str(), 0755);
+  auto run = Mica({"check", model, "-t", "cortex-m55", "--backend", "corstone-300"});
+  setenv("PATH", old_path.c_str(), 1);
+  INFO(run.stdout_text << run.stderr_text);
+  if (!fs::exists(std::string(MICA_FIRMWARE_DIR) + "/m55-mve/firmware/mica_runner.elf")) {
+    WARN("skipped the FVP run: no runner firmware");
+    return;
+  }
+  REQUIRE(run.exit_code == 0);
+  CHECK(run.stdout_text.find("Measured on fvp corstone-300") != std::string::npos);
+  CHECK(run.stdout_text.find("cpu0: 512345 instructions") != std::string::npos);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 // This file handles the arguments and runs the estimates; the report (text tables, or JSON of
 // schema "mica.check/1" described in libestimate/REPORT.md) is rendered by libestimate
 // (mica/estimate/render.h).
+#include <algorithm>
 #include <iostream>
 #include <set>
 #include <string>
@@ -36,6 +37,7 @@
 #include "mica/estimate/target.h"
 #include "mica/fvp/subprocess.h"
 #include "mica/device_run.h"
+#include "mica/fvp/corstone.h"
 #include "mica/fvp/vela.h"
 #include "mica/model/load.h"
 
@@ -179,6 +181,42 @@ int PrintQemuMeasurements(const Graph& graph, const estimate::CheckReport& repor
   return rc;
 }
 
+// --backend corstone-300|310|320 with an installed FVP: the runner firmware (SSE-300 memory
+// map) on the FVP; the FVP's --stat instruction count of the whole program and its counters.
+int PrintFvpMeasurements(const Graph& graph, const std::string& platform) {
+  const Subgraph& sg = graph.main();
+  fvp::SimulationRequest req;
+  for (size_t i = 0; i < sg.inputs.size(); ++i) {
+    req.inputs.push_back(SeededInput(1 + i, sg.tensors[sg.inputs[i]]));
+  }
+  auto plan = runtime::CompilePlan(graph, {kernels::Isa::kMve, 0});
+  if (!plan.ok()) {
+    std::cerr << "mica: check: " << platform << ": " << plan.status().message() << "\n";
+    return kExitFailure;
+  }
+  req.plan = plan->bytes;
+  fvp::CorstoneOptions o;
+  o.platform = platform;
+  o.firmware = RunnerFirmware("m55-mve", "");
+  fvp::CorstoneFvpSimulator sim(o);
+  std::cerr << "mica: running on " << sim.name() << "...\n";
+  auto r = sim.Run(req);
+  if (!r.ok()) {
+    std::cerr << "mica: check: " << r.status().message() << "\n";
+    return kExitFailure;
+  }
+  std::cout << "\nMeasured on " << sim.name() << " (Cortex-M55, MVE kernels; FVP --stat counts "
+            << "the whole program)\n";
+  for (const auto& [cpu, insn] : sim.transcript().cpu_instructions) {
+    std::cout << "  " << cpu << ": " << insn << " instructions\n";
+  }
+  for (const auto& [name, v] : sim.transcript().npu_counters) {
+    std::cout << "  " << name << ": " << v << "\n";
+  }
+  std::cout << "  arena on the device: " << r->arena_bytes << " bytes\n";
+  return kExitOk;
+}
+
 int RunCheck(const std::vector<std::string>& args) {
   ArgParser p("check");
   std::vector<std::string> models, profiles, configs, backends;
@@ -214,21 +252,26 @@ int RunCheck(const std::vector<std::string>& args) {
                       "profiles: " + absl::StrJoin(estimate::BuiltinTargetNames(), ", ") + ")");
   }
   bool want_vela = false, want_qemu = false;
+  std::string fvp_platform;
   for (const std::string& b : backends) {
     if (b == "vela") {
       want_vela = true;
     } else if (b == "qemu") {
       want_qemu = true;
     } else if (b == "corstone-300" || b == "corstone-310" || b == "corstone-320") {
-      return Failure("check: --backend " + b + ": Arm's Corstone FVPs are not driven by this "
-                     "mica yet (they are a licensed download from developer.arm.com); use "
-                     "--backend qemu for measured Cortex-M instruction counts");
+      auto program = fvp::FvpProgramFor(b);
+      if (!program.ok() || fvp::FindProgram(*program).empty()) {
+        return Failure("check: --backend " + b + ": " + fvp::FvpInstallHint(b));
+      }
+      fvp_platform = b;
     } else if (b != "mica") {
       return UsageError("check: unknown backend '" + b + "' (valid: mica, vela, qemu)");
     }
   }
-  if (want_qemu && json) return UsageError("check: --backend qemu prints text only (no --json)");
-  if (want_qemu) performance = true;
+  if ((want_qemu || !fvp_platform.empty()) && json) {
+    return UsageError("check: --backend qemu/corstone-* print text only (no --json)");
+  }
+  if (want_qemu || !fvp_platform.empty()) performance = true;
   // Vela contributes performance figures: asking for it implies --performance.
   if (want_vela) performance = true;
   if (!compatibility && !performance) compatibility = true;
@@ -281,8 +324,10 @@ int RunCheck(const std::vector<std::string>& args) {
   } else {
     std::cout << text;
   }
-  if (want_qemu) return PrintQemuMeasurements(*graph, report);
-  return kExitOk;
+  int rc = kExitOk;
+  if (want_qemu) rc = PrintQemuMeasurements(*graph, report);
+  if (!fvp_platform.empty()) rc = std::max(rc, PrintFvpMeasurements(*graph, fvp_platform));
+  return rc;
 }
 
 const Registration kCheck{
