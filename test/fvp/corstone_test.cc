@@ -112,6 +112,13 @@ TEST_CASE("ExecuTorch PMU report and bundled I/O verdict", "[fvp][corstone]") {
   CHECK_FALSE(*f->passed);
 }
 
+TEST_CASE("hostile FVP output is an error or ignored, never a crash", "[fvp][corstone]") {
+  CHECK(ParseFvpTranscript("Application exit code: 99999999999999999999999.\n").ok());
+  CHECK(ParseFvpTranscript("ethosu_pmu_cntr99999999999999999999 : 5\n").ok());
+  CHECK(ParseFvpTranscript("NPU " + std::string(200000, 'A') + " cycles: 5\n").ok());
+  CHECK_FALSE(ParseFvpTranscript("<metrics>" + std::string(100000, '!') + "</metrics>\n").ok());
+}
+
 TEST_CASE("TFLM verdicts and per-operator ticks", "[fvp][corstone]") {
   auto t = ParseFvpTranscript("DEPTHWISE_CONV_2D took 224622 ticks (8 ms).\nCONV_2D took 249561 ticks (9 ms).\n"
                               "~~~ALL TESTS PASSED~~~\n");
