@@ -6,14 +6,19 @@ include_guard(GLOBAL)
 include(ExternalProject)
 
 find_program(MICA_ARM_GCC_FOR_FIRMWARE arm-none-eabi-g++)
+set(mica_fw_default OFF)
+if(MICA_ARM_GCC_FOR_FIRMWARE)
+  set(mica_fw_default ON)
+endif()
 option(MICA_BUILD_FIRMWARE "Cross-build the QEMU runner firmware (needs arm-none-eabi-gcc)"
-       ${MICA_ARM_GCC_FOR_FIRMWARE})
+       ${mica_fw_default})
 set(MICA_FIRMWARE_DIR "${PROJECT_BINARY_DIR}/firmware")
 
 if(MICA_BUILD_FIRMWARE AND MICA_ARM_GCC_FOR_FIRMWARE)
   # build name | CPU | QEMU board (as the qemu-<build> presets)
   set(mica_fw_builds "m55-mve|cortex-m55|mps3-an547" "m4-dsp|cortex-m4|mps2-an386"
-                     "m55-scalar|cortex-m55+nomve+nodsp|mps3-an547")
+                     "m55-scalar|cortex-m55+nomve+nodsp|mps3-an547" "m7-dsp|cortex-m7|mps2-an500"
+                     "m33-dsp|cortex-m33|mps2-an505")
   set(mica_fw_launcher "")
   if(CMAKE_CXX_COMPILER_LAUNCHER)
     set(mica_fw_launcher -DCMAKE_CXX_COMPILER_LAUNCHER=${CMAKE_CXX_COMPILER_LAUNCHER}
@@ -31,11 +36,13 @@ if(MICA_BUILD_FIRMWARE AND MICA_ARM_GCC_FOR_FIRMWARE)
                  -DMICA_CPU=${cpu} -DMICA_BOARD=${board} -DMICA_HOST_TOOLS=OFF
                  -DMICA_BUILD_TESTS=OFF -DMICA_BUILD_BENCHMARKS=OFF -DMICA_WERROR=ON
                  -DCMAKE_BUILD_TYPE=Release ${mica_fw_launcher}
-      BUILD_COMMAND ${CMAKE_COMMAND} --build <BINARY_DIR> --target mica_runner
+      # The default build command ($(MAKE) with Makefiles) shares the parent's job server;
+      # `all` of a firmware build is the kernel core, the device runtime and the runner.
       INSTALL_COMMAND ""
       BUILD_ALWAYS ON
       EXCLUDE_FROM_ALL OFF)
   endforeach()
   add_custom_target(mica_firmware DEPENDS mica_firmware_m55-mve mica_firmware_m4-dsp
-                                          mica_firmware_m55-scalar)
+                                          mica_firmware_m55-scalar mica_firmware_m7-dsp
+                                          mica_firmware_m33-dsp)
 endif()

@@ -14,10 +14,13 @@
 namespace mica {
 namespace cli {
 
-std::string QemuBuildFor(kernels::Isa isa) {
+std::string QemuBuildFor(kernels::Isa isa, const std::string& cpu) {
   switch (isa) {
     case kernels::Isa::kMve: return "m55-mve";
-    case kernels::Isa::kDsp: return "m4-dsp";
+    case kernels::Isa::kDsp:
+      if (cpu == "cortex-m7") return "m7-dsp";
+      if (cpu == "cortex-m33") return "m33-dsp";
+      return "m4-dsp";
     default: return "m55-scalar";
   }
 }
@@ -30,9 +33,10 @@ std::string RunnerFirmware(const std::string& build, const std::string& firmware
 }
 
 absl::StatusOr<kernels::Isa> TargetIsa(const std::string& profile_name,
-                                       const std::string& variant) {
+                                       const std::string& variant, std::string* cpu) {
   auto profile = estimate::FindTargetProfile(profile_name);
   if (!profile.ok()) return profile.status();
+  if (cpu != nullptr) *cpu = profile->cortex_m.cpu;
   if (profile->kind != estimate::TargetKind::kCortexM) {
     return absl::InvalidArgumentError(absl::StrCat(
         "'", profile_name, "' is not a Cortex-M profile: running on a simulated Ethos-U needs "
@@ -52,10 +56,11 @@ absl::StatusOr<kernels::Isa> TargetIsa(const std::string& profile_name,
 absl::StatusOr<DeviceRun> RunOnQemu(const Graph& graph, kernels::Isa isa,
                                     const std::vector<std::vector<uint8_t>>& inputs,
                                     const std::vector<std::vector<uint8_t>>& expected,
-                                    const std::string& firmware, bool per_op_counts) {
+                                    const std::string& firmware, bool per_op_counts,
+                                    const std::string& cpu) {
   DeviceRun run;
   run.isa = isa;
-  run.build = QemuBuildFor(isa);
+  run.build = QemuBuildFor(isa, cpu);
   auto plan = runtime::CompilePlan(graph, {isa, 0});
   if (!plan.ok()) return plan.status();
   run.plan = *std::move(plan);

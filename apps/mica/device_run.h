@@ -23,23 +23,27 @@ struct DeviceRun {
   fvp::SimulationResult result;
 };
 
-// The QEMU build that runs `isa` plans: MVE and scalar on mps3-an547 (Cortex-M55, the scalar
-// build without MVE/DSP), DSP on mps2-an386 (Cortex-M4).
-std::string QemuBuildFor(kernels::Isa isa);
+// The QEMU build that runs `isa` plans for `cpu`: MVE and scalar on mps3-an547 (Cortex-M55, the
+// scalar build without MVE/DSP), DSP on mps2-an500 for cortex-m7, mps2-an505 for cortex-m33 and
+// mps2-an386 (Cortex-M4) otherwise.
+std::string QemuBuildFor(kernels::Isa isa, const std::string& cpu = "");
 
 // The runner firmware of `build`: `firmware` if given, else $MICA_FIRMWARE_DIR/<build>/...,
 // else the one this mica was built with.
 std::string RunnerFirmware(const std::string& build, const std::string& firmware);
 
 // The ISA of a Cortex-M profile (its CPU's best), overridden by `variant` when not empty.
-absl::StatusOr<kernels::Isa> TargetIsa(const std::string& profile, const std::string& variant);
+// `cpu` (if given) receives the profile's CPU name.
+absl::StatusOr<kernels::Isa> TargetIsa(const std::string& profile, const std::string& variant,
+                                       std::string* cpu = nullptr);
 
 // Compiles and runs `graph` once on QEMU with `inputs` (raw bytes per graph input) and, if not
 // empty, `expected` outputs for the runner's self-check. Prints progress to stderr.
 absl::StatusOr<DeviceRun> RunOnQemu(const Graph& graph, kernels::Isa isa,
                                     const std::vector<std::vector<uint8_t>>& inputs,
                                     const std::vector<std::vector<uint8_t>>& expected,
-                                    const std::string& firmware, bool per_op_counts);
+                                    const std::string& firmware, bool per_op_counts,
+                                    const std::string& cpu = "");
 
 }  // namespace cli
 }  // namespace mica

@@ -242,10 +242,17 @@ absl::StatusOr<QemuOptions> QemuOptionsFor(const std::string& build) {
   } else if (build == "m4-dsp") {
     o.machine = "mps2-an386";
     o.bundle_address = 0x21000000;
+  } else if (build == "m7-dsp") {
+    o.machine = "mps2-an500";
+    o.bundle_address = 0x60000000;
+  } else if (build == "m33-dsp") {
+    o.machine = "mps2-an505";
+    o.bundle_address = 0x80000000;
   } else {
     return absl::InvalidArgumentError(absl::StrCat(
-        "no QEMU build '", build, "' (expected m55-mve, m55-scalar or m4-dsp)"));
+        "no QEMU build '", build, "' (expected m55-mve, m55-scalar, m4-dsp, m7-dsp or m33-dsp)"));
   }
+  o.build = build;
   return o;
 }
 
@@ -261,7 +268,7 @@ absl::StatusOr<SimulationResult> QemuSimulator::Run(const SimulationRequest& req
   if (options_.firmware.empty() || stat(options_.firmware.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
     return absl::FailedPreconditionError(absl::StrCat(
         "runner firmware '", options_.firmware, "' not found: build it with `cmake --workflow "
-        "--preset qemu-m55-mve` (or qemu-m4-dsp, qemu-m55-scalar)"));
+        "--preset qemu-", options_.build.empty() ? "m55-mve" : options_.build, "`"));
   }
   TempDir dir;
   if (dir.path().empty()) return absl::InternalError("cannot create a temporary folder for the bundle");

@@ -94,6 +94,34 @@ TEST_CASE("shared models run bit-exactly on QEMU: Cortex-M55 scalar", "[device][
   RunBuild("m55-scalar", kernels::Isa::kScalar);
 }
 
+TEST_CASE("one model on QEMU's Cortex-M7 and Cortex-M33 boards", "[device][qemu]") {
+  for (const char* build : {"m7-dsp", "m33-dsp"}) {
+    const std::string elf = Firmware(build);
+    if (elf.empty()) return;
+    auto options = fvp::QemuOptionsFor(build);
+    REQUIRE(options.ok());
+    options->firmware = elf;
+    const std::string shared = testing::SharedDir();
+    const std::string name = "mlperf-tiny/kws_ds_cnn_int8";
+    auto graph = LoadModel(shared + "/models/" + name + ".tflite");
+    REQUIRE(graph.ok());
+    auto plan = runtime::CompilePlan(*graph, {kernels::Isa::kDsp});
+    REQUIRE(plan.ok());
+    fvp::SimulationRequest req;
+    req.plan = plan->bytes;
+    req.inputs.push_back(Read(shared + "/golden/" + name + "/seed1/input_0.bin"));
+    req.expected.push_back(Read(shared + "/golden/" + name + "/seed1/output_0.bin"));
+    req.per_op_counts = false;
+    auto r = fvp::QemuSimulator(*options).Run(req);
+    if (!r.ok()) FAIL(r.status().message());
+    INFO(build);
+    REQUIRE(r->passed.has_value());
+    CHECK(*r->passed);
+    std::cout << "qemu " << build << " " << name << ": " << r->total_instructions
+              << " instructions\n";
+  }
+}
+
 TEST_CASE("a corrupted expected output gives FAIL with the right index on QEMU", "[device][qemu]") {
   const std::string elf = Firmware("m55-mve");
   if (elf.empty()) return;

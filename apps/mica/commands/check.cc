@@ -148,7 +148,7 @@ int PrintQemuMeasurements(const Graph& graph, const estimate::CheckReport& repor
       rc = kExitFailure;
       continue;
     }
-    auto run = RunOnQemu(graph, *isa, inputs, {}, "", true);
+    auto run = RunOnQemu(graph, *isa, inputs, {}, "", true, r.profile.cortex_m.cpu);
     if (!run.ok()) {
       std::cerr << "mica: check: qemu: " << run.status().message() << "\n";
       rc = kExitFailure;

@@ -146,7 +146,8 @@ int RunOnTarget(const std::string& model, const Graph& graph, const std::string&
                 const std::vector<HostTensor>& host_inputs, const std::string& output_dir,
                 const std::string& compare_dir, bool profile) {
   const Subgraph& sg = graph.main();
-  auto isa = TargetIsa(target, variant);
+  std::string cpu;
+  auto isa = TargetIsa(target, variant, &cpu);
   if (!isa.ok()) return Failure(std::string(isa.status().message()));
   std::vector<std::vector<uint8_t>> inputs, expected;
   for (const HostTensor& h : host_inputs) inputs.push_back(h.bytes);
@@ -157,7 +158,7 @@ int RunOnTarget(const std::string& model, const Graph& graph, const std::string&
       expected.push_back(**want);
     }
   }
-  auto run = RunOnQemu(graph, *isa, inputs, expected, firmware, profile);
+  auto run = RunOnQemu(graph, *isa, inputs, expected, firmware, profile, cpu);
   if (!run.ok()) return Failure(std::string(run.status().message()));
   const fvp::SimulationResult& r = run->result;
   if (r.outputs.size() != sg.outputs.size()) {

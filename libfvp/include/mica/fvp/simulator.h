@@ -79,10 +79,12 @@ struct QemuOptions {
   std::string firmware;                     // the runner ELF built for `machine`
   uint64_t bundle_address = 0x60000000;
   absl::Duration timeout = absl::Seconds(300);
+  std::string build;  // the firmware build (preset qemu-<build>), for error messages
 };
 
 // The QEMU machine, bundle address of the runner's board for a build: "m55-mve" and
-// "m55-scalar" on mps3-an547, "m4-dsp" on mps2-an386. InvalidArgument for another name.
+// "m55-scalar" on mps3-an547, "m4-dsp" on mps2-an386, "m7-dsp" on mps2-an500, "m33-dsp" on
+// mps2-an505. InvalidArgument for another name.
 absl::StatusOr<QemuOptions> QemuOptionsFor(const std::string& build);
 
 class QemuSimulator : public Simulator {
