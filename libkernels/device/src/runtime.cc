@@ -4,6 +4,7 @@
 #include "mica/kernels/depthwise_conv.h"
 #include "mica/kernels/elementwise.h"
 #include "mica/kernels/fully_connected.h"
+#include "mica/kernels/lstm.h"
 #include "mica/kernels/pooling.h"
 #include "mica/kernels/softmax.h"
 #include "mica/kernels/transpose_conv.h"
@@ -196,6 +197,30 @@ bool CheckOp(const Plan& p, const OpRecord& r) {
       return c.Tensor(0, dt, k.a.elements()) && c.Tensor(1, dt, k.b.elements()) &&
              c.Tensor(2, dt, k.out.elements(), true);
     }
+    case PlanOp::kLstm: {
+      if (!c.Params<LstmOpParams>() || !c.Counts(16, 0)) return false;
+      const auto& k = ParamsOf<LstmOpParams>(c.v);
+      if (k.batch <= 0 || k.time_steps <= 0 || k.input_size <= 0 || k.state_size <= 0 ||
+          int64_t{k.batch} * k.time_steps * (int64_t{k.input_size} + k.state_size) >=
+              (int64_t{1} << 31)) {
+        return false;
+      }
+      const int64_t bt = int64_t{k.batch} * k.time_steps;
+      if (!c.Tensor(0, PlanDType::kInt8, bt * k.input_size) ||
+          !c.Tensor(1, PlanDType::kInt8, int64_t{k.batch} * k.state_size, true) ||
+          !c.Tensor(2, PlanDType::kInt16, int64_t{k.batch} * k.state_size, true) ||
+          !c.Tensor(3, PlanDType::kInt8, bt * k.state_size, true)) {
+        return false;
+      }
+      for (int g = 0; g < 4; ++g) {
+        if (!c.Tensor(4 + 3 * g, PlanDType::kInt8, int64_t{k.state_size} * k.input_size) ||
+            !c.Tensor(5 + 3 * g, PlanDType::kInt8, int64_t{k.state_size} * k.state_size) ||
+            !c.OptionalTensor(6 + 3 * g, PlanDType::kInt32, k.state_size)) {
+          return false;
+        }
+      }
+      return true;
+    }
     case PlanOp::kCopy: {
       if (!c.Params<CopyOpParams>() || !c.Counts(2, 0)) return false;
       const uint32_t n = ParamsOf<CopyOpParams>(c.v).bytes;
@@ -297,6 +322,35 @@ struct Runner {
         return kernels::Sub16(k.p, k.a, T_<int16_t>(v, 0), k.b, T_<int16_t>(v, 1), k.out,
                               T_<int16_t>(v, 2));
       }
+      case PlanOp::kLstm: {
+        const auto& k = ParamsOf<LstmOpParams>(v);
+        kernels::LstmParams lp;
+        lp.batch = k.batch;
+        lp.time_steps = k.time_steps;
+        lp.input_size = k.input_size;
+        lp.state_size = k.state_size;
+        lp.time_major = k.time_major != 0;
+        lp.input_zero_point = k.input_zero_point;
+        lp.hidden_zero_point = k.hidden_zero_point;
+        kernels::LstmGateParams* gates[4] = {&lp.forget_gate, &lp.input_gate, &lp.cell_gate,
+                                             &lp.output_gate};
+        for (int g = 0; g < 4; ++g) {
+          gates[g]->input_weights = T_<const int8_t>(v, 4 + 3 * g);
+          gates[g]->recurrent_weights = T_<const int8_t>(v, 5 + 3 * g);
+          gates[g]->bias = T_<const int32_t>(v, 6 + 3 * g);
+          gates[g]->input_fc = k.gate_input_fc[g];
+          gates[g]->recurrent_fc = k.gate_recurrent_fc[g];
+        }
+        lp.cell_gate_sigmoid = k.cell_gate_sigmoid != 0;
+        lp.forget_cell_mul = k.forget_cell_mul;
+        lp.input_cell_mul = k.input_cell_mul;
+        lp.hidden_mul = k.hidden_mul;
+        lp.cell_state_scale_power = k.cell_state_scale_power;
+        lp.cell_clip_enabled = k.cell_clip_enabled != 0;
+        lp.quantized_cell_clip = static_cast<int16_t>(k.quantized_cell_clip);
+        return kernels::Lstm(lp, T_<int8_t>(v, 0), T_<int8_t>(v, 1), T_<int16_t>(v, 2),
+                             T_<int8_t>(v, 3), scratch);
+      }
       case PlanOp::kCopy:
         Move(T_<uint8_t>(v, 1), T_<uint8_t>(v, 0), ParamsOf<CopyOpParams>(v).bytes);
         return KernelStatus::kOk;
@@ -332,6 +386,7 @@ const char* PlanOpName(uint16_t code) {
     case PlanOp::kAdd: case PlanOp::kAdd16: return "ADD";
     case PlanOp::kSub: case PlanOp::kSub16: return "SUB";
     case PlanOp::kCopy: return "RESHAPE";
+    case PlanOp::kLstm: return "UNIDIRECTIONAL_SEQUENCE_LSTM";
     default: return "?";
   }
 }

@@ -24,6 +24,7 @@
 #include <cstdint>
 
 #include "mica/kernels/elementwise.h"
+#include "mica/kernels/lstm.h"
 #include "mica/kernels/softmax.h"
 #include "mica/kernels/types.h"
 
@@ -103,6 +104,8 @@ enum class PlanOp : uint16_t {
   kAdd16 = 15,
   kSub16 = 16,
   kCopy = 17,            // CopyOpParams; t: in, out (reshape, squeeze, expand dims)
+  kLstm = 18,            // LstmOpParams; t: in, hidden (state), cell (state), out, then per
+                         // gate (forget, input, cell, output): input W, recurrent W, bias|-1
   kCount
 };
 
@@ -121,6 +124,18 @@ struct BinaryOpParams {
 };
 struct CopyOpParams {
   uint32_t bytes;
+};
+// kernels::LstmParams without its weight pointers (those are tensor operands).
+struct LstmOpParams {
+  int32_t batch, time_steps, input_size, state_size;
+  int32_t time_major;  // 0 / 1
+  int32_t input_zero_point, hidden_zero_point;
+  kernels::Requant gate_input_fc[4], gate_recurrent_fc[4];  // forget, input, cell, output
+  int32_t cell_gate_sigmoid;  // 0 / 1
+  kernels::Requant forget_cell_mul, input_cell_mul, hidden_mul;
+  int32_t cell_state_scale_power;
+  int32_t cell_clip_enabled;  // 0 / 1
+  int32_t quantized_cell_clip;
 };
 
 // Names as the host executor reports them (for per-operator counters).
