@@ -2,13 +2,15 @@
 # freestanding headers and its own. Run as: cmake -DROOT=<tree> -P CheckLayering.cmake
 #
 # Layers, bottom to top (a layer may use only lower-ranked ones):
-#   0 kernels (libkernels/core)   1 base, model   2 quant   3 runtime (libkernels/runtime)
+#   0 kernels (libkernels/core), device (libkernels/device: freestanding, uses only kernels)
+#   1 base, model   2 quant   3 runtime (libkernels/runtime)
 #   4 estimate   5 fvp   6 apps
 if(NOT ROOT)
   message(FATAL_ERROR "pass -DROOT=<source tree>")
 endif()
 
 set(rank_kernels 0)
+set(rank_device 0)
 set(rank_base 1)
 set(rank_model 1)
 set(rank_quant 2)
@@ -18,8 +20,8 @@ set(rank_fvp 5)
 set(rank_apps 6)
 
 # directory -> layer name
-set(layer_dirs libkernels/core libmodel libquant libkernels/runtime libestimate libfvp apps)
-set(layer_names kernels model quant runtime estimate fvp apps)
+set(layer_dirs libkernels/core libkernels/device libmodel libquant libkernels/runtime libestimate libfvp apps)
+set(layer_names kernels device model quant runtime estimate fvp apps)
 
 # Headers the freestanding kernel core may include (C++17 freestanding set, plus Arm's ACLE).
 set(freestanding cstddef cstdint climits cfloat limits type_traits cstdarg new initializer_list
@@ -49,7 +51,10 @@ foreach(i RANGE ${last})
         if(layer STREQUAL "kernels" AND NOT dep STREQUAL "kernels")
           list(APPEND violations "${f}: the kernel core includes ${inc}")
         endif()
-      elseif(layer STREQUAL "kernels")
+        if(layer STREQUAL "device" AND NOT dep MATCHES "^(kernels|device)$")
+          list(APPEND violations "${f}: the device runtime includes ${inc}")
+        endif()
+      elseif(layer MATCHES "^(kernels|device)$")
         list(FIND freestanding "${inc}" known)
         get_filename_component(fdir ${f} DIRECTORY)
         if(known EQUAL -1 AND NOT EXISTS ${fdir}/${inc} AND NOT EXISTS ${ROOT}/${dir}/src/${inc})

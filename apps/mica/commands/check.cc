@@ -31,6 +31,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "mica/args.h"
 #include "mica/base/status_macros.h"
@@ -42,6 +43,8 @@
 #include "mica/estimate/target.h"
 #include "mica/estimate/tflm_arena.h"
 #include "mica/fvp/subprocess.h"
+#include "mica/device_run.h"
+#include "mica/fvp/corstone.h"
 #include "mica/fvp/vela.h"
 #include "mica/model/load.h"
 
@@ -154,6 +157,24 @@ absl::StatusOr<std::vector<std::string>> Shard(const std::vector<std::string>& m
   return out;
 }
 
+// SplitMix64 inputs (the shared goldens' generator, seed 1): deterministic, so a measurement
+// can be repeated exactly.
+std::vector<uint8_t> SeededInput(uint64_t seed, const Tensor& t) {
+  uint64_t x = seed;
+  std::vector<uint8_t> out(t.num_bytes());
+  const size_t es = t.num_elements() > 0 ? out.size() / static_cast<size_t>(t.num_elements()) : 1;
+  for (size_t j = 0; j + es <= out.size(); j += es) {
+    x += 0x9E3779B97F4A7C15ull;
+    uint64_t z = x;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    const uint64_t top = z >> (64 - 8 * es);
+    for (size_t b = 0; b < es; ++b) out[j + b] = static_cast<uint8_t>(top >> (8 * b));
+  }
+  return out;
+}
+
 // Checks every model against every profile on `jobs` threads; one row per model x profile in
 // list order. A model that cannot be read or estimated gives error rows, and exit code 1 once
 // all are done. Progress goes to stderr when it is a terminal.
@@ -236,6 +257,94 @@ int RunSweep(const std::vector<std::string>& models, const std::vector<TargetPro
   return kExitOk;
 }
 
+// --backend qemu: measured instructions (total and per operator) beside mica's estimate.
+int PrintQemuMeasurements(const Graph& graph, const estimate::CheckReport& report) {
+  const Subgraph& sg = graph.main();
+  std::vector<std::vector<uint8_t>> inputs;
+  for (size_t i = 0; i < sg.inputs.size(); ++i) {
+    inputs.push_back(SeededInput(1 + i, sg.tensors[sg.inputs[i]]));
+  }
+  int rc = kExitOk;
+  for (const ProfileRun& r : report.profiles) {
+    if (r.profile.kind != TargetKind::kCortexM) {
+      std::cout << "\nqemu: " << r.profile.name << " is not a Cortex-M profile (skipped)\n";
+      continue;
+    }
+    auto isa = TargetIsa(r.profile.name, "");
+    if (!isa.ok()) {
+      std::cerr << "mica: check: qemu: " << isa.status().message() << "\n";
+      rc = kExitFailure;
+      continue;
+    }
+    auto run = RunOnQemu(graph, *isa, inputs, {}, "", true, r.profile.cortex_m.cpu);
+    if (!run.ok()) {
+      std::cerr << "mica: check: qemu: " << run.status().message() << "\n";
+      rc = kExitFailure;
+      continue;
+    }
+    const fvp::SimulationResult& m = run->result;
+    const double est = r.mica.total_cycles;
+    auto pct = [](double a, double b) {
+      return b > 0 ? absl::StrFormat("%+.1f%%", 100.0 * (a - b) / b) : std::string("-");
+    };
+    std::cout << "\nMeasured on QEMU " << m.board << " (" << run->build << ", "
+              << kernels::IsaName(run->isa) << " kernels; exact instructions with -icount, not "
+              << "cycles; inputs: SplitMix64 seed 1)\n"
+              << absl::StrFormat("  %-4s %-22s %14s %14s %9s\n", "op", "operator",
+                                 "instructions", "mica cycles", "est/meas");
+    for (const fvp::OpCount& op : m.op_counts) {
+      double e = 0;
+      for (const auto& o : r.mica.ops) {
+        if (o.op_index == op.index) e = o.total_cycles;
+      }
+      std::cout << absl::StrFormat("  %-4d %-22s %14d %14.0f %9s\n", op.index, op.name,
+                                   op.instructions, e, pct(e, static_cast<double>(op.instructions)));
+    }
+    std::cout << absl::StrFormat("  %-27s %14d %14.0f %9s\n", "total (one inference)",
+                                 m.total_instructions, est,
+                                 pct(est, static_cast<double>(m.total_instructions)))
+              << "  arena on the device: " << m.arena_bytes << " bytes; plan: " << m.plan_bytes
+              << " bytes\n";
+  }
+  return rc;
+}
+
+// --backend corstone-300|310|320 with an installed FVP: the runner firmware (SSE-300 memory
+// map) on the FVP; the FVP's --stat instruction count of the whole program and its counters.
+int PrintFvpMeasurements(const Graph& graph, const std::string& platform) {
+  const Subgraph& sg = graph.main();
+  fvp::SimulationRequest req;
+  for (size_t i = 0; i < sg.inputs.size(); ++i) {
+    req.inputs.push_back(SeededInput(1 + i, sg.tensors[sg.inputs[i]]));
+  }
+  auto plan = runtime::CompilePlan(graph, {kernels::Isa::kMve, 0});
+  if (!plan.ok()) {
+    std::cerr << "mica: check: " << platform << ": " << plan.status().message() << "\n";
+    return kExitFailure;
+  }
+  req.plan = plan->bytes;
+  fvp::CorstoneOptions o;
+  o.platform = platform;
+  o.firmware = RunnerFirmware("m55-mve", "");
+  fvp::CorstoneFvpSimulator sim(o);
+  std::cerr << "mica: running on " << sim.name() << "...\n";
+  auto r = sim.Run(req);
+  if (!r.ok()) {
+    std::cerr << "mica: check: " << r.status().message() << "\n";
+    return kExitFailure;
+  }
+  std::cout << "\nMeasured on " << sim.name() << " (Cortex-M55, MVE kernels; FVP --stat counts "
+            << "the whole program)\n";
+  for (const auto& [cpu, insn] : sim.transcript().cpu_instructions) {
+    std::cout << "  " << cpu << ": " << insn << " instructions\n";
+  }
+  for (const auto& [name, v] : sim.transcript().npu_counters) {
+    std::cout << "  " << name << ": " << v << "\n";
+  }
+  std::cout << "  arena on the device: " << r->arena_bytes << " bytes\n";
+  return kExitOk;
+}
+
 int RunCheck(const std::vector<std::string>& args) {
   ArgParser p("check");
   std::vector<std::string> models, profiles, configs, backends;
@@ -248,6 +357,7 @@ int RunCheck(const std::vector<std::string>& args) {
              "Ethos-U configuration: NAME:system-config=S,memory-mode=M,arena-cache-size=BYTES "
              "(e.g. ethos-u65-512:system-config=Ethos_U65_Client_Server,memory-mode="
              "Dedicated_Sram_384KB, Vela's command-line defaults)");
+  p.Repeated("-t", &profiles, "NAME[:OPTS]", "same as --target-profile");
   p.Repeated("--target-config", &configs, "FILE[:OPTS]",
              "user target profile in protobuf text format (same OPTS)");
   p.Flag("--compatibility", &compatibility, "operator placement and reasons (default)");
@@ -257,7 +367,8 @@ int RunCheck(const std::vector<std::string>& args) {
           "runtime whose memory Cortex-M profiles report: tflm (default; TFLite Micro's arena), "
           "mica (mica's runtime), executorch (not supported yet)");
   p.Repeated("--backend", &backends, "NAME",
-             "extra backend printed beside mica's estimate: vela");
+             "extra backend printed beside mica's estimate: vela (Ethos-U), qemu (Cortex-M: "
+             "measured instructions)");
   p.Option("--system-config", &system_config, "NAME",
            "Vela system config for every profile given (e.g. Ethos_U55_Deep_Embedded); refused "
            "unless it fits each of them (all Ethos-U of the config's family): otherwise use "
@@ -312,14 +423,27 @@ int RunCheck(const std::vector<std::string>& args) {
     return UsageError("check: needs at least one --target-profile or --target-config (valid "
                       "profiles: " + absl::StrJoin(estimate::BuiltinTargetNames(), ", ") + ")");
   }
-  bool want_vela = false;
+  bool want_vela = false, want_qemu = false;
+  std::string fvp_platform;
   for (const std::string& b : backends) {
     if (b == "vela") {
       want_vela = true;
+    } else if (b == "qemu") {
+      want_qemu = true;
+    } else if (b == "corstone-300" || b == "corstone-310" || b == "corstone-320") {
+      auto program = fvp::FvpProgramFor(b);
+      if (!program.ok() || fvp::FindProgram(*program).empty()) {
+        return Failure("check: --backend " + b + ": " + fvp::FvpInstallHint(b));
+      }
+      fvp_platform = b;
     } else if (b != "mica") {
-      return UsageError("check: unknown backend '" + b + "' (valid: mica, vela)");
+      return UsageError("check: unknown backend '" + b + "' (valid: mica, vela, qemu)");
     }
   }
+  if ((want_qemu || !fvp_platform.empty()) && json) {
+    return UsageError("check: --backend qemu/corstone-* print text only (no --json)");
+  }
+  if (want_qemu || !fvp_platform.empty()) performance = true;
   // Vela contributes performance figures: asking for it implies --performance.
   if (want_vela) performance = true;
   if (per_layer || !csv.empty() || !html.empty()) performance = true;
@@ -350,9 +474,10 @@ int RunCheck(const std::vector<std::string>& args) {
   }
 
   if (sweep) {
-    if (want_vela || per_layer || !html.empty() || !output.empty()) {
-      return UsageError("check: --backend vela, --per-layer, --html and --output describe one "
-                        "model; with several models use --jsonl/--summary-csv/--csv");
+    if (want_vela || want_qemu || !fvp_platform.empty() || per_layer || !html.empty() ||
+        !output.empty()) {
+      return UsageError("check: --backend vela/qemu/corstone-*, --per-layer, --html and --output "
+                        "describe one model; with several models use --jsonl/--summary-csv/--csv");
     }
     std::vector<TargetProfile> targets;
     for (const ProfileRun& r : runs) targets.push_back(r.profile);
@@ -412,20 +537,23 @@ int RunCheck(const std::vector<std::string>& args) {
   } else {
     std::cout << text;
   }
+  int rc = kExitOk;
+  if (want_qemu) rc = PrintQemuMeasurements(*graph, report);
+  if (!fvp_platform.empty()) rc = std::max(rc, PrintFvpMeasurements(*graph, fvp_platform));
   // A backend the user asked for that failed is a failure of the command, not a footnote.
   for (const ProfileRun& r : report.profiles) {
     for (const std::string& e : r.backend_errors) {
       return Failure(absl::StrCat("check: ", r.profile.name, ": requested backend failed: ", e));
     }
   }
-  return kExitOk;
+  return rc;
 }
 
 const Registration kCheck{
     {"check",
      "MODEL --target-profile NAME[:OPTS] [--target-profile NAME[:OPTS] ...] "
      "[--target-config FILE[:OPTS]] "
-     "[--compatibility] [--performance] [--backend vela] [--system-config NAME] "
+     "[--compatibility] [--performance] [--backend vela|qemu] [--system-config NAME] "
      "[--memory-mode NAME] [--json] [--output FILE]",
      "Check a model against Ethos-U / Cortex-M targets: placement, cycles, memory, advice",
      RunCheck, 20}};

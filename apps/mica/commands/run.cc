@@ -1,7 +1,11 @@
 // `mica run MODEL --input FILE [--input FILE ...] --output-dir DIR [--variant scalar|dsp|mve]
 //            [--dump-all] [--compare DIR] [--profile]`
 //
-// Runs the model once on the host, bit-exactly as TFLite's reference kernels would.
+// Runs the model once on the host, bit-exactly as TFLite's reference kernels would. With
+// --target-profile NAME (a Cortex-M profile) it runs instead on QEMU through the mica runner
+// firmware of the profile's ISA (--variant overrides it), writes the same output files, prints
+// the exact instruction count per inference (per operator with --profile) and, with --compare,
+// also has the firmware self-check (Test_result: PASS/FAIL).
 //
 // Inputs, one --input per graph input in order: a .npy file (dtype and shape must match the
 // input; size-1 dimensions may differ) or raw little-endian bytes in the input's dtype, whose
@@ -28,6 +32,7 @@
 #include "absl/strings/str_join.h"
 #include "mica/args.h"
 #include "mica/command.h"
+#include "mica/device_run.h"
 #include "mica/model/load.h"
 #include "mica/runtime/executor.h"
 #include "mica/runtime/npy.h"
@@ -135,15 +140,103 @@ std::string FormatDiff(const Diff& d, const std::vector<uint8_t>& got,
                       ", reference ", Element(want, t.dtype, d.first), ")");
 }
 
+// `mica run -t PROFILE`: the same outputs, computed by the device runtime on QEMU.
+int RunOnTarget(const std::string& model, const Graph& graph, const std::string& target,
+                const std::string& variant, const std::string& firmware,
+                const std::vector<HostTensor>& host_inputs, const std::string& output_dir,
+                const std::string& compare_dir, bool profile) {
+  const Subgraph& sg = graph.main();
+  std::string cpu;
+  auto isa = TargetIsa(target, variant, &cpu);
+  if (!isa.ok()) return Failure(std::string(isa.status().message()));
+  std::vector<std::vector<uint8_t>> inputs, expected;
+  for (const HostTensor& h : host_inputs) inputs.push_back(h.bytes);
+  if (!compare_dir.empty()) {
+    for (size_t i = 0; i < sg.outputs.size(); ++i) {
+      auto want = ReadFileBytes((fs::path(compare_dir) / absl::StrCat("output_", i, ".bin")).string());
+      if (!want.ok()) return Failure(std::string(want.status().message()));
+      expected.push_back(**want);
+    }
+  }
+  auto run = RunOnQemu(graph, *isa, inputs, expected, firmware, profile, cpu);
+  if (!run.ok()) return Failure(std::string(run.status().message()));
+  const fvp::SimulationResult& r = run->result;
+  if (r.outputs.size() != sg.outputs.size()) {
+    return Failure(absl::StrCat("the runner returned ", r.outputs.size(), " outputs, the model has ",
+                                sg.outputs.size()));
+  }
+  std::error_code ec;
+  fs::create_directories(output_dir, ec);
+  if (!fs::is_directory(output_dir)) {
+    return Failure(absl::StrCat("cannot create output directory '", output_dir, "'"));
+  }
+  std::vector<std::pair<std::string, std::vector<uint8_t>>> files;
+  for (size_t i = 0; i < r.outputs.size(); ++i) {
+    const Tensor& t = sg.tensors[sg.outputs[i]];
+    if (r.outputs[i].size() != t.num_bytes()) {
+      return Failure(absl::StrCat("the runner's output ", i, " has ", r.outputs[i].size(),
+                                  " bytes, expected ", t.num_bytes()));
+    }
+    HostTensor h;
+    h.dtype = t.dtype;
+    h.shape = t.shape;
+    h.bytes = r.outputs[i];
+    const std::string base = (fs::path(output_dir) / absl::StrCat("output_", i)).string();
+    files.emplace_back(base + ".bin", h.bytes);
+    files.emplace_back(base + ".npy", runtime::EncodeNpy(h));
+  }
+  for (const auto& file : files) {
+    if (IsSameFile(file.first, model)) {
+      return Failure(absl::StrCat(file.first, ": is the model itself; choose another folder"));
+    }
+  }
+  if (absl::Status s = WriteFilesAllOrNone(files); !s.ok()) return Failure(std::string(s.message()));
+  std::cout << "model: " << model << "\n"
+            << "target: " << target << " on QEMU " << r.board << " (build " << run->build
+            << ", variant " << kernels::IsaName(run->isa) << ")\n"
+            << "operators: " << sg.ops.size() << ", arena: " << r.arena_bytes
+            << " bytes, plan: " << r.plan_bytes << " bytes\n"
+            << "instructions: " << r.total_instructions << " per inference (exact, QEMU -icount)\n";
+  for (size_t i = 0; i < r.outputs.size(); ++i) {
+    const Tensor& t = sg.tensors[sg.outputs[i]];
+    std::cout << "output " << i << " '" << t.name << "' " << DTypeName(t.dtype) << " "
+              << ShapeString(t.shape) << " -> "
+              << (fs::path(output_dir) / absl::StrCat("output_", i, ".bin")).string() << "\n";
+  }
+  if (profile) {
+    for (const fvp::OpCount& op : r.op_counts) {
+      std::cout << "  op " << op.index << " " << op.name << ": " << op.instructions
+                << " instructions\n";
+    }
+  }
+  if (compare_dir.empty()) return kExitOk;
+  bool all_same = true;
+  for (size_t i = 0; i < r.outputs.size(); ++i) {
+    const Tensor& t = sg.tensors[sg.outputs[i]];
+    const Diff d = Compare(r.outputs[i], expected[i], t);
+    all_same &= !d.size_mismatch && d.count == 0;
+    std::cout << "compare output " << i << ": " << FormatDiff(d, r.outputs[i], expected[i], t)
+              << "\n";
+  }
+  if (r.passed.has_value()) {
+    std::cout << "Test_result: " << (*r.passed ? "PASS" : "FAIL") << " (self-check on the device)\n";
+  }
+  return all_same ? kExitOk : kExitFailure;
+}
+
 int RunRun(const std::vector<std::string>& args) {
   ArgParser p("run");
   std::vector<std::string> models, inputs;
-  std::string output_dir, variant, compare_dir;
+  std::string output_dir, variant, compare_dir, target, backend, firmware;
   bool dump_all = false, profile = false;
   p.Positional("MODEL", &models, 1, 1);
   p.Repeated("--input", &inputs, "FILE", "graph input i (.npy or raw bytes), in input order");
   p.Option("--output-dir", &output_dir, "DIR", "write output_<i>.bin/.npy (and dumps) here");
   p.Deprecated("--output", "--output-dir");
+  p.Option("--target-profile", &target, "NAME",
+           "run on a simulated Cortex-M of this profile (QEMU) instead of the host");
+  p.Option("--backend", &backend, "qemu", "simulator for --target-profile (default qemu)");
+  p.Option("--firmware", &firmware, "ELF", "runner firmware (default: the one built with mica)");
   p.Option("--variant", &variant, "ISA", "kernel variant: scalar, dsp or mve (default: best)");
   p.Flag("--dump-all", &dump_all, "also write t<k>.bin for every operator output tensor k");
   p.Option("--compare", &compare_dir, "DIR", "compare with DIR/output_<i>.bin and t<k>.bin");
@@ -171,6 +264,15 @@ int RunRun(const std::vector<std::string>& args) {
     auto h = ReadInput(i, inputs[i], sg.tensors[sg.inputs[i]]);
     if (!h.ok()) return Failure(std::string(h.status().message()));
     host_inputs.push_back(*std::move(h));
+  }
+  if (!target.empty()) {
+    if (!backend.empty() && backend != "qemu") {
+      return Failure(absl::StrCat("run: backend '", backend, "' is not available (only qemu: "
+                                  "Arm's Corstone FVPs are not driven by this mica yet)"));
+    }
+    if (dump_all) return UsageError("run: --dump-all is not available with --target-profile");
+    return RunOnTarget(models[0], *graph, target, variant, firmware, host_inputs, output_dir,
+                       compare_dir, profile);
   }
 
   runtime::ExecutorOptions options;
@@ -281,8 +383,10 @@ int RunRun(const std::vector<std::string>& args) {
 
 const Registration kRun{{"run",
                          "MODEL --input FILE [--input FILE ...] --output-dir DIR "
-                         "[--variant scalar|dsp|mve] [--dump-all] [--compare DIR] [--profile]",
-                         "Run a model on the host, bit-exact with TFLite's reference kernels",
+                         "[--variant scalar|dsp|mve] [--dump-all] [--compare DIR] [--profile] "
+                         "[--target-profile NAME [--backend qemu]]",
+                         "Run a model on the host (or a simulated Cortex-M), bit-exact with "
+                         "TFLite's reference kernels",
                          RunRun, 40}};
 
 }  // namespace

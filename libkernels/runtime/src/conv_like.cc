@@ -18,6 +18,7 @@
 #include "mica/kernels/fully_connected.h"
 #include "mica/kernels/transpose_conv.h"
 #include "op_kernel.h"
+#include "plan_writer.h"
 
 namespace mica {
 namespace runtime {
@@ -240,6 +241,16 @@ class ConvLikeKernel : public OpKernel {
     return KernelError(fn(p, q.view(), ctx.In<In>(in), ctx.In<int8_t>(filter), b,
                           ctx.Out<In>(out), kernels::Scratch{ctx.scratch, ctx.scratch_bytes}),
                        name);
+  }
+  bool ExportToPlan(PlanOpWriter& w) const override {
+    constexpr bool i16 = std::is_same_v<In, int16_t>;
+    w.code = ConvPlanOp(p, i16);
+    w.SetParams(p);
+    w.tensors = {in, filter, i16 ? -1 : bias, out};
+    w.AddArray(q.multiplier);
+    w.AddArray(q.shift);
+    if (i16) w.AddArray(bias64);
+    return w.code != device::PlanOp::kCount;
   }
 };
 

@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "mica/base/status_macros.h"
 #include "op_kernel.h"
+#include "plan_writer.h"
 
 namespace mica {
 namespace runtime {
@@ -74,6 +75,12 @@ class CopyKernel : public OpKernel {
       std::memmove(ctx.data[out_], ctx.data[in_], bytes_);
     }
     return absl::OkStatus();
+  }
+  bool ExportToPlan(PlanOpWriter& w) const override {
+    w.code = device::PlanOp::kCopy;
+    w.SetParams(device::CopyOpParams{static_cast<uint32_t>(bytes_)});
+    w.tensors = {in_, out_};
+    return true;
   }
 
  private:

@@ -14,6 +14,7 @@
 #include "mica/kernels/activations.h"
 #include "mica/kernels/elementwise.h"
 #include "op_kernel.h"
+#include "plan_writer.h"
 
 namespace mica {
 namespace runtime {
@@ -111,6 +112,32 @@ class BinaryKernel : public OpKernel {
   int32_t a = 0, b = 0, out = 0;
   absl::Status Eval(const EvalContext& ctx) override {
     return KernelError(fn(p, sa, ctx.In<T>(a), sb, ctx.In<T>(b), so, ctx.Out<T>(out)), name);
+  }
+  bool ExportToPlan(PlanOpWriter& w) const override {
+    if constexpr (!std::is_same_v<Params, kernels::AddParams>) {
+      return false;
+    } else {
+      if constexpr (std::is_same_v<T, int8_t>) {
+        if (IsBodyOf(fn, kernels::AddVariants(), &kernels::Add)) {
+          w.code = device::PlanOp::kAdd;
+        } else if (IsBodyOf(fn, kernels::SubVariants(), &kernels::Sub)) {
+          w.code = device::PlanOp::kSub;
+        } else {
+          return false;
+        }
+      } else {
+        if (IsBodyOf(fn, kernels::Add16Variants(), &kernels::Add16)) {
+          w.code = device::PlanOp::kAdd16;
+        } else if (IsBodyOf(fn, kernels::Sub16Variants(), &kernels::Sub16)) {
+          w.code = device::PlanOp::kSub16;
+        } else {
+          return false;
+        }
+      }
+      w.SetParams(device::BinaryOpParams{p, sa, sb, so});
+      w.tensors = {a, b, out};
+      return true;
+    }
   }
 };
 

@@ -40,10 +40,15 @@ struct EvalContext {
   }
 };
 
+struct PlanOpWriter;  // plan_writer.h
+
 class OpKernel {
  public:
   virtual ~OpKernel() = default;
   virtual absl::Status Eval(const EvalContext& ctx) = 0;
+  // Describes this prepared operator for a device plan (plan_compiler.cc); false when the
+  // device runtime (libkernels/device) has no kernel for it.
+  virtual bool ExportToPlan(PlanOpWriter& /*w*/) const { return false; }
   // Scratch this operator needs during Eval (shared by all operators).
   size_t scratch_bytes = 0;
 };

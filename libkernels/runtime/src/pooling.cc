@@ -9,6 +9,7 @@
 #include "mica/base/status_macros.h"
 #include "mica/kernels/pooling.h"
 #include "op_kernel.h"
+#include "plan_writer.h"
 
 namespace mica {
 namespace runtime {
@@ -51,6 +52,19 @@ class PoolKernel : public OpKernel {
   int32_t in = 0, out = 0;
   absl::Status Eval(const EvalContext& ctx) override {
     return KernelError(fn(p, ctx.In<T>(in), ctx.Out<T>(out)), "Pool");
+  }
+  bool ExportToPlan(PlanOpWriter& w) const override {
+    if constexpr (std::is_same_v<T, int8_t>) {
+      w.code = IsBodyOf(fn, kernels::MaxPoolVariants(), &kernels::MaxPool) ? device::PlanOp::kMaxPool
+                                                                          : device::PlanOp::kAvgPool;
+    } else {
+      w.code = IsBodyOf(fn, kernels::MaxPool16Variants(), &kernels::MaxPool16)
+                   ? device::PlanOp::kMaxPool16
+                   : device::PlanOp::kAvgPool16;
+    }
+    w.SetParams(p);
+    w.tensors = {in, out};
+    return true;
   }
 };
 

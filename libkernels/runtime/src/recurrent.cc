@@ -10,6 +10,7 @@
 #include "mica/kernels/lstm.h"
 #include "mica/kernels/svdf.h"
 #include "op_kernel.h"
+#include "plan_writer.h"
 
 namespace mica {
 namespace runtime {
@@ -116,6 +117,38 @@ class LstmKernel : public OpKernel {
                                      ctx.Out<int16_t>(cell), ctx.Out<int8_t>(out),
                                      kernels::Scratch{ctx.scratch, ctx.scratch_bytes}),
                        "Lstm");
+  }
+  bool ExportToPlan(PlanOpWriter& w) const override {
+    device::LstmOpParams d{};
+    d.batch = p.batch;
+    d.time_steps = p.time_steps;
+    d.input_size = p.input_size;
+    d.state_size = p.state_size;
+    d.time_major = p.time_major ? 1 : 0;
+    d.input_zero_point = p.input_zero_point;
+    d.hidden_zero_point = p.hidden_zero_point;
+    const kernels::LstmGateParams* gates[4] = {&p.forget_gate, &p.input_gate, &p.cell_gate,
+                                               &p.output_gate};
+    for (int g = 0; g < 4; ++g) {
+      d.gate_input_fc[g] = gates[g]->input_fc;
+      d.gate_recurrent_fc[g] = gates[g]->recurrent_fc;
+    }
+    d.cell_gate_sigmoid = p.cell_gate_sigmoid ? 1 : 0;
+    d.forget_cell_mul = p.forget_cell_mul;
+    d.input_cell_mul = p.input_cell_mul;
+    d.hidden_mul = p.hidden_mul;
+    d.cell_state_scale_power = p.cell_state_scale_power;
+    d.cell_clip_enabled = p.cell_clip_enabled ? 1 : 0;
+    d.quantized_cell_clip = p.quantized_cell_clip;
+    w.code = device::PlanOp::kLstm;
+    w.SetParams(d);
+    w.tensors = {in, hidden, cell, out};
+    for (int g = 0; g < 4; ++g) {
+      w.tensors.push_back(w_in[g]);
+      w.tensors.push_back(w_rec[g]);
+      w.tensors.push_back(bias[g]);
+    }
+    return true;
   }
 };
 

@@ -12,6 +12,7 @@
 #include "mica/kernels/reduce.h"
 #include "mica/kernels/softmax.h"
 #include "op_kernel.h"
+#include "plan_writer.h"
 
 namespace mica {
 namespace runtime {
@@ -87,6 +88,13 @@ class SoftmaxKernel : public OpKernel {
             kernels::Softmax16(p16, rows, depth, ctx.In<int16_t>(in), ctx.Out<int16_t>(out)),
             "Softmax16");
     }
+  }
+  bool ExportToPlan(PlanOpWriter& w) const override {
+    if (mode != 0) return false;
+    w.code = device::PlanOp::kSoftmax;
+    w.SetParams(device::SoftmaxOpParams{p, rows, depth});
+    w.tensors = {in, out};
+    return true;
   }
 };
 

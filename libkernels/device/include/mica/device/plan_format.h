@@ -1,0 +1,164 @@
+// mica device plans (.mplan): the binary layout shared by the plan compiler (host,
+// libkernels/runtime) and the device runtime (mica/device/runtime.h).
+//
+// A plan is everything TFLite computes at prepare time, resolved on the host: per operator the
+// kernel-core entry (op code: the variant is the best body the firmware's ISA has), its
+// parameter struct (shapes, offsets, activation range, fixed-point multipliers), per-channel
+// multiplier/shift arrays, scratch size, and the arena offset of every activation tensor from
+// the planner; plus the constant data, 16-byte aligned.
+//
+// Format (version 1, little-endian, every offset relative to the start of the plan, which must
+// be 16-byte aligned in memory): a PlanHeader, a table of TensorRecord, a table of OpRecord,
+// the graph's input and output tensor ids (uint32 each), then the data section (parameter
+// structs, per-op lists, constant tensors). `crc32` (IEEE 802.3, as zlib) covers bytes
+// [16, total_bytes). Every record is bounds-checked by VerifyPlan before anything runs.
+//
+// Why not a flatbuffer: the project's FlatBuffers C++ runtime needs the C++ standard library's
+// containers and its verifier allocates nothing but still pulls <string>/<vector> headers,
+// which the freestanding rank-0 rule of the kernel core forbids; fixed-size records with
+// explicit bounds checks and a CRC give the same guarantees in ~300 lines without it.
+#ifndef MICA_DEVICE_PLAN_FORMAT_H_
+#define MICA_DEVICE_PLAN_FORMAT_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "mica/kernels/elementwise.h"
+#include "mica/kernels/lstm.h"
+#include "mica/kernels/softmax.h"
+#include "mica/kernels/types.h"
+
+namespace mica {
+namespace device {
+
+constexpr uint32_t kPlanMagic = 0x4E4C504Du;  // "MPLN"
+constexpr uint16_t kPlanVersion = 1;
+constexpr uint32_t kPlanAlign = 16;
+
+struct PlanHeader {
+  uint32_t magic;
+  uint16_t version;
+  uint16_t header_bytes;  // sizeof(PlanHeader)
+  uint32_t total_bytes;
+  uint32_t crc32;         // of bytes [16, total_bytes)
+  uint8_t isa;            // kernels::Isa the plan's variants and scratch were sized for
+  uint8_t reserved0[3];
+  uint32_t arena_bytes;   // activations + scratch + state: what the caller must provide
+  uint32_t scratch_offset;
+  uint32_t scratch_bytes;
+  uint32_t num_tensors;
+  uint32_t tensors_offset;
+  uint32_t num_ops;
+  uint32_t ops_offset;
+  uint32_t num_inputs;
+  uint32_t num_outputs;
+  uint32_t io_offset;     // num_inputs + num_outputs uint32 tensor ids
+  uint32_t data_offset;
+  uint32_t data_bytes;
+  uint32_t activation_bytes;  // the planner's arena (first part of the arena)
+  uint32_t state_bytes;
+  uint32_t reserved1[3];
+};
+static_assert(sizeof(PlanHeader) == 88, "PlanHeader layout");
+
+enum class TensorLoc : uint8_t {
+  kNone = 0,   // not used by any operator
+  kArena = 1,  // offset into the caller's arena
+  kConst = 2,  // offset into the plan
+  kState = 3,  // offset into the arena; filled with `fill` before every run
+};
+
+// Element types (mica's DType order is not relied on: the plan has its own codes).
+enum class PlanDType : uint8_t {
+  kInt8 = 0, kUInt8 = 1, kInt16 = 2, kInt32 = 3, kInt64 = 4, kFloat32 = 5, kBool = 6,
+  kOther = 7,
+};
+
+struct TensorRecord {
+  uint8_t loc;    // TensorLoc
+  uint8_t dtype;  // PlanDType
+  int8_t fill;    // kState: byte value written before every run
+  uint8_t reserved;
+  uint32_t offset;
+  uint32_t bytes;
+  uint32_t elements;
+};
+static_assert(sizeof(TensorRecord) == 16, "TensorRecord layout");
+
+// Kernel-core entries a plan can call. Numbers are part of the format: append only.
+enum class PlanOp : uint16_t {
+  kConv = 1,             // ConvParams; t: in, filter, bias|-1, out; a: mult, shift
+  kConv16x8 = 2,         // ConvParams; t: in, filter, out; a: mult, shift, bias64|empty
+  kDepthwiseConv = 3,
+  kDepthwiseConv16x8 = 4,
+  kFullyConnected = 5,   // FullyConnectedParams; as kConv
+  kFullyConnected16x8 = 6,
+  kTransposeConv = 7,    // TransposeConvParams; as kConv
+  kMaxPool = 8,          // PoolParams; t: in, out
+  kAvgPool = 9,
+  kMaxPool16 = 10,
+  kAvgPool16 = 11,
+  kSoftmax = 12,         // SoftmaxOpParams; t: in, out
+  kAdd = 13,             // BinaryOpParams<AddParams>; t: a, b, out
+  kSub = 14,
+  kAdd16 = 15,
+  kSub16 = 16,
+  kCopy = 17,            // CopyOpParams; t: in, out (reshape, squeeze, expand dims)
+  kLstm = 18,            // LstmOpParams; t: in, hidden (state), cell (state), out, then per
+                         // gate (forget, input, cell, output): input W, recurrent W, bias|-1
+  kCount
+};
+
+// Parameter blocks of the ops whose kernel-core call takes more than one params struct. The
+// kernel-core params structs themselves (ConvParams, PoolParams, ...) are stored as they are:
+// they hold only int32 (and one bool) fields, so their layout is the same on the host and on
+// Armv7-M/Armv8-M; VerifyPlan checks each block's size.
+struct SoftmaxOpParams {
+  kernels::SoftmaxParams p;
+  int32_t rows;
+  int32_t depth;
+};
+struct BinaryOpParams {
+  kernels::AddParams p;
+  kernels::Shape a, b, out;
+};
+struct CopyOpParams {
+  uint32_t bytes;
+};
+// kernels::LstmParams without its weight pointers (those are tensor operands).
+struct LstmOpParams {
+  int32_t batch, time_steps, input_size, state_size;
+  int32_t time_major;  // 0 / 1
+  int32_t input_zero_point, hidden_zero_point;
+  kernels::Requant gate_input_fc[4], gate_recurrent_fc[4];  // forget, input, cell, output
+  int32_t cell_gate_sigmoid;  // 0 / 1
+  kernels::Requant forget_cell_mul, input_cell_mul, hidden_mul;
+  int32_t cell_state_scale_power;
+  int32_t cell_clip_enabled;  // 0 / 1
+  int32_t quantized_cell_clip;
+};
+
+// Names as the host executor reports them (for per-operator counters).
+const char* PlanOpName(uint16_t code);
+
+struct OpRecord {
+  uint16_t code;         // PlanOp
+  uint16_t num_tensors;  // tensor ids (int32, -1 = absent) at list_offset
+  uint16_t num_arrays;   // then num_arrays {offset, bytes} pairs (uint32) into the plan
+  uint16_t reserved;
+  uint32_t params_offset;
+  uint32_t params_bytes;
+  uint32_t list_offset;
+  uint32_t model_op;     // operator index in the model's subgraph
+  uint32_t scratch_bytes;
+  uint32_t reserved1;
+};
+static_assert(sizeof(OpRecord) == 32, "OpRecord layout");
+
+// CRC-32 (IEEE, reflected, as zlib's crc32) of `n` bytes, continuing `crc` (start with 0).
+uint32_t Crc32(const uint8_t* data, size_t n, uint32_t crc = 0);
+
+}  // namespace device
+}  // namespace mica
+
+#endif  // MICA_DEVICE_PLAN_FORMAT_H_

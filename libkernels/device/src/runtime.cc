@@ -1,0 +1,533 @@
+#include "mica/device/runtime.h"
+
+#include "mica/kernels/conv.h"
+#include "mica/kernels/depthwise_conv.h"
+#include "mica/kernels/elementwise.h"
+#include "mica/kernels/fully_connected.h"
+#include "mica/kernels/lstm.h"
+#include "mica/kernels/pooling.h"
+#include "mica/kernels/softmax.h"
+#include "mica/kernels/transpose_conv.h"
+
+namespace mica {
+namespace device {
+
+using kernels::KernelStatus;
+
+namespace {
+
+// No <cstring> in the freestanding set: small byte loops (the plan is read in place).
+void Fill(uint8_t* p, uint8_t v, uint32_t n) {
+  for (uint32_t i = 0; i < n; ++i) p[i] = v;
+}
+void Move(uint8_t* dst, const uint8_t* src, uint32_t n) {
+  if (dst == src || n == 0) return;
+  if (dst < src) {
+    for (uint32_t i = 0; i < n; ++i) dst[i] = src[i];
+  } else {
+    for (uint32_t i = n; i-- > 0;) dst[i] = src[i];
+  }
+}
+
+bool InRange(uint64_t offset, uint64_t bytes, uint64_t limit) {
+  return offset <= limit && bytes <= limit - offset;
+}
+
+bool Aligned(const void* p, uintptr_t a) { return (reinterpret_cast<uintptr_t>(p) % a) == 0; }
+
+uint32_t ElemBytes(uint8_t dtype) {
+  switch (static_cast<PlanDType>(dtype)) {
+    case PlanDType::kInt16: return 2;
+    case PlanDType::kInt32: case PlanDType::kFloat32: return 4;
+    case PlanDType::kInt64: return 8;
+    default: return 1;
+  }
+}
+
+// An op's decoded lists (valid after VerifyPlan).
+struct OpView {
+  const int32_t* t = nullptr;
+  const uint32_t* arrays = nullptr;
+  const uint8_t* params = nullptr;
+  const uint8_t* array(const Plan& p, int i) const { return p.base + arrays[2 * i]; }
+  uint32_t array_bytes(int i) const { return arrays[2 * i + 1]; }
+};
+
+OpView ViewOf(const Plan& p, const OpRecord& r) {
+  OpView v;
+  v.t = reinterpret_cast<const int32_t*>(p.base + r.list_offset);
+  v.arrays = reinterpret_cast<const uint32_t*>(p.base + r.list_offset + 4u * r.num_tensors);
+  v.params = p.base + r.params_offset;
+  return v;
+}
+
+template <typename T>
+const T& ParamsOf(const OpView& v) {
+  return *reinterpret_cast<const T*>(v.params);
+}
+
+// ---- per-op verification ---------------------------------------------------------------
+
+struct Checker {
+  const Plan& p;
+  const OpRecord& r;
+  OpView v;
+
+  // Tensor operand `i` exists with dtype `dt` and at least `elements` elements; outputs must
+  // live in the arena.
+  bool Tensor(int i, PlanDType dt, int64_t elements, bool output = false) const {
+    if (i >= r.num_tensors) return false;
+    const int32_t id = v.t[i];
+    if (id < 0 || static_cast<uint32_t>(id) >= p.header->num_tensors) return false;
+    const TensorRecord& t = p.tensors[id];
+    if (t.loc == static_cast<uint8_t>(TensorLoc::kNone)) return false;
+    if (output && t.loc == static_cast<uint8_t>(TensorLoc::kConst)) return false;
+    if (t.dtype != static_cast<uint8_t>(dt) || elements < 0) return false;
+    return static_cast<uint64_t>(elements) * ElemBytes(t.dtype) <= t.bytes;
+  }
+  bool OptionalTensor(int i, PlanDType dt, int64_t elements) const {
+    if (i < r.num_tensors && v.t[i] < 0) return true;
+    return Tensor(i, dt, elements);
+  }
+  bool Array(int i, uint32_t bytes) const { return i < r.num_arrays && v.array_bytes(i) >= bytes; }
+  bool Counts(int tensors, int arrays) const {
+    return r.num_tensors == tensors && r.num_arrays == arrays;
+  }
+  template <typename T>
+  bool Params() const { return r.params_bytes == sizeof(T); }
+};
+
+bool DimsOk(const kernels::Dims& d) {
+  return d.n > 0 && d.h > 0 && d.w > 0 && d.c > 0 &&
+         static_cast<int64_t>(d.n) * d.h * d.w * d.c < (int64_t{1} << 31);
+}
+int64_t Elems(const kernels::Dims& d) { return static_cast<int64_t>(d.n) * d.h * d.w * d.c; }
+bool ShapeOk(const kernels::Shape& s) {
+  if (s.rank < 0 || s.rank > kernels::kMaxRank) return false;
+  for (int i = 0; i < s.rank; ++i) {
+    if (s.dims[i] <= 0) return false;
+  }
+  return s.elements() < (int64_t{1} << 31);
+}
+
+template <typename P>
+bool CheckConvLike(const Checker& c, int32_t out_channels, int64_t filter_elems,
+                   const kernels::Dims& in, const kernels::Dims& out, bool i16) {
+  const PlanDType act = i16 ? PlanDType::kInt16 : PlanDType::kInt8;
+  const uint32_t q = 4u * static_cast<uint32_t>(out_channels);
+  if (!c.Counts(4, i16 ? 3 : 2) || !c.Array(0, q) || !c.Array(1, q)) return false;
+  if (!c.Tensor(0, act, Elems(in)) || !c.Tensor(1, PlanDType::kInt8, filter_elems) ||
+      !c.Tensor(3, act, Elems(out), true)) {
+    return false;
+  }
+  if (i16) {
+    return c.v.t[2] < 0 && (c.v.array_bytes(2) == 0 || c.Array(2, 8u * out_channels));
+  }
+  return c.OptionalTensor(2, PlanDType::kInt32, out_channels);
+}
+
+bool CheckOp(const Plan& p, const OpRecord& r) {
+  const Checker c{p, r, ViewOf(p, r)};
+  switch (static_cast<PlanOp>(r.code)) {
+    case PlanOp::kConv:
+    case PlanOp::kConv16x8: {
+      if (!c.Params<kernels::ConvParams>()) return false;
+      const auto& k = ParamsOf<kernels::ConvParams>(c.v);
+      if (!DimsOk(k.input) || !DimsOk(k.filter) || !DimsOk(k.output)) return false;
+      return CheckConvLike<kernels::ConvParams>(c, k.output.c, Elems(k.filter), k.input,
+                                                k.output, r.code == uint16_t(PlanOp::kConv16x8));
+    }
+    case PlanOp::kDepthwiseConv:
+    case PlanOp::kDepthwiseConv16x8: {
+      if (!c.Params<kernels::DepthwiseConvParams>()) return false;
+      const auto& k = ParamsOf<kernels::DepthwiseConvParams>(c.v);
+      if (!DimsOk(k.input) || !DimsOk(k.filter) || !DimsOk(k.output)) return false;
+      return CheckConvLike<kernels::DepthwiseConvParams>(
+          c, k.output.c, Elems(k.filter), k.input, k.output,
+          r.code == uint16_t(PlanOp::kDepthwiseConv16x8));
+    }
+    case PlanOp::kTransposeConv: {
+      if (!c.Params<kernels::TransposeConvParams>()) return false;
+      const auto& k = ParamsOf<kernels::TransposeConvParams>(c.v);
+      if (!DimsOk(k.input) || !DimsOk(k.filter) || !DimsOk(k.output)) return false;
+      return CheckConvLike<kernels::TransposeConvParams>(c, k.output.c, Elems(k.filter),
+                                                         k.input, k.output, false);
+    }
+    case PlanOp::kFullyConnected:
+    case PlanOp::kFullyConnected16x8: {
+      if (!c.Params<kernels::FullyConnectedParams>()) return false;
+      const auto& k = ParamsOf<kernels::FullyConnectedParams>(c.v);
+      if (k.batches <= 0 || k.input_depth <= 0 || k.output_depth <= 0) return false;
+      const kernels::Dims in{k.batches, 1, 1, k.input_depth};
+      const kernels::Dims out{k.batches, 1, 1, k.output_depth};
+      if (!DimsOk(in) || !DimsOk(out)) return false;
+      const int32_t channels = k.per_channel ? k.output_depth : 1;
+      return CheckConvLike<kernels::FullyConnectedParams>(
+          c, channels, static_cast<int64_t>(k.input_depth) * k.output_depth, in, out,
+          r.code == uint16_t(PlanOp::kFullyConnected16x8));
+    }
+    case PlanOp::kMaxPool:
+    case PlanOp::kAvgPool:
+    case PlanOp::kMaxPool16:
+    case PlanOp::kAvgPool16: {
+      if (!c.Params<kernels::PoolParams>() || !c.Counts(2, 0)) return false;
+      const auto& k = ParamsOf<kernels::PoolParams>(c.v);
+      if (!DimsOk(k.input) || !DimsOk(k.output)) return false;
+      const bool i16 = r.code == uint16_t(PlanOp::kMaxPool16) ||
+                       r.code == uint16_t(PlanOp::kAvgPool16);
+      const PlanDType dt = i16 ? PlanDType::kInt16 : PlanDType::kInt8;
+      return c.Tensor(0, dt, Elems(k.input)) && c.Tensor(1, dt, Elems(k.output), true);
+    }
+    case PlanOp::kSoftmax: {
+      if (!c.Params<SoftmaxOpParams>() || !c.Counts(2, 0)) return false;
+      const auto& k = ParamsOf<SoftmaxOpParams>(c.v);
+      if (k.rows <= 0 || k.depth <= 0) return false;
+      const int64_t n = static_cast<int64_t>(k.rows) * k.depth;
+      return c.Tensor(0, PlanDType::kInt8, n) && c.Tensor(1, PlanDType::kInt8, n, true);
+    }
+    case PlanOp::kAdd:
+    case PlanOp::kSub:
+    case PlanOp::kAdd16:
+    case PlanOp::kSub16: {
+      if (!c.Params<BinaryOpParams>() || !c.Counts(3, 0)) return false;
+      const auto& k = ParamsOf<BinaryOpParams>(c.v);
+      if (!ShapeOk(k.a) || !ShapeOk(k.b) || !ShapeOk(k.out)) return false;
+      const bool i16 = r.code == uint16_t(PlanOp::kAdd16) || r.code == uint16_t(PlanOp::kSub16);
+      const PlanDType dt = i16 ? PlanDType::kInt16 : PlanDType::kInt8;
+      return c.Tensor(0, dt, k.a.elements()) && c.Tensor(1, dt, k.b.elements()) &&
+             c.Tensor(2, dt, k.out.elements(), true);
+    }
+    case PlanOp::kLstm: {
+      if (!c.Params<LstmOpParams>() || !c.Counts(16, 0)) return false;
+      const auto& k = ParamsOf<LstmOpParams>(c.v);
+      if (k.batch <= 0 || k.time_steps <= 0 || k.input_size <= 0 || k.state_size <= 0 ||
+          int64_t{k.batch} * k.time_steps * (int64_t{k.input_size} + k.state_size) >=
+              (int64_t{1} << 31)) {
+        return false;
+      }
+      const int64_t bt = int64_t{k.batch} * k.time_steps;
+      if (!c.Tensor(0, PlanDType::kInt8, bt * k.input_size) ||
+          !c.Tensor(1, PlanDType::kInt8, int64_t{k.batch} * k.state_size, true) ||
+          !c.Tensor(2, PlanDType::kInt16, int64_t{k.batch} * k.state_size, true) ||
+          !c.Tensor(3, PlanDType::kInt8, bt * k.state_size, true)) {
+        return false;
+      }
+      for (int g = 0; g < 4; ++g) {
+        if (!c.Tensor(4 + 3 * g, PlanDType::kInt8, int64_t{k.state_size} * k.input_size) ||
+            !c.Tensor(5 + 3 * g, PlanDType::kInt8, int64_t{k.state_size} * k.state_size) ||
+            !c.OptionalTensor(6 + 3 * g, PlanDType::kInt32, k.state_size)) {
+          return false;
+        }
+      }
+      return true;
+    }
+    case PlanOp::kCopy: {
+      if (!c.Params<CopyOpParams>() || !c.Counts(2, 0)) return false;
+      const uint32_t n = ParamsOf<CopyOpParams>(c.v).bytes;
+      for (int i = 0; i < 2; ++i) {
+        const int32_t id = c.v.t[i];
+        if (id < 0 || static_cast<uint32_t>(id) >= p.header->num_tensors) return false;
+        const TensorRecord& t = p.tensors[id];
+        if (t.loc == uint8_t(TensorLoc::kNone) || t.bytes < n) return false;
+        if (i == 1 && t.loc == uint8_t(TensorLoc::kConst)) return false;
+      }
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+// ---- execution ---------------------------------------------------------------------------
+
+struct Runner {
+  const Plan& p;
+  uint8_t* arena;
+  kernels::Scratch scratch;
+
+  template <typename T>
+  T* T_(const OpView& v, int i) const {
+    return v.t[i] < 0 ? nullptr : reinterpret_cast<T*>(TensorData(p, arena, v.t[i]));
+  }
+  kernels::PerChannelRequant Quant(const OpView& v) const {
+    return {reinterpret_cast<const int32_t*>(v.array(p, 0)),
+            reinterpret_cast<const int32_t*>(v.array(p, 1))};
+  }
+  const int64_t* Bias64(const OpView& v) const {
+    return v.array_bytes(2) == 0 ? nullptr : reinterpret_cast<const int64_t*>(v.array(p, 2));
+  }
+
+  KernelStatus Run(const OpRecord& r) const {
+    const OpView v = ViewOf(p, r);
+    switch (static_cast<PlanOp>(r.code)) {
+      case PlanOp::kConv:
+        return kernels::Conv(ParamsOf<kernels::ConvParams>(v), Quant(v), T_<int8_t>(v, 0),
+                             T_<int8_t>(v, 1), T_<int32_t>(v, 2), T_<int8_t>(v, 3), scratch);
+      case PlanOp::kConv16x8:
+        return kernels::Conv16x8(ParamsOf<kernels::ConvParams>(v), Quant(v), T_<int16_t>(v, 0),
+                                 T_<int8_t>(v, 1), Bias64(v), T_<int16_t>(v, 3), scratch);
+      case PlanOp::kDepthwiseConv:
+        return kernels::DepthwiseConv(ParamsOf<kernels::DepthwiseConvParams>(v), Quant(v),
+                                      T_<int8_t>(v, 0), T_<int8_t>(v, 1), T_<int32_t>(v, 2),
+                                      T_<int8_t>(v, 3), scratch);
+      case PlanOp::kDepthwiseConv16x8:
+        return kernels::DepthwiseConv16x8(ParamsOf<kernels::DepthwiseConvParams>(v), Quant(v),
+                                          T_<int16_t>(v, 0), T_<int8_t>(v, 1), Bias64(v),
+                                          T_<int16_t>(v, 3), scratch);
+      case PlanOp::kTransposeConv:
+        return kernels::TransposeConv(ParamsOf<kernels::TransposeConvParams>(v), Quant(v),
+                                      T_<int8_t>(v, 0), T_<int8_t>(v, 1), T_<int32_t>(v, 2),
+                                      T_<int8_t>(v, 3), scratch);
+      case PlanOp::kFullyConnected:
+        return kernels::FullyConnected(ParamsOf<kernels::FullyConnectedParams>(v), Quant(v),
+                                       T_<int8_t>(v, 0), T_<int8_t>(v, 1), T_<int32_t>(v, 2),
+                                       T_<int8_t>(v, 3), scratch);
+      case PlanOp::kFullyConnected16x8:
+        return kernels::FullyConnected16x8(ParamsOf<kernels::FullyConnectedParams>(v), Quant(v),
+                                           T_<int16_t>(v, 0), T_<int8_t>(v, 1), Bias64(v),
+                                           T_<int16_t>(v, 3), scratch);
+      case PlanOp::kMaxPool:
+        return kernels::MaxPool(ParamsOf<kernels::PoolParams>(v), T_<int8_t>(v, 0),
+                                T_<int8_t>(v, 1));
+      case PlanOp::kAvgPool:
+        return kernels::AvgPool(ParamsOf<kernels::PoolParams>(v), T_<int8_t>(v, 0),
+                                T_<int8_t>(v, 1));
+      case PlanOp::kMaxPool16:
+        return kernels::MaxPool16(ParamsOf<kernels::PoolParams>(v), T_<int16_t>(v, 0),
+                                  T_<int16_t>(v, 1));
+      case PlanOp::kAvgPool16:
+        return kernels::AvgPool16(ParamsOf<kernels::PoolParams>(v), T_<int16_t>(v, 0),
+                                  T_<int16_t>(v, 1));
+      case PlanOp::kSoftmax: {
+        const auto& k = ParamsOf<SoftmaxOpParams>(v);
+        return kernels::Softmax(k.p, k.rows, k.depth, T_<int8_t>(v, 0), T_<int8_t>(v, 1));
+      }
+      case PlanOp::kAdd: {
+        const auto& k = ParamsOf<BinaryOpParams>(v);
+        return kernels::Add(k.p, k.a, T_<int8_t>(v, 0), k.b, T_<int8_t>(v, 1), k.out,
+                            T_<int8_t>(v, 2));
+      }
+      case PlanOp::kSub: {
+        const auto& k = ParamsOf<BinaryOpParams>(v);
+        return kernels::Sub(k.p, k.a, T_<int8_t>(v, 0), k.b, T_<int8_t>(v, 1), k.out,
+                            T_<int8_t>(v, 2));
+      }
+      case PlanOp::kAdd16: {
+        const auto& k = ParamsOf<BinaryOpParams>(v);
+        return kernels::Add16(k.p, k.a, T_<int16_t>(v, 0), k.b, T_<int16_t>(v, 1), k.out,
+                              T_<int16_t>(v, 2));
+      }
+      case PlanOp::kSub16: {
+        const auto& k = ParamsOf<BinaryOpParams>(v);
+        return kernels::Sub16(k.p, k.a, T_<int16_t>(v, 0), k.b, T_<int16_t>(v, 1), k.out,
+                              T_<int16_t>(v, 2));
+      }
+      case PlanOp::kLstm: {
+        const auto& k = ParamsOf<LstmOpParams>(v);
+        kernels::LstmParams lp;
+        lp.batch = k.batch;
+        lp.time_steps = k.time_steps;
+        lp.input_size = k.input_size;
+        lp.state_size = k.state_size;
+        lp.time_major = k.time_major != 0;
+        lp.input_zero_point = k.input_zero_point;
+        lp.hidden_zero_point = k.hidden_zero_point;
+        kernels::LstmGateParams* gates[4] = {&lp.forget_gate, &lp.input_gate, &lp.cell_gate,
+                                             &lp.output_gate};
+        for (int g = 0; g < 4; ++g) {
+          gates[g]->input_weights = T_<const int8_t>(v, 4 + 3 * g);
+          gates[g]->recurrent_weights = T_<const int8_t>(v, 5 + 3 * g);
+          gates[g]->bias = T_<const int32_t>(v, 6 + 3 * g);
+          gates[g]->input_fc = k.gate_input_fc[g];
+          gates[g]->recurrent_fc = k.gate_recurrent_fc[g];
+        }
+        lp.cell_gate_sigmoid = k.cell_gate_sigmoid != 0;
+        lp.forget_cell_mul = k.forget_cell_mul;
+        lp.input_cell_mul = k.input_cell_mul;
+        lp.hidden_mul = k.hidden_mul;
+        lp.cell_state_scale_power = k.cell_state_scale_power;
+        lp.cell_clip_enabled = k.cell_clip_enabled != 0;
+        lp.quantized_cell_clip = static_cast<int16_t>(k.quantized_cell_clip);
+        return kernels::Lstm(lp, T_<int8_t>(v, 0), T_<int8_t>(v, 1), T_<int16_t>(v, 2),
+                             T_<int8_t>(v, 3), scratch);
+      }
+      case PlanOp::kCopy:
+        Move(T_<uint8_t>(v, 1), T_<uint8_t>(v, 0), ParamsOf<CopyOpParams>(v).bytes);
+        return KernelStatus::kOk;
+      default:
+        return KernelStatus::kNoImpl;
+    }
+  }
+};
+
+}  // namespace
+
+uint32_t Crc32(const uint8_t* data, size_t n, uint32_t crc) {
+  crc = ~crc;
+  for (size_t i = 0; i < n; ++i) {
+    crc ^= data[i];
+    for (int b = 0; b < 8; ++b) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+  }
+  return ~crc;
+}
+
+const char* PlanOpName(uint16_t code) {
+  switch (static_cast<PlanOp>(code)) {
+    case PlanOp::kConv: return "CONV_2D";
+    case PlanOp::kConv16x8: return "CONV_2D";
+    case PlanOp::kDepthwiseConv: return "DEPTHWISE_CONV_2D";
+    case PlanOp::kDepthwiseConv16x8: return "DEPTHWISE_CONV_2D";
+    case PlanOp::kFullyConnected: return "FULLY_CONNECTED";
+    case PlanOp::kFullyConnected16x8: return "FULLY_CONNECTED";
+    case PlanOp::kTransposeConv: return "TRANSPOSE_CONV";
+    case PlanOp::kMaxPool: case PlanOp::kMaxPool16: return "MAX_POOL_2D";
+    case PlanOp::kAvgPool: case PlanOp::kAvgPool16: return "AVERAGE_POOL_2D";
+    case PlanOp::kSoftmax: return "SOFTMAX";
+    case PlanOp::kAdd: case PlanOp::kAdd16: return "ADD";
+    case PlanOp::kSub: case PlanOp::kSub16: return "SUB";
+    case PlanOp::kCopy: return "RESHAPE";
+    case PlanOp::kLstm: return "UNIDIRECTIONAL_SEQUENCE_LSTM";
+    default: return "?";
+  }
+}
+
+const char* PlanStatusName(PlanStatus s) {
+  switch (s) {
+    case PlanStatus::kOk: return "ok";
+    case PlanStatus::kTruncated: return "plan truncated or a section out of bounds";
+    case PlanStatus::kBadMagic: return "not a mica plan (bad magic)";
+    case PlanStatus::kBadVersion: return "unsupported plan version";
+    case PlanStatus::kBadChecksum: return "plan checksum mismatch";
+    case PlanStatus::kMisaligned: return "plan or arena not 16-byte aligned";
+    case PlanStatus::kBadTensor: return "tensor record out of bounds";
+    case PlanStatus::kBadOp: return "invalid operator record";
+    case PlanStatus::kArenaTooSmall: return "arena too small for the plan";
+    case PlanStatus::kKernelError: return "a kernel rejected its arguments";
+  }
+  return "?";
+}
+
+PlanStatus VerifyPlan(const void* data, size_t size, Plan* plan, uint32_t* where) {
+  const uint8_t* base = static_cast<const uint8_t*>(data);
+  if (base == nullptr || size < sizeof(PlanHeader)) return PlanStatus::kTruncated;
+  if (!Aligned(base, kPlanAlign)) return PlanStatus::kMisaligned;
+  const PlanHeader& h = *reinterpret_cast<const PlanHeader*>(base);
+  if (h.magic != kPlanMagic) return PlanStatus::kBadMagic;
+  if (h.version != kPlanVersion || h.header_bytes != sizeof(PlanHeader)) {
+    return PlanStatus::kBadVersion;
+  }
+  if (h.total_bytes > size || h.total_bytes < sizeof(PlanHeader)) return PlanStatus::kTruncated;
+  if (Crc32(base + 16, h.total_bytes - 16) != h.crc32) return PlanStatus::kBadChecksum;
+  const uint64_t total = h.total_bytes;
+  if (!InRange(h.tensors_offset, uint64_t{h.num_tensors} * sizeof(TensorRecord), total) ||
+      !InRange(h.ops_offset, uint64_t{h.num_ops} * sizeof(OpRecord), total) ||
+      !InRange(h.io_offset, (uint64_t{h.num_inputs} + h.num_outputs) * 4, total) ||
+      !InRange(h.data_offset, h.data_bytes, total)) {
+    return PlanStatus::kTruncated;
+  }
+  if (h.tensors_offset % 4 || h.ops_offset % 4 || h.io_offset % 4 || h.data_offset % kPlanAlign) {
+    return PlanStatus::kMisaligned;
+  }
+  if (uint64_t{h.activation_bytes} > h.arena_bytes ||
+      !InRange(h.scratch_offset, h.scratch_bytes, h.arena_bytes) ||
+      h.scratch_offset % kPlanAlign) {
+    return PlanStatus::kBadTensor;
+  }
+  Plan p;
+  p.base = base;
+  p.header = &h;
+  p.tensors = reinterpret_cast<const TensorRecord*>(base + h.tensors_offset);
+  p.ops = reinterpret_cast<const OpRecord*>(base + h.ops_offset);
+  p.io = reinterpret_cast<const uint32_t*>(base + h.io_offset);
+  for (uint32_t t = 0; t < h.num_tensors; ++t) {
+    const TensorRecord& r = p.tensors[t];
+    bool ok = r.dtype <= static_cast<uint8_t>(PlanDType::kOther);
+    switch (static_cast<TensorLoc>(r.loc)) {
+      case TensorLoc::kNone: break;
+      case TensorLoc::kArena:
+      case TensorLoc::kState:
+        ok = ok && InRange(r.offset, r.bytes, h.arena_bytes) && r.offset % 8 == 0;
+        break;
+      case TensorLoc::kConst:
+        ok = ok && r.offset >= h.data_offset &&
+             InRange(r.offset, r.bytes, uint64_t{h.data_offset} + h.data_bytes) &&
+             r.offset % 8 == 0;
+        break;
+      default: ok = false;
+    }
+    if (!ok) {
+      if (where != nullptr) *where = t;
+      return PlanStatus::kBadTensor;
+    }
+  }
+  for (uint32_t i = 0; i < h.num_inputs + h.num_outputs; ++i) {
+    const uint32_t t = p.io[i];
+    const bool output = i >= h.num_inputs;
+    if (t >= h.num_tensors || p.tensors[t].loc == uint8_t(TensorLoc::kNone) ||
+        (output && p.tensors[t].loc == uint8_t(TensorLoc::kConst))) {
+      if (where != nullptr) *where = t;
+      return PlanStatus::kBadTensor;
+    }
+  }
+  const uint64_t data_end = uint64_t{h.data_offset} + h.data_bytes;
+  for (uint32_t i = 0; i < h.num_ops; ++i) {
+    const OpRecord& r = p.ops[i];
+    bool ok = r.params_offset >= h.data_offset && InRange(r.params_offset, r.params_bytes, data_end) &&
+              r.params_offset % 4 == 0 && r.list_offset >= h.data_offset && r.list_offset % 4 == 0 &&
+              InRange(r.list_offset, 4ull * r.num_tensors + 8ull * r.num_arrays, data_end) &&
+              r.scratch_bytes <= h.scratch_bytes;
+    if (ok) {
+      const OpView v = ViewOf(p, r);
+      for (int a = 0; a < r.num_arrays && ok; ++a) {
+        ok = v.arrays[2 * a] >= h.data_offset && v.arrays[2 * a] % 8 == 0 &&
+             InRange(v.arrays[2 * a], v.arrays[2 * a + 1], data_end);
+      }
+    }
+    ok = ok && CheckOp(p, r);
+    if (!ok) {
+      if (where != nullptr) *where = i;
+      return PlanStatus::kBadOp;
+    }
+  }
+  *plan = p;
+  return PlanStatus::kOk;
+}
+
+uint8_t* TensorData(const Plan& plan, uint8_t* arena, uint32_t t) {
+  const TensorRecord& r = plan.tensors[t];
+  switch (static_cast<TensorLoc>(r.loc)) {
+    case TensorLoc::kArena:
+    case TensorLoc::kState:
+      return arena + r.offset;
+    case TensorLoc::kConst:
+      return const_cast<uint8_t*>(plan.base + r.offset);
+    default:
+      return nullptr;
+  }
+}
+
+PlanStatus RunPlan(const Plan& plan, uint8_t* arena, size_t arena_bytes, const RunHooks* hooks,
+                   uint32_t* failed_op) {
+  const PlanHeader& h = *plan.header;
+  if (arena == nullptr || !Aligned(arena, kPlanAlign)) return PlanStatus::kMisaligned;
+  if (arena_bytes < h.arena_bytes) return PlanStatus::kArenaTooSmall;
+  for (uint32_t t = 0; t < h.num_tensors; ++t) {
+    const TensorRecord& r = plan.tensors[t];
+    if (r.loc == uint8_t(TensorLoc::kState)) Fill(arena + r.offset, uint8_t(r.fill), r.bytes);
+  }
+  const Runner runner{plan, arena, kernels::Scratch{arena + h.scratch_offset, h.scratch_bytes}};
+  for (uint32_t i = 0; i < h.num_ops; ++i) {
+    const OpRecord& r = plan.ops[i];
+    if (hooks != nullptr && hooks->before_op != nullptr) hooks->before_op(hooks->user, i, r);
+    const KernelStatus s = runner.Run(r);
+    if (hooks != nullptr && hooks->after_op != nullptr) hooks->after_op(hooks->user, i, r);
+    if (s != KernelStatus::kOk) {
+      if (failed_op != nullptr) *failed_op = i;
+      return PlanStatus::kKernelError;
+    }
+  }
+  return PlanStatus::kOk;
+}
+
+}  // namespace device
+}  // namespace mica

@@ -1,0 +1,164 @@
+// The shared models on QEMU through the runner firmware, bit-exact on three builds: Cortex-M55
+// with MVE and without MVE/DSP (mps3-an547), Cortex-M4 with DSP (mps2-an386). Each run
+// self-checks against the golden outputs (Test_result: PASS); a corrupted expected output must
+// give FAIL with the right index. Skips with a message when the shared folder, QEMU or the
+// firmware (arm-none-eabi-gcc) is absent.
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "mica/fvp/simulator.h"
+#include "mica/fvp/subprocess.h"
+#include "mica/model/load.h"
+#include "mica/runtime/plan.h"
+#include "testing/catch.h"
+#include "testing/shared.h"
+
+namespace mica {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* const kModels[] = {
+    "mlperf-tiny/ad_autoencoder_int8", "mlperf-tiny/ic_resnet8_int8",
+    "mlperf-tiny/kws_ds_cnn_int8",     "mlperf-tiny/vww_mobilenet_v1_025_int8",
+    "more/seanet_conv0",               "more/simple_add_model",
+    "more/micro_speech_lstm",
+};
+
+// Returns the firmware of `build`, or "" (with a WARN) when something needed is missing.
+std::string Firmware(const std::string& build) {
+  if (testing::SharedDir().empty()) {
+    WARN("skipped: the shared reference directory (MICA_SHARED_DIR) is absent");
+    return "";
+  }
+  if (fvp::FindProgram("qemu-system-arm").empty()) {
+    WARN("skipped: qemu-system-arm is not installed");
+    return "";
+  }
+  const std::string elf = std::string(MICA_FIRMWARE_DIR) + "/" + build + "/firmware/mica_runner.elf";
+  if (!fs::exists(elf)) {
+    WARN("skipped: no runner firmware at " << elf << " (arm-none-eabi-gcc missing?)");
+    return "";
+  }
+  return elf;
+}
+
+std::vector<uint8_t> Read(const std::string& p) { return testing::ReadFile(p); }
+
+void RunBuild(const std::string& build, kernels::Isa isa) {
+  const std::string elf = Firmware(build);
+  if (elf.empty()) return;
+  auto options = fvp::QemuOptionsFor(build);
+  REQUIRE(options.ok());
+  options->firmware = elf;
+  options->timeout = absl::Seconds(120);
+  fvp::QemuSimulator qemu(*options);
+  const std::string shared = testing::SharedDir();
+  for (const char* name : kModels) {
+    INFO(build << " " << name);
+    auto graph = LoadModel(shared + "/models/" + name + ".tflite");
+    REQUIRE(graph.ok());
+    auto plan = runtime::CompilePlan(*graph, {isa});
+    REQUIRE(plan.ok());
+    const std::string golden = shared + "/golden/" + name + "/seed1/";
+    fvp::SimulationRequest req;
+    req.plan = plan->bytes;
+    for (int32_t i = 0; i < static_cast<int32_t>(graph->subgraphs[0].inputs.size()); ++i) {
+      req.inputs.push_back(Read(golden + "input_" + std::to_string(i) + ".bin"));
+    }
+    for (int32_t i = 0; i < static_cast<int32_t>(graph->subgraphs[0].outputs.size()); ++i) {
+      req.expected.push_back(Read(golden + "output_" + std::to_string(i) + ".bin"));
+    }
+    req.per_op_counts = false;
+    auto r = qemu.Run(req);
+    if (!r.ok()) FAIL(r.status().message());
+    REQUIRE(r->passed.has_value());
+    CHECK(*r->passed);
+    CHECK(r->outputs == req.expected);
+    CHECK(r->total_instructions > 0);
+    std::cout << "qemu " << build << " " << name << ": " << (*r->passed ? "PASS" : "FAIL") << ", "
+              << r->total_instructions << " instructions, arena " << r->arena_bytes << " bytes\n";
+  }
+}
+
+TEST_CASE("shared models run bit-exactly on QEMU: Cortex-M55 MVE", "[device][qemu]") {
+  RunBuild("m55-mve", kernels::Isa::kMve);
+}
+TEST_CASE("shared models run bit-exactly on QEMU: Cortex-M4 DSP", "[device][qemu]") {
+  RunBuild("m4-dsp", kernels::Isa::kDsp);
+}
+TEST_CASE("shared models run bit-exactly on QEMU: Cortex-M55 scalar", "[device][qemu]") {
+  RunBuild("m55-scalar", kernels::Isa::kScalar);
+}
+
+TEST_CASE("one model on QEMU's Cortex-M7 and Cortex-M33 boards", "[device][qemu]") {
+  for (const char* build : {"m7-dsp", "m33-dsp"}) {
+    const std::string elf = Firmware(build);
+    if (elf.empty()) return;
+    auto options = fvp::QemuOptionsFor(build);
+    REQUIRE(options.ok());
+    options->firmware = elf;
+    const std::string shared = testing::SharedDir();
+    const std::string name = "mlperf-tiny/kws_ds_cnn_int8";
+    auto graph = LoadModel(shared + "/models/" + name + ".tflite");
+    REQUIRE(graph.ok());
+    auto plan = runtime::CompilePlan(*graph, {kernels::Isa::kDsp});
+    REQUIRE(plan.ok());
+    fvp::SimulationRequest req;
+    req.plan = plan->bytes;
+    req.inputs.push_back(Read(shared + "/golden/" + name + "/seed1/input_0.bin"));
+    req.expected.push_back(Read(shared + "/golden/" + name + "/seed1/output_0.bin"));
+    req.per_op_counts = false;
+    auto r = fvp::QemuSimulator(*options).Run(req);
+    if (!r.ok()) FAIL(r.status().message());
+    INFO(build);
+    REQUIRE(r->passed.has_value());
+    CHECK(*r->passed);
+    std::cout << "qemu " << build << " " << name << ": " << r->total_instructions
+              << " instructions\n";
+  }
+}
+
+TEST_CASE("a corrupted expected output gives FAIL with the right index on QEMU", "[device][qemu]") {
+  const std::string elf = Firmware("m55-mve");
+  if (elf.empty()) return;
+  auto options = fvp::QemuOptionsFor("m55-mve");
+  REQUIRE(options.ok());
+  options->firmware = elf;
+  const std::string shared = testing::SharedDir();
+  const std::string name = "mlperf-tiny/ic_resnet8_int8";
+  auto graph = LoadModel(shared + "/models/" + name + ".tflite");
+  REQUIRE(graph.ok());
+  auto plan = runtime::CompilePlan(*graph, {kernels::Isa::kMve});
+  REQUIRE(plan.ok());
+  fvp::SimulationRequest req;
+  req.plan = plan->bytes;
+  req.inputs.push_back(Read(shared + "/golden/" + name + "/seed1/input_0.bin"));
+  std::vector<uint8_t> expected = Read(shared + "/golden/" + name + "/seed1/output_0.bin");
+  REQUIRE(expected.size() > 7);
+  // Two corrupted elements; the largest difference in int8 values, as the runner computes it.
+  const std::vector<uint8_t> good = expected;
+  expected[3] = static_cast<uint8_t>(good[3] ^ 0x05);
+  expected[7] = static_cast<uint8_t>(good[7] ^ 0x02);
+  auto diff = [&](size_t i) {
+    return std::abs(int{static_cast<int8_t>(good[i])} - int{static_cast<int8_t>(expected[i])});
+  };
+  const int64_t max_diff = std::max(diff(3), diff(7));
+  req.expected.push_back(expected);
+  req.per_op_counts = false;
+  auto r = fvp::QemuSimulator(*options).Run(req);
+  if (!r.ok()) FAIL(r.status().message());
+  REQUIRE(r->passed.has_value());
+  CHECK_FALSE(*r->passed);
+  REQUIRE(r->checks.size() == 1);
+  CHECK(r->checks[0].first_difference == 3);
+  CHECK(r->checks[0].differences == 2);
+  CHECK(r->checks[0].max_difference == max_diff);
+}
+
+}  // namespace
+}  // namespace mica
