@@ -61,7 +61,9 @@ function(mica_cc_test)
   endif()
   catch_discover_tests(${M_NAME}
     PROPERTIES LABELS "${M_LABELS}"
-               ENVIRONMENT "MICA_SHARED_DIR=${MICA_SHARED_DIR};MICA_SOURCE_DIR=${PROJECT_SOURCE_DIR};MICA_BINARY_DIR=${PROJECT_BINARY_DIR}")
+               ENVIRONMENT "MICA_SHARED_DIR=${MICA_SHARED_DIR}")
+  # Only one variable: catch_discover_tests splits a list-valued property's ';'. The source
+  # and build folders reach the tests as compile definitions of mica_testing instead.
 endfunction()
 
 #   mica_cc_bench(NAME kernels_bench GLOB_SRCS kernels DEPS mica::kernels)

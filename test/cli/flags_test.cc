@@ -24,7 +24,8 @@ using mica::testing::RunMica;
 
 std::string ZooModel() {
   static const std::string dir = [] {
-    const std::string d = testing::TempDir("flags-zoo");
+    // Per process: ctest runs each test case as its own process, possibly in parallel.
+    const std::string d = testing::TempDir("flags-zoo-" + std::to_string(::getpid()));
     REQUIRE(RunMica({"zoo", "--output-dir", d, "--model", "kws_ds_cnn", "--calibration-samples",
                      "1"})
                 .exit_code == 0);
@@ -59,7 +60,7 @@ TEST_CASE("every command answers -h and --help with each of its flags", "[cli][f
   CHECK(RunMica({"zoo", "--help"}).out.find("--output-dir DIR") != std::string::npos);
 }
 
-TEST_CASE("--version and -v print the version", "[cli][flags]") {
+TEST_CASE("the version flags print the version", "[cli][flags]") {
   for (const char* v : {"--version", "-v", "-V"}) {
     const CliResult r = RunMica({v});
     CHECK(r.exit_code == 0);

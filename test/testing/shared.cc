@@ -19,12 +19,12 @@ std::string SharedDir() {
 
 std::string SourceDir() {
   const char* dir = std::getenv("MICA_SOURCE_DIR");
-  return dir ? dir : ".";
+  return dir ? dir : MICA_DEFAULT_SOURCE_DIR;
 }
 
 std::string BinaryDir() {
   const char* dir = std::getenv("MICA_BINARY_DIR");
-  return dir ? dir : ".";
+  return dir ? dir : MICA_DEFAULT_BINARY_DIR;
 }
 
 std::string TempDir(const std::string& tag) {
