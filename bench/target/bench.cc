@@ -43,6 +43,10 @@ const nna_case kLayers[] = {
     {"vww_dw3x3_64_12x12", "12x12x64 k3x3 s1 p1 -> 12x12x64", "MobileNetV1-0.25 (VWW)",
      NNA_DWCONV, 0x14000, 12, 12, 64, 3, 3, 12, 12, 64, 1, 1, 1, 1,
      128, -128, -128, 127, -9, 16384, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    // An odd element count (a predicated tail) and an input shift of its own.
+    {"add_13x7x7", "7x7x13 + 7x7x13", "tail and shift coverage",
+     NNA_ADD, 0x16000, 7, 7, 13, 0, 0, 7, 7, 13, 0, 0, 0, 0,
+     5, -3, -100, 100, 0, 0, 1288490189, -2, 1717986918, 0, 20, 1431655765, -18, 0, 0, 0},
     {"ad_fc_128to128", "128 -> 128", "Autoencoder (AD) dense 2",
      NNA_FC, 0x15000, 1, 1, 128, 0, 0, 1, 1, 128, 0, 0, 0, 0,
      7, -128, -128, 127, -10, 16384, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},

@@ -115,6 +115,7 @@ def main():
     limits, layer_crcs = load_limits()
     failures = []
     recorded = []
+    layer_seen = {}
     for variant in a.variants.split(","):
         if variant not in VARIANTS:
             ap.error(f"unknown variant {variant}")
@@ -164,6 +165,9 @@ def main():
                   f"{'match' if ok and want else ('new ' + r['crc'] if ok else 'MISMATCH ' + r['crc'])} |")
             if not ok:
                 failures.append(f"{variant} {r['case']}: CRC {r['crc']}, recorded {want}")
+            other = layer_seen.setdefault(r["case"], (variant, r["crc"]))
+            if other[1] != r["crc"]:
+                failures.append(f"{r['case']}: CRC {r['crc']} on {variant}, {other[1]} on {other[0]}")
             if a.check and want is None:
                 failures.append(f"{variant} {r['case']}: no CRC recorded in limits.csv")
             recorded.append((variant, r["case"], "", r["crc"]))
