@@ -33,24 +33,31 @@ inline int32x4_t Taps4(const int8_t* x_base, const int8_t* w_base, int32_t rows,
 
 void DepthwiseMult1(const DepthwiseConvParams& p, const PerChannelRequant& q, const int8_t* input,
                     const int8_t* filter, const int32_t* bias, int8_t* out) {
+  // Everything the pixel body reads lives in locals captured by value: the int8 output stores
+  // could alias `p` and `q`, and would otherwise force a reload of each per channel group.
   const int32_t c_count = p.input.c;
   const int32x4_t off = vdupq_n_s32(p.input_offset);
+  const int32_t out_off = p.output_offset, lo = p.activation.min, hi = p.activation.max;
+  const int32_t* const mult = q.multiplier;
+  const int32_t* const shift = q.shift;
   const DepthwiseStrides st = DepthwiseStridesOf(p, c_count);
-  ForEachDepthwisePixel(p, input, filter, out, c_count, [&](DepthwiseTaps<int8_t> t, int8_t* o) {
-    for (int32_t c = 0; c < c_count; c += 4) {
-      const bool tail = c_count - c < 4;
+  const ptrdiff_t x_row = st.x_row, w_row = st.w_row, x_col = st.x_col;
+  ForEachDepthwisePixel(p, input, filter, out, c_count, [=](DepthwiseTaps<int8_t> t, int8_t* o) {
+    int32_t c = 0;
+    for (; c + 4 <= c_count; c += 4, o += 4) {
+      int32x4_t acc = Taps4<false>(t.x_first + c, t.w_first + c, t.rows, x_row, w_row, t.cols,
+                                   x_col, c_count, off, 0);
+      if (bias != nullptr) acc = vaddq_s32(acc, vldrwq_s32(bias + c));
+      acc = mve::MulQuantLanes(acc, vldrwq_s32(mult + c), vldrwq_s32(shift + c));
+      vstrbq_s32(o, mve::OffsetClamp(acc, out_off, lo, hi));  // low byte of each lane
+    }
+    if (c < c_count) {
       const mve_pred16_t pred = vctp32q(static_cast<uint32_t>(c_count - c));
-      int32x4_t acc =
-          tail ? Taps4<true>(t.x_first + c, t.w_first + c, t.rows, st.x_row, st.w_row, t.cols,
-                             st.x_col, c_count, off, pred)
-               : Taps4<false>(t.x_first + c, t.w_first + c, t.rows, st.x_row, st.w_row, t.cols,
-                              st.x_col, c_count, off, pred);
+      int32x4_t acc = Taps4<true>(t.x_first + c, t.w_first + c, t.rows, x_row, w_row, t.cols,
+                                  x_col, c_count, off, pred);
       if (bias != nullptr) acc = vaddq_s32(acc, vldrwq_z_s32(bias + c, pred));
-      acc = mve::MulQuantLanes(acc, vldrwq_z_s32(q.multiplier + c, pred),
-                               vldrwq_z_s32(q.shift + c, pred));
-      acc = mve::OffsetClamp(acc, p.output_offset, p.activation.min, p.activation.max);
-      vstrbq_p_s32(o, acc, pred);  // low byte of each active lane
-      o += tail ? c_count - c : 4;
+      acc = mve::MulQuantLanes(acc, vldrwq_z_s32(mult + c, pred), vldrwq_z_s32(shift + c, pred));
+      vstrbq_p_s32(o, mve::OffsetClamp(acc, out_off, lo, hi), pred);
     }
   });
 }
