@@ -43,6 +43,13 @@ const nna_case kLayers[] = {
     {"vww_dw3x3_64_12x12", "12x12x64 k3x3 s1 p1 -> 12x12x64", "MobileNetV1-0.25 (VWW)",
      NNA_DWCONV, 0x14000, 12, 12, 64, 3, 3, 12, 12, 64, 1, 1, 1, 1,
      128, -128, -128, 127, -9, 16384, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    // Channel counts with 4-channel and predicated tails after the 8-channel groups.
+    {"dw3x3_20_9x9", "9x9x20 k3x3 s1 p1 -> 9x9x20", "tail coverage",
+     NNA_DWCONV, 0x17000, 9, 9, 20, 3, 3, 9, 9, 20, 1, 1, 1, 1,
+     -3, 5, -120, 110, -8, 16384, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"dw3x3s2_13_11x11", "11x11x13 k3x3 s2 p1 -> 6x6x13", "tail coverage",
+     NNA_DWCONV, 0x18000, 11, 11, 13, 3, 3, 6, 6, 13, 2, 2, 1, 1,
+     128, -128, -128, 127, -9, 16384, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
     // An odd element count (a predicated tail) and an input shift of its own.
     {"add_13x7x7", "7x7x13 + 7x7x13", "tail and shift coverage",
      NNA_ADD, 0x16000, 7, 7, 13, 0, 0, 7, 7, 13, 0, 0, 0, 0,

@@ -1,6 +1,8 @@
-// DepthwiseConv, MVE (Helium) body. Depth multiplier 1: four channels per vector, int8
-// loads widened to int32 lanes (VLDRB.S32), offset added, multiplied and accumulated per lane;
-// tails predicated with VCTP32. Other depth multipliers use the scalar body.
+// DepthwiseConv, MVE (Helium) body. Depth multiplier 1: eight channels per step in int16 lanes
+// (VLDRB.S16, offset added, VMULLB / VMULLT into even / odd int32 accumulators, requantized with
+// gathered per-channel parameters and narrowed back to channel order), then four channels per
+// step in int32 lanes (VLDRB.S32) and a VCTP32-predicated tail. Other depth multipliers use the
+// scalar body.
 #include "depthwise_conv_internal.h"
 #include "internal/mve_helpers.h"
 #include "internal/requantize.h"
@@ -31,6 +33,37 @@ inline int32x4_t Taps4(const int8_t* x_base, const int8_t* w_base, int32_t rows,
   return acc;
 }
 
+// Eight channels over the in-bounds taps in int16 lanes: (x + offset) fits int16 (the caller
+// checks the offset), and VMULLB / VMULLT give the exact int32 products of the even and odd
+// channels, accumulated in two int32x4 (even: channels 0, 2, 4, 6; odd: 1, 3, 5, 7).
+inline void Taps8(const int8_t* x_base, const int8_t* w_base, int32_t rows, ptrdiff_t x_row,
+                  ptrdiff_t w_row, int32_t cols, ptrdiff_t x_col, ptrdiff_t w_col, int16x8_t off,
+                  int32x4_t* even, int32x4_t* odd) {
+  int32x4_t e = vdupq_n_s32(0), o = vdupq_n_s32(0);
+  for (int32_t r = 0; r < rows; ++r, x_base += x_row, w_base += w_row) {
+    const int8_t* x = x_base;
+    const int8_t* w = w_base;
+    for (int32_t k = 0; k < cols; ++k, x += x_col, w += w_col) {
+      const int16x8_t xv = vaddq_s16(vldrbq_s16(x), off);
+      const int16x8_t wv = vldrbq_s16(w);
+      e = vaddq_s32(e, vmullbq_int_s16(xv, wv));
+      o = vaddq_s32(o, vmulltq_int_s16(xv, wv));
+    }
+  }
+  *even = e;
+  *odd = o;
+}
+
+// Bias, requantization and clamp of four channels `step` apart starting at c (gathers).
+inline int32x4_t Requant4Strided(int32x4_t acc, const int32_t* bias, const int32_t* mult,
+                                 const int32_t* shift, uint32x4_t idx, int32_t out_off,
+                                 int32_t lo, int32_t hi) {
+  if (bias != nullptr) acc = vaddq_s32(acc, vldrwq_gather_shifted_offset_s32(bias, idx));
+  acc = mve::MulQuantLanes(acc, vldrwq_gather_shifted_offset_s32(mult, idx),
+                           vldrwq_gather_shifted_offset_s32(shift, idx));
+  return mve::OffsetClamp(acc, out_off, lo, hi);
+}
+
 void DepthwiseMult1(const DepthwiseConvParams& p, const PerChannelRequant& q, const int8_t* input,
                     const int8_t* filter, const int32_t* bias, int8_t* out) {
   // Everything the pixel body reads lives in locals captured by value: the int8 output stores
@@ -42,8 +75,26 @@ void DepthwiseMult1(const DepthwiseConvParams& p, const PerChannelRequant& q, co
   const int32_t* const shift = q.shift;
   const DepthwiseStrides st = DepthwiseStridesOf(p, c_count);
   const ptrdiff_t x_row = st.x_row, w_row = st.w_row, x_col = st.x_col;
+  // int16 lanes hold x + offset for every int8 x when the offset is within int16 - 128.
+  const bool wide_ok = p.input_offset >= -32640 && p.input_offset <= 32639;
+  const int16x8_t off16 = vdupq_n_s16(static_cast<int16_t>(wide_ok ? p.input_offset : 0));
+  const uint32x4_t idx = vidupq_n_u32(0, 2);  // channels 0, 2, 4, 6 of a group of eight
   ForEachDepthwisePixel(p, input, filter, out, c_count, [=](DepthwiseTaps<int8_t> t, int8_t* o) {
     int32_t c = 0;
+    if (wide_ok) {
+      for (; c + 8 <= c_count; c += 8, o += 8) {
+        int32x4_t even, odd;
+        Taps8(t.x_first + c, t.w_first + c, t.rows, x_row, w_row, t.cols, x_col, c_count, off16,
+              &even, &odd);
+        even = Requant4Strided(even, bias == nullptr ? nullptr : bias + c, mult + c, shift + c,
+                               idx, out_off, lo, hi);
+        odd = Requant4Strided(odd, bias == nullptr ? nullptr : bias + c + 1, mult + c + 1,
+                              shift + c + 1, idx, out_off, lo, hi);
+        // Interleave back to channel order in int16 lanes; VSTRB.16 stores their low bytes.
+        const int16x8_t packed = vmovntq_s32(vmovnbq_s32(vdupq_n_s16(0), even), odd);
+        vstrbq_s16(o, packed);
+      }
+    }
     for (; c + 4 <= c_count; c += 4, o += 4) {
       int32x4_t acc = Taps4<false>(t.x_first + c, t.w_first + c, t.rows, x_row, w_row, t.cols,
                                    x_col, c_count, off, 0);
