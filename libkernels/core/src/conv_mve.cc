@@ -68,11 +68,22 @@ void ConvRuns(const ConvParams& p, const PerChannelRequant& q, const int8_t* inp
   }
 }
 
-// Four columns (c[0..3], k int8 each) against every filter row.
+// Four columns (c[0..3], k int8 each) against every filter row. Missing columns (count < 4)
+// repeat column 0 and write the same bytes as it.
 void Columns4(const ConvParams& p, const PerChannelRequant& q, const int8_t* filter,
-              const int32_t* bias, const int32_t* wsum, const int8_t* const c[4], int32_t count,
-              int32_t k, int8_t* const out[4]) {
-  for (int32_t oc = 0; oc < p.output.c; ++oc) {
+              const int32_t* bias, const int32_t* wsum, const int8_t* const c[4], int32_t k,
+              int8_t* const out[4]) {
+  // Parameters in locals: the output stores could alias them.
+  const int32_t out_c = p.output.c, in_off = p.input_offset, out_off = p.output_offset;
+  const int32_t lo = p.activation.min, hi = p.activation.max;
+  const int32_t* const mult = q.multiplier;
+  const int32_t* const shift = q.shift;
+  // The four pixels' outputs of one channel, stored with one scatter (byte offsets from out[0]).
+  uint32_t offsets[4];
+  for (int j = 0; j < 4; ++j) offsets[j] = static_cast<uint32_t>(out[j] - out[0]);
+  const uint32x4_t scatter = vld1q_u32(offsets);
+  int8_t* const out0 = out[0];
+  for (int32_t oc = 0; oc < out_c; ++oc) {
     const int8_t* w = filter + static_cast<ptrdiff_t>(oc) * k;
     const int8_t *p0 = c[0], *p1 = c[1], *p2 = c[2], *p3 = c[3];
     int32_t d0 = 0, d1 = 0, d2 = 0, d3 = 0;
@@ -94,17 +105,14 @@ void Columns4(const ConvParams& p, const PerChannelRequant& q, const int8_t* fil
       d3 = vmladavaq_s8(d3, vldrbq_z_s8(p3, pr), wv);
     }
     // Requantize the four columns together: they share this channel's multiplier and shift.
-    int32_t extra = mve::AddScaled(0, p.input_offset, wsum[oc]);
+    int32_t extra = mve::AddScaled(0, in_off, wsum[oc]);
     if (bias != nullptr) extra = mve::AddScaled(extra, 1, bias[oc]);
     int32x4_t acc = vdupq_n_s32(d0);
     acc = vsetq_lane_s32(d1, acc, 1);
     acc = vsetq_lane_s32(d2, acc, 2);
     acc = vsetq_lane_s32(d3, acc, 3);
-    acc = mve::MulQuant(vaddq_n_s32(acc, extra), q.multiplier[oc], q.shift[oc]);
-    acc = mve::OffsetClamp(acc, p.output_offset, p.activation.min, p.activation.max);
-    int32_t v[4];
-    vst1q_s32(v, acc);
-    for (int32_t j = 0; j < count; ++j) out[j][oc] = static_cast<int8_t>(v[j]);
+    acc = mve::MulQuant(vaddq_n_s32(acc, extra), mult[oc], shift[oc]);
+    vstrbq_scatter_offset_s32(out0 + oc, scatter, mve::OffsetClamp(acc, out_off, lo, hi));
   }
 }
 
@@ -143,7 +151,7 @@ void ConvIm2Col(const ConvParams& p, const PerChannelRequant& q, const int8_t* i
         c[j] = cols;
       }
     }
-    Columns4(p, q, filter, bias, wsum, c, count, k, out);
+    Columns4(p, q, filter, bias, wsum, c, k, out);
   }
 }
 
