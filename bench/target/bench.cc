@@ -43,6 +43,10 @@ const nna_case kLayers[] = {
     {"vww_dw3x3_64_12x12", "12x12x64 k3x3 s1 p1 -> 12x12x64", "MobileNetV1-0.25 (VWW)",
      NNA_DWCONV, 0x14000, 12, 12, 64, 3, 3, 12, 12, 64, 1, 1, 1, 1,
      128, -128, -128, 127, -9, 16384, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    // Left shifts (shift_base 1: shifts 1 and 0), an odd pixel count, 12 output channels.
+    {"conv3x3_8to12_9x9_lshift", "9x9x8 k3x3 s1 p1 -> 9x9x12", "shift coverage",
+     NNA_CONV, 0x19000, 9, 9, 8, 3, 3, 9, 9, 12, 1, 1, 1, 1,
+     -5, 3, -128, 127, 1, 200, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
     // Channel counts with 4-channel and predicated tails after the 8-channel groups.
     {"dw3x3_20_9x9", "9x9x20 k3x3 s1 p1 -> 9x9x20", "tail coverage",
      NNA_DWCONV, 0x17000, 9, 9, 20, 3, 3, 9, 9, 20, 1, 1, 1, 1,
