@@ -39,33 +39,68 @@ void DepthwiseLoops(const DepthwiseConvParams& p, const PerChannelRequant& q, co
   });
 }
 
+// Four channels' accumulators over a rows x cols tap block, out of line so the loop gets the
+// registers to itself (inlined, GCC spills the accumulators and offset inputs to the stack).
+struct TapBlock {
+  ptrdiff_t x_row, w_row, x_col, w_col;
+};
+__attribute__((noinline)) void Taps4Int8(const int8_t* xr, const int8_t* wr, int32_t rows,
+                                         int32_t cols, const TapBlock& b, int32_t off,
+                                         int32_t acc[4]) {
+  int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+  const ptrdiff_t x_col = b.x_col, w_col = b.w_col;
+  for (int32_t r = 0; r < rows; ++r, xr += b.x_row, wr += b.w_row) {
+    const int8_t* x = xr;
+    const int8_t* w = wr;
+    for (int32_t k = 0; k < cols; ++k, x += x_col, w += w_col) {
+      a0 += w[0] * (x[0] + off);
+      a1 += w[1] * (x[1] + off);
+      a2 += w[2] * (x[2] + off);
+      a3 += w[3] * (x[3] + off);
+    }
+  }
+  acc[0] = a0;
+  acc[1] = a1;
+  acc[2] = a2;
+  acc[3] = a3;
+}
+
 // int8, depth multiplier 1: four channels per pass over pointer-stepped taps (the window's
-// address arithmetic is shared by the four accumulators).
+// address arithmetic is shared by the four accumulators), then single channels. Parameters are
+// copied into the lambdas: the output stores could alias them and force reloads.
 void DepthwiseInt8Mult1(const DepthwiseConvParams& p, const PerChannelRequant& q,
                         const int8_t* input, const int8_t* filter, const int32_t* bias,
                         int8_t* out) {
-  const int32_t c_count = p.input.c, off = p.input_offset;
+  const int32_t c_count = p.input.c, off = p.input_offset, out_off = p.output_offset;
+  const int32_t lo = p.activation.min, hi = p.activation.max;
+  const int32_t* const mult = q.multiplier;
+  const int32_t* const shift = q.shift;
   const DepthwiseStrides st = DepthwiseStridesOf(p, c_count);
-  const auto finish = [&](int32_t acc, int32_t c) {
+  const ptrdiff_t x_row = st.x_row, w_row = st.w_row, x_col = st.x_col;
+  const TapBlock block{x_row, w_row, x_col, c_count};
+  const auto finish = [=](int32_t acc, int32_t c) {
     if (bias != nullptr) acc += bias[c];
-    const int32_t v =
-        MultiplyByQuantizedMultiplierNonNeg(acc, q.multiplier[c], q.shift[c]) + p.output_offset;
-    return static_cast<int8_t>(Clamp(v, p.activation.min, p.activation.max));
+    const int32_t v = MultiplyByQuantizedMultiplierNonNeg(acc, mult[c], shift[c]) + out_off;
+    return static_cast<int8_t>(Clamp(v, lo, hi));
   };
-  ForEachDepthwisePixel(p, input, filter, out, c_count, [&](DepthwiseTaps<int8_t> t, int8_t* o) {
-    for (int32_t c = 0; c < c_count; c += 4) {
-      const int32_t n = c_count - c < 4 ? c_count - c : 4;
-      int32_t a[4] = {0, 0, 0, 0};
+  ForEachDepthwisePixel(p, input, filter, out, c_count, [=](DepthwiseTaps<int8_t> t, int8_t* o) {
+    int32_t c = 0;
+    for (; c + 4 <= c_count; c += 4) {
+      int32_t a[4];
+      Taps4Int8(t.x_first + c, t.w_first + c, t.rows, t.cols, block, off, a);
+      *o++ = finish(a[0], c);
+      *o++ = finish(a[1], c + 1);
+      *o++ = finish(a[2], c + 2);
+      *o++ = finish(a[3], c + 3);
+    }
+    for (; c < c_count; ++c) {
+      int32_t a = 0;
       const int8_t* xr = t.x_first + c;
       const int8_t* wr = t.w_first + c;
-      for (int32_t r = 0; r < t.rows; ++r, xr += st.x_row, wr += st.w_row) {
-        const int8_t* x = xr;
-        const int8_t* w = wr;
-        for (int32_t k = 0; k < t.cols; ++k, x += st.x_col, w += c_count) {
-          for (int32_t i = 0; i < n; ++i) a[i] += w[i] * (x[i] + off);
-        }
+      for (int32_t r = 0; r < t.rows; ++r, xr += x_row, wr += w_row) {
+        for (int32_t k = 0; k < t.cols; ++k) a += wr[k * c_count] * (xr[k * x_col] + off);
       }
-      for (int32_t i = 0; i < n; ++i) *o++ = finish(a[i], c + i);
+      *o++ = finish(a, c);
     }
   });
 }
