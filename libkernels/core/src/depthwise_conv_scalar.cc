@@ -44,11 +44,14 @@ void DepthwiseLoops(const DepthwiseConvParams& p, const PerChannelRequant& q, co
 struct TapBlock {
   ptrdiff_t x_row, w_row, x_col, w_col;
 };
+// kSameCol: the input and filter column strides are equal (dilation 1), one register for both.
+template <bool kSameCol>
 __attribute__((noinline)) void Taps4Int8(const int8_t* xr, const int8_t* wr, int32_t rows,
                                          int32_t cols, const TapBlock& b, int32_t off,
                                          int32_t acc[4]) {
   int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-  const ptrdiff_t x_col = b.x_col, w_col = b.w_col;
+  const ptrdiff_t w_col = b.w_col;
+  const ptrdiff_t x_col = kSameCol ? w_col : b.x_col;
   for (int32_t r = 0; r < rows; ++r, xr += b.x_row, wr += b.w_row) {
     const int8_t* x = xr;
     const int8_t* w = wr;
@@ -78,6 +81,7 @@ void DepthwiseInt8Mult1(const DepthwiseConvParams& p, const PerChannelRequant& q
   const DepthwiseStrides st = DepthwiseStridesOf(p, c_count);
   const ptrdiff_t x_row = st.x_row, w_row = st.w_row, x_col = st.x_col;
   const TapBlock block{x_row, w_row, x_col, c_count};
+  const bool same_col = x_col == c_count;
   const auto finish = [=](int32_t acc, int32_t c) {
     if (bias != nullptr) acc += bias[c];
     const int32_t v = MultiplyByQuantizedMultiplierNonNeg(acc, mult[c], shift[c]) + out_off;
@@ -87,7 +91,11 @@ void DepthwiseInt8Mult1(const DepthwiseConvParams& p, const PerChannelRequant& q
     int32_t c = 0;
     for (; c + 4 <= c_count; c += 4) {
       int32_t a[4];
-      Taps4Int8(t.x_first + c, t.w_first + c, t.rows, t.cols, block, off, a);
+      if (same_col) {
+        Taps4Int8<true>(t.x_first + c, t.w_first + c, t.rows, t.cols, block, off, a);
+      } else {
+        Taps4Int8<false>(t.x_first + c, t.w_first + c, t.rows, t.cols, block, off, a);
+      }
       *o++ = finish(a[0], c);
       *o++ = finish(a[1], c + 1);
       *o++ = finish(a[2], c + 2);
