@@ -10,48 +10,12 @@ namespace kernels {
 namespace internal {
 namespace {
 
-inline int8_t Finish(int32_t acc, const int32_t* bias, int32_t o, const PerChannelRequant& q,
-                     const FullyConnectedParams& p) {
-  if (bias != nullptr) acc += bias[o];
-  const int32_t c = p.per_channel ? o : 0;
-  const int32_t v =
-      MultiplyByQuantizedMultiplierNonNeg(acc, q.multiplier[c], q.shift[c]) + p.output_offset;
-  return static_cast<int8_t>(Clamp(v, p.activation.min, p.activation.max));
-}
-
 inline int16_t Finish16(int64_t acc, const int64_t* bias, int32_t o, const PerChannelRequant& q,
                         const FullyConnectedParams& p) {
   if (bias != nullptr) acc += bias[o];
   const int32_t c = p.per_channel ? o : 0;
   const int32_t v = MultiplyByQuantizedMultiplier64(acc, q.multiplier[c], q.shift[c]);
   return static_cast<int16_t>(Clamp(v, p.activation.min, p.activation.max));
-}
-
-// Four weight rows (depth apart, zero weight offset) against one input row, four depths a step:
-// the input is widened once (offset folded in) for sixteen multiply-accumulates. Out of line so
-// the loop gets the registers to itself. n is a multiple of 4.
-__attribute__((noinline)) void Dot4Rows(const int8_t* x, const int8_t* w, int32_t depth,
-                                        int32_t n, uint32_t x_off2, int32_t acc[4]) {
-  int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-  const int8_t* w1 = w + depth;
-  const int8_t* w2 = w1 + depth;
-  const int8_t* w3 = w2 + depth;
-  for (int32_t i = n >> 2; i > 0; --i, x += 4, w += 4, w1 += 4, w2 += 4, w3 += 4) {
-    uint32_t xe, xodd;
-    dsp::Widen4(dsp::Load32(x), x_off2, &xe, &xodd);
-    uint32_t v = dsp::Load32(w);
-    a0 = dsp::Smlad(xodd, dsp::Sxtb16Ror8(v), dsp::Smlad(xe, dsp::Sxtb16(v), a0));
-    v = dsp::Load32(w1);
-    a1 = dsp::Smlad(xodd, dsp::Sxtb16Ror8(v), dsp::Smlad(xe, dsp::Sxtb16(v), a1));
-    v = dsp::Load32(w2);
-    a2 = dsp::Smlad(xodd, dsp::Sxtb16Ror8(v), dsp::Smlad(xe, dsp::Sxtb16(v), a2));
-    v = dsp::Load32(w3);
-    a3 = dsp::Smlad(xodd, dsp::Sxtb16Ror8(v), dsp::Smlad(xe, dsp::Sxtb16(v), a3));
-  }
-  acc[0] = a0;
-  acc[1] = a1;
-  acc[2] = a2;
-  acc[3] = a3;
 }
 
 }  // namespace
@@ -65,23 +29,20 @@ KernelStatus FullyConnectedDsp(const FullyConnectedParams& p, const PerChannelRe
   const int32_t depth = p.input_depth;
   const int32_t xo = p.input_offset, wo = p.filter_offset;
   const uint32_t x_off2 = dsp::Pack16(xo, xo), w_off2 = dsp::Pack16(wo, wo);
+  // Requantization parameters in locals: the output stores could alias them.
+  const int32_t out_off = p.output_offset, lo = p.activation.min, hi = p.activation.max;
+  const bool per_channel = p.per_channel;
+  const int32_t* const mult = q.multiplier;
+  const int32_t* const shift = q.shift;
+  const auto finish = [=](int32_t acc, int32_t o) {
+    if (bias != nullptr) acc += bias[o];
+    const int32_t c = per_channel ? o : 0;
+    const int32_t v = MultiplyByQuantizedMultiplierNonNeg(acc, mult[c], shift[c]) + out_off;
+    return static_cast<int8_t>(Clamp(v, lo, hi));
+  };
   for (int32_t b = 0; b < p.batches; ++b) {
     const int8_t* x = input + static_cast<ptrdiff_t>(b) * depth;
     int32_t o = 0;
-    if (wo == 0) {
-      // Four rows at a time over the whole vectors of four; the depth tail per element.
-      const int32_t whole = depth & ~3;
-      for (; o + 4 <= p.output_depth; o += 4) {
-        const int8_t* w0 = weights + static_cast<ptrdiff_t>(o) * depth;
-        int32_t a[4];
-        Dot4Rows(x, w0, depth, whole, x_off2, a);
-        for (int32_t d = whole; d < depth; ++d) {
-          const int32_t xv = x[d] + xo;
-          for (int r = 0; r < 4; ++r) a[r] += w0[r * depth + d] * xv;
-        }
-        for (int r = 0; r < 4; ++r) *output++ = Finish(a[r], bias, o + r, q, p);
-      }
-    }
     for (; o < p.output_depth; o += 2) {
       const bool pair = o + 1 < p.output_depth;
       const int8_t* w0 = weights + static_cast<ptrdiff_t>(o) * depth;
@@ -102,8 +63,8 @@ KernelStatus FullyConnectedDsp(const FullyConnectedParams& p, const PerChannelRe
         a0 += (w0[d] + wo) * (x[d] + xo);
         a1 += (w1[d] + wo) * (x[d] + xo);
       }
-      *output++ = Finish(a0, bias, o, q, p);
-      if (pair) *output++ = Finish(a1, bias, o + 1, q, p);
+      *output++ = finish(a0, o);
+      if (pair) *output++ = finish(a1, o + 1);
     }
   }
   return KernelStatus::kOk;
