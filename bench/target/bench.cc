@@ -54,6 +54,13 @@ const nna_case kLayers[] = {
     {"dw3x3s2_13_11x11", "11x11x13 k3x3 s2 p1 -> 6x6x13", "tail coverage",
      NNA_DWCONV, 0x18000, 11, 11, 13, 3, 3, 6, 6, 13, 2, 2, 1, 1,
      128, -128, -128, 127, -9, 16384, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    // Padded (clipped) windows and a channel tail.
+    {"avgpool3x3s2_13_11x11", "11x11x13 k3x3 s2 p1 -> 6x6x13", "tail coverage",
+     NNA_AVGPOOL, 0x1A000, 11, 11, 13, 3, 3, 6, 6, 13, 2, 2, 1, 1,
+     0, 0, -100, 120, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"maxpool3x3s2_13_11x11", "11x11x13 k3x3 s2 p1 -> 6x6x13", "tail coverage",
+     NNA_MAXPOOL, 0x1B000, 11, 11, 13, 3, 3, 6, 6, 13, 2, 2, 1, 1,
+     0, 0, -100, 120, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
     // An odd element count (a predicated tail) and an input shift of its own.
     {"add_13x7x7", "7x7x13 + 7x7x13", "tail and shift coverage",
      NNA_ADD, 0x16000, 7, 7, 13, 0, 0, 7, 7, 13, 0, 0, 0, 0,

@@ -3,8 +3,9 @@
 // place), then each filter row is loaded once per 16 lanes and multiplied into the four columns
 // with VMLADAVA.S8; the input offset enters through per-channel weight sums, folded with the
 // bias and the split shifts into per-channel constants once per call, and each channel's four
-// results are requantized branch-free in one vector and stored with one byte scatter. Other cases (grouped, or offsets beyond int8) use the row-run path below when
-// dilation_w is 1 and the scalar body otherwise.
+// results are requantized branch-free in one vector and stored with one byte scatter. Other
+// cases (grouped, or offsets beyond int8) use the row-run path below when dilation_w is 1 and
+// the scalar body otherwise.
 #include "conv_internal.h"
 #include "internal/im2col.h"
 #include "internal/mve_helpers.h"

@@ -86,7 +86,9 @@ inline void Im2ColS8(const Im2ColGeometry& g, const int8_t* image, int32_t out_y
       const int32_t lo = x0 < 0 ? (-x0 < g.k_w ? -x0 : g.k_w) : 0;
       int32_t hi = g.in_w - x0 < g.k_w ? g.in_w - x0 : g.k_w;
       if (hi < lo) hi = lo;
-      if (lo > 0) __builtin_memset(dst, static_cast<uint8_t>(pad_value), tap * static_cast<size_t>(lo));
+      if (lo > 0) {
+        __builtin_memset(dst, static_cast<uint8_t>(pad_value), tap * static_cast<size_t>(lo));
+      }
       if (hi > lo) {
         __builtin_memcpy(dst + lo * g.k_c, row + static_cast<ptrdiff_t>(x0 + lo) * g.in_c,
                          tap * static_cast<size_t>(hi - lo));
