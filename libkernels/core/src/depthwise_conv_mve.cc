@@ -36,15 +36,18 @@ inline int32x4_t Taps4(const int8_t* x_base, const int8_t* w_base, int32_t rows,
 // Eight channels over the in-bounds taps in int16 lanes: (x + offset) fits int16 (the caller
 // checks the offset), and VMULLB / VMULLT give the exact int32 products of the even and odd
 // channels, accumulated in two int32x4 (even: channels 0, 2, 4, 6; odd: 1, 3, 5, 7).
-inline void Taps8(const int8_t* x_base, const int8_t* w_base, int32_t rows, ptrdiff_t x_row,
-                  ptrdiff_t w_row, int32_t cols, ptrdiff_t x_col, ptrdiff_t w_col, int16x8_t off,
-                  int32x4_t* even, int32x4_t* odd) {
+// Out of line: inlined into the pixel body, GCC spills the offset and strides inside the tap
+// loop (the requantization constants hold most vector registers there).
+__attribute__((noinline)) void Taps8(const int8_t* x_base, const int8_t* w_base, int32_t rows,
+                                     ptrdiff_t x_row, ptrdiff_t w_row, int32_t cols,
+                                     ptrdiff_t x_col, ptrdiff_t w_col, int16_t off,
+                                     int32x4_t* even, int32x4_t* odd) {
   int32x4_t e = vdupq_n_s32(0), o = vdupq_n_s32(0);
   for (int32_t r = 0; r < rows; ++r, x_base += x_row, w_base += w_row) {
     const int8_t* x = x_base;
     const int8_t* w = w_base;
     for (int32_t k = 0; k < cols; ++k, x += x_col, w += w_col) {
-      const int16x8_t xv = vaddq_s16(vldrbq_s16(x), off);
+      const int16x8_t xv = vaddq_n_s16(vldrbq_s16(x), off);
       const int16x8_t wv = vldrbq_s16(w);
       e = vaddq_s32(e, vmullbq_int_s16(xv, wv));
       o = vaddq_s32(o, vmulltq_int_s16(xv, wv));
@@ -77,7 +80,7 @@ void DepthwiseMult1(const DepthwiseConvParams& p, const PerChannelRequant& q, co
   const ptrdiff_t x_row = st.x_row, w_row = st.w_row, x_col = st.x_col;
   // int16 lanes hold x + offset for every int8 x when the offset is within int16 - 128.
   const bool wide_ok = p.input_offset >= -32640 && p.input_offset <= 32639;
-  const int16x8_t off16 = vdupq_n_s16(static_cast<int16_t>(wide_ok ? p.input_offset : 0));
+  const int16_t off16 = static_cast<int16_t>(wide_ok ? p.input_offset : 0);
   const uint32x4_t idx = vidupq_n_u32(0, 2);  // channels 0, 2, 4, 6 of a group of eight
   ForEachDepthwisePixel(p, input, filter, out, c_count, [=](DepthwiseTaps<int8_t> t, int8_t* o) {
     int32_t c = 0;
