@@ -36,25 +36,38 @@ inline int32x4_t Taps4(const int8_t* x_base, const int8_t* w_base, int32_t rows,
 // Eight channels over the in-bounds taps in int16 lanes: (x + offset) fits int16 (the caller
 // checks the offset), and VMULLB / VMULLT give the exact int32 products of the even and odd
 // channels, accumulated in two int32x4 (even: channels 0, 2, 4, 6; odd: 1, 3, 5, 7).
-// Out of line: inlined into the pixel body, GCC spills the offset and strides inside the tap
-// loop (the requantization constants hold most vector registers there).
+// kGroups (1 or 2) groups of eight: acc[2g] even, acc[2g + 1] odd channels of group g. Two
+// groups share the pointer steps and loop overhead. Out of line: inlined into the pixel body,
+// GCC spills the offset and strides inside the tap loop (the requantization constants hold
+// most vector registers there).
+template <int kGroups>
 __attribute__((noinline)) void Taps8(const int8_t* x_base, const int8_t* w_base, int32_t rows,
                                      ptrdiff_t x_row, ptrdiff_t w_row, int32_t cols,
                                      ptrdiff_t x_col, ptrdiff_t w_col, int16_t off,
-                                     int32x4_t* even, int32x4_t* odd) {
-  int32x4_t e = vdupq_n_s32(0), o = vdupq_n_s32(0);
+                                     int32x4_t* acc) {
+  int32x4_t e0 = vdupq_n_s32(0), o0 = e0, e1 = e0, o1 = e0;
   for (int32_t r = 0; r < rows; ++r, x_base += x_row, w_base += w_row) {
     const int8_t* x = x_base;
     const int8_t* w = w_base;
     for (int32_t k = 0; k < cols; ++k, x += x_col, w += w_col) {
       const int16x8_t xv = vaddq_n_s16(vldrbq_s16(x), off);
       const int16x8_t wv = vldrbq_s16(w);
-      e = vaddq_s32(e, vmullbq_int_s16(xv, wv));
-      o = vaddq_s32(o, vmulltq_int_s16(xv, wv));
+      e0 = vaddq_s32(e0, vmullbq_int_s16(xv, wv));
+      o0 = vaddq_s32(o0, vmulltq_int_s16(xv, wv));
+      if (kGroups == 2) {
+        const int16x8_t xv1 = vaddq_n_s16(vldrbq_s16(x + 8), off);
+        const int16x8_t wv1 = vldrbq_s16(w + 8);
+        e1 = vaddq_s32(e1, vmullbq_int_s16(xv1, wv1));
+        o1 = vaddq_s32(o1, vmulltq_int_s16(xv1, wv1));
+      }
     }
   }
-  *even = e;
-  *odd = o;
+  acc[0] = e0;
+  acc[1] = o0;
+  if (kGroups == 2) {
+    acc[2] = e1;
+    acc[3] = o1;
+  }
 }
 
 // Bias, requantization and clamp of four channels `step` apart starting at c (gathers).
@@ -85,17 +98,29 @@ void DepthwiseMult1(const DepthwiseConvParams& p, const PerChannelRequant& q, co
   ForEachDepthwisePixel(p, input, filter, out, c_count, [=](DepthwiseTaps<int8_t> t, int8_t* o) {
     int32_t c = 0;
     if (wide_ok) {
-      for (; c + 8 <= c_count; c += 8, o += 8) {
-        int32x4_t even, odd;
-        Taps8(t.x_first + c, t.w_first + c, t.rows, x_row, w_row, t.cols, x_col, c_count, off16,
-              &even, &odd);
-        even = Requant4Strided(even, bias == nullptr ? nullptr : bias + c, mult + c, shift + c,
-                               idx, out_off, lo, hi);
-        odd = Requant4Strided(odd, bias == nullptr ? nullptr : bias + c + 1, mult + c + 1,
-                              shift + c + 1, idx, out_off, lo, hi);
+      // Requantizes group g of acc (channels c + 8g ..) and stores it in channel order.
+      const auto finish8 = [&](const int32x4_t* acc, int32_t ch, int8_t* dst) {
+        const int32x4_t even = Requant4Strided(acc[0], bias == nullptr ? nullptr : bias + ch,
+                                               mult + ch, shift + ch, idx, out_off, lo, hi);
+        const int32x4_t odd =
+            Requant4Strided(acc[1], bias == nullptr ? nullptr : bias + ch + 1, mult + ch + 1,
+                            shift + ch + 1, idx, out_off, lo, hi);
         // Interleave back to channel order in int16 lanes; VSTRB.16 stores their low bytes.
-        const int16x8_t packed = vmovntq_s32(vmovnbq_s32(vdupq_n_s16(0), even), odd);
-        vstrbq_s16(o, packed);
+        vstrbq_s16(dst, vmovntq_s32(vmovnbq_s32(vdupq_n_s16(0), even), odd));
+      };
+      int32x4_t acc[4];
+      for (; c + 16 <= c_count; c += 16, o += 16) {
+        Taps8<2>(t.x_first + c, t.w_first + c, t.rows, x_row, w_row, t.cols, x_col, c_count,
+                 off16, acc);
+        finish8(acc, c, o);
+        finish8(acc + 2, c + 8, o + 8);
+      }
+      if (c + 8 <= c_count) {
+        Taps8<1>(t.x_first + c, t.w_first + c, t.rows, x_row, w_row, t.cols, x_col, c_count,
+                 off16, acc);
+        finish8(acc, c, o);
+        c += 8;
+        o += 8;
       }
     }
     for (; c + 4 <= c_count; c += 4, o += 4) {
