@@ -16,13 +16,22 @@ namespace {
 
 using dsp::Load32;
 
-inline int8_t Finish8(int32_t acc, const int32_t* bias, int32_t oc, const PerChannelRequant& q,
-                      const ConvParams& p) {
-  if (bias != nullptr) acc += bias[oc];
-  const int32_t v =
-      MultiplyByQuantizedMultiplierNonNeg(acc, q.multiplier[oc], q.shift[oc]) + p.output_offset;
-  return static_cast<int8_t>(Clamp(v, p.activation.min, p.activation.max));
-}
+// Requantization of the int8 paths, its parameters copied out of `p` / `q`: the output stores
+// could alias those, and would force a reload of each per output.
+struct Requant8 {
+  const int32_t* bias;
+  const int32_t* mult;
+  const int32_t* shift;
+  int32_t out_off, lo, hi;
+  Requant8(const ConvParams& p, const PerChannelRequant& q, const int32_t* b)
+      : bias(b), mult(q.multiplier), shift(q.shift), out_off(p.output_offset),
+        lo(p.activation.min), hi(p.activation.max) {}
+  int8_t operator()(int32_t acc, int32_t oc) const {
+    if (bias != nullptr) acc += bias[oc];
+    const int32_t v = MultiplyByQuantizedMultiplierNonNeg(acc, mult[oc], shift[oc]) + out_off;
+    return static_cast<int8_t>(Clamp(v, lo, hi));
+  }
+};
 
 // acc + sum_i f[i] * (x[i] + off) over n int8 values read in place, for two filter rows.
 inline void DotDirect2(const int8_t* x, const int8_t* f0, const int8_t* f1, int32_t n,
@@ -59,6 +68,7 @@ inline int32_t DotDirect1(const int8_t* x, const int8_t* f, int32_t n, int32_t o
 // contiguous input. Used for 1x1 stride 1 and for kernel height 1 (1xN).
 void ConvDirect(const ConvParams& p, const PerChannelRequant& q, const int8_t* input,
                 const int8_t* filter, const int32_t* bias, int8_t* out) {
+  const Requant8 finish(p, q, bias);
   const int32_t in_h = p.input.h, in_w = p.input.w, c = p.input.c;
   const int32_t k_h = p.filter.h, k_w = p.filter.w;
   const int32_t out_c = p.output.c;
@@ -85,8 +95,8 @@ void ConvDirect(const ConvParams& p, const PerChannelRequant& q, const int8_t* i
             const int32_t f_off = (ky * k_w + kx_lo) * c;
             DotDirect2(x, f0 + f_off, f1 + f_off, run, p.input_offset, &acc0, &acc1);
           }
-          *out++ = Finish8(acc0, bias, oc, q, p);
-          *out++ = Finish8(acc1, bias, oc + 1, q, p);
+          *out++ = finish(acc0, oc);
+          *out++ = finish(acc1, oc + 1);
         }
         if (oc < out_c) {
           const int8_t* f0 = filter + static_cast<ptrdiff_t>(oc) * k_total;
@@ -96,7 +106,7 @@ void ConvDirect(const ConvParams& p, const PerChannelRequant& q, const int8_t* i
             const int8_t* x = image + (static_cast<ptrdiff_t>(iy) * in_w + x0 + kx_lo) * c;
             acc = DotDirect1(x, f0 + (ky * k_w + kx_lo) * c, run, p.input_offset, acc);
           }
-          *out++ = Finish8(acc, bias, oc, q, p);
+          *out++ = finish(acc, oc);
         }
       }
     }
@@ -149,6 +159,7 @@ inline int32_t Dot1(const int8_t* f, const int16_t* col, int32_t k) {
 
 void ConvIm2Col(const ConvParams& p, const PerChannelRequant& q, const int8_t* input,
                 const int8_t* filter, const int32_t* bias, int8_t* output, int16_t* cols) {
+  const Requant8 finish(p, q, bias);
   const int32_t in_c = p.input.c, k_c = p.filter.c;
   const int32_t out_c = p.output.c;
   const int32_t groups = in_c / k_c;
@@ -182,16 +193,16 @@ void ConvIm2Col(const ConvParams& p, const PerChannelRequant& q, const int8_t* i
           const int8_t* f0 = filter + static_cast<ptrdiff_t>(oc) * k;
           int32_t acc[4];
           Dot2x2(f0, f0 + k, col0, col1, k, acc);
-          out0[oc] = Finish8(acc[0], bias, oc, q, p);
-          out1[oc] = Finish8(acc[1], bias, oc, q, p);
-          out0[oc + 1] = Finish8(acc[2], bias, oc + 1, q, p);
-          out1[oc + 1] = Finish8(acc[3], bias, oc + 1, q, p);
+          out0[oc] = finish(acc[0], oc);
+          out1[oc] = finish(acc[1], oc);
+          out0[oc + 1] = finish(acc[2], oc + 1);
+          out1[oc + 1] = finish(acc[3], oc + 1);
         }
       }
       for (; oc < oc_end; ++oc) {
         const int8_t* f = filter + static_cast<ptrdiff_t>(oc) * k;
-        out0[oc] = Finish8(Dot1(f, col0, k), bias, oc, q, p);
-        if (pair) out1[oc] = Finish8(Dot1(f, col1, k), bias, oc, q, p);
+        out0[oc] = finish(Dot1(f, col0, k), oc);
+        if (pair) out1[oc] = finish(Dot1(f, col1, k), oc);
       }
     }
   }
