@@ -175,9 +175,14 @@ void ConvIm2ColInt8(const ConvParams& p, const PerChannelRequant& q, const int8_
   const ptrdiff_t image_size = static_cast<ptrdiff_t>(p.input.h) * p.input.w * in_c;
   int16_t* col0 = cols;
   int16_t* col1 = cols + k;
-  const auto finish = [&](int32_t acc, int32_t oc) {
+  // Requantization parameters by value: the output stores could alias p and q.
+  const int32_t out_off = p.output_offset, lo = p.activation.min, hi = p.activation.max;
+  const int32_t* const mult = q.multiplier;
+  const int32_t* const shift = q.shift;
+  const auto finish = [=](int32_t acc, int32_t oc) {
     if (bias != nullptr) acc += bias[oc];
-    return Int8Path::Finish(acc, q.multiplier[oc], q.shift[oc], p);
+    const int32_t v = MultiplyByQuantizedMultiplierNonNeg(acc, mult[oc], shift[oc]) + out_off;
+    return static_cast<int8_t>(Clamp(v, lo, hi));
   };
   for (int32_t px = 0; px < pixels; px += 2) {
     const bool pair = px + 1 < pixels;
