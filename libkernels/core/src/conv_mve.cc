@@ -132,6 +132,42 @@ __attribute__((noinline)) void Columns4(const ConvParams& p, const int8_t* filte
   }
 }
 
+// n bytes from s to d, or n copies of v to d, sixteen a step with a predicated last step (no
+// library call: the runs here are a few dozen bytes).
+inline void CopyS8(int8_t* d, const int8_t* s, int32_t n) {
+  for (; n > 0; n -= 16, d += 16, s += 16) {
+    const mve_pred16_t pr = vctp8q(static_cast<uint32_t>(n));
+    vstrbq_p_s8(d, vldrbq_z_s8(s, pr), pr);
+  }
+}
+inline void FillS8(int8_t* d, int8x16_t v, int32_t n) {
+  for (; n > 0; n -= 16, d += 16) vstrbq_p_s8(d, v, vctp8q(static_cast<uint32_t>(n)));
+}
+
+// Im2ColS8 for one group and dilation_w 1: each row's in-bounds taps are one contiguous run of
+// the input, copied with CopyS8 and padded with the pad value on either side.
+void Im2ColS8Runs(const Im2ColGeometry& g, const int8_t* image, int32_t out_y, int32_t out_x,
+                  int8x16_t pad, int8_t* col) {
+  const int32_t y0 = out_y * g.stride_h - g.pad_h;
+  const int32_t x0 = out_x * g.stride_w - g.pad_w;
+  const int32_t n_all = g.k_w * g.k_c;
+  const int32_t lo = x0 < 0 ? (-x0 < g.k_w ? -x0 : g.k_w) : 0;
+  int32_t hi = g.in_w - x0 < g.k_w ? g.in_w - x0 : g.k_w;
+  if (hi < lo) hi = lo;
+  const int32_t n_lo = lo * g.k_c, n_run = (hi - lo) * g.k_c;
+  int8_t* dst = col;
+  for (int32_t ky = 0; ky < g.k_h; ++ky, dst += n_all) {
+    const int32_t iy = y0 + ky * g.dilation_h;
+    if (iy < 0 || iy >= g.in_h) {
+      FillS8(dst, pad, n_all);
+      continue;
+    }
+    FillS8(dst, pad, n_lo);
+    CopyS8(dst + n_lo, image + (static_cast<ptrdiff_t>(iy) * g.in_w + x0 + lo) * g.in_c, n_run);
+    FillS8(dst + n_lo + n_run, pad, n_all - n_lo - n_run);
+  }
+}
+
 void ConvIm2Col(const ConvParams& p, const PerChannelRequant& q, const int8_t* input,
                 const int8_t* filter, const int32_t* bias, int8_t* output, void* scratch) {
   const int32_t k = p.filter.h * p.filter.w * p.filter.c;
@@ -149,6 +185,8 @@ void ConvIm2Col(const ConvParams& p, const PerChannelRequant& q, const int8_t* i
                          p.stride.h, p.stride.w, p.dilation.h, p.dilation.w,
                          p.padding.h, p.padding.w};
   const int8_t pad = static_cast<int8_t>(-p.input_offset);
+  const int8x16_t pad_v = vdupq_n_s8(pad);
+  const bool runs = p.dilation.w == 1;  // one group here (ConvMveIsIm2Col)
   const int32_t plane = p.output.h * p.output.w;
   const int32_t pixels = p.output.n * plane;
   const ptrdiff_t image_size = static_cast<ptrdiff_t>(p.input.h) * p.input.w * p.input.c;
@@ -165,7 +203,11 @@ void ConvIm2Col(const ConvParams& p, const PerChannelRequant& q, const int8_t* i
       } else if (j < count) {
         int8_t* col = cols + static_cast<ptrdiff_t>(j) * k;
         const int32_t b = pj / plane, r = pj % plane;
-        Im2ColS8(g, input + b * image_size, r / p.output.w, r % p.output.w, pad, col);
+        if (runs) {
+          Im2ColS8Runs(g, input + b * image_size, r / p.output.w, r % p.output.w, pad_v, col);
+        } else {
+          Im2ColS8(g, input + b * image_size, r / p.output.w, r % p.output.w, pad, col);
+        }
         c[j] = col;
       } else {
         c[j] = cols;
