@@ -68,6 +68,28 @@ __attribute__((noinline)) void Taps4Int8(const int8_t* xr, const int8_t* wr, int
   acc[3] = a3;
 }
 
+// Requantizes four channels' accumulators (channels c .. c + 3) into o[0..3]. Out of line so
+// the parameters stay in registers (in the pixel loop GCC reloads each from the stack).
+struct Requant4 {
+  const int32_t* bias;
+  const int32_t* mult;
+  const int32_t* shift;
+  int32_t out_off, lo, hi;
+};
+__attribute__((noinline)) void Finish4(const Requant4& f, const int32_t acc[4], int32_t c,
+                                       int8_t* o) {
+  const int32_t* const bias = f.bias;
+  const int32_t* const mult = f.mult + c;
+  const int32_t* const shift = f.shift + c;
+  const int32_t out_off = f.out_off, lo = f.lo, hi = f.hi;
+  for (int i = 0; i < 4; ++i) {
+    int32_t a = acc[i];
+    if (bias != nullptr) a += bias[c + i];
+    const int32_t v = MultiplyByQuantizedMultiplierNonNeg(a, mult[i], shift[i]) + out_off;
+    o[i] = static_cast<int8_t>(Clamp(v, lo, hi));
+  }
+}
+
 // int8, depth multiplier 1: four channels per pass over pointer-stepped taps (the window's
 // address arithmetic is shared by the four accumulators), then single channels. Parameters are
 // copied into the lambdas: the output stores could alias them and force reloads.
@@ -82,6 +104,7 @@ void DepthwiseInt8Mult1(const DepthwiseConvParams& p, const PerChannelRequant& q
   const ptrdiff_t x_row = st.x_row, w_row = st.w_row, x_col = st.x_col;
   const TapBlock block{x_row, w_row, x_col, c_count};
   const bool same_col = x_col == c_count;
+  const Requant4 requant4{bias, mult, shift, out_off, lo, hi};
   const auto finish = [=](int32_t acc, int32_t c) {
     if (bias != nullptr) acc += bias[c];
     const int32_t v = MultiplyByQuantizedMultiplierNonNeg(acc, mult[c], shift[c]) + out_off;
@@ -96,10 +119,8 @@ void DepthwiseInt8Mult1(const DepthwiseConvParams& p, const PerChannelRequant& q
       } else {
         Taps4Int8<false>(t.x_first + c, t.w_first + c, t.rows, t.cols, block, off, a);
       }
-      *o++ = finish(a[0], c);
-      *o++ = finish(a[1], c + 1);
-      *o++ = finish(a[2], c + 2);
-      *o++ = finish(a[3], c + 3);
+      Finish4(requant4, a, c, o);
+      o += 4;
     }
     for (; c < c_count; ++c) {
       int32_t a = 0;
