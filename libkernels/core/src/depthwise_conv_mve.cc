@@ -3,6 +3,8 @@
 // gathered per-channel parameters and narrowed back to channel order), then four channels per
 // step in int32 lanes (VLDRB.S32) and a VCTP32-predicated tail. Other depth multipliers use the
 // scalar body.
+#include <type_traits>
+
 #include "depthwise_conv_internal.h"
 #include "internal/mve_helpers.h"
 #include "internal/requantize.h"
@@ -71,12 +73,22 @@ __attribute__((noinline)) void Taps8(const int8_t* x_base, const int8_t* w_base,
 }
 
 // Bias, requantization and clamp of four channels `step` apart starting at c (gathers).
+// kRightOnly: every shift is <= 0 (TFLite's usual case), so there is no left shift and the
+// shift vector is the (negative) rounding right shift itself.
+template <bool kRightOnly>
 inline int32x4_t Requant4Strided(int32x4_t acc, const int32_t* bias, const int32_t* mult,
                                  const int32_t* shift, uint32x4_t idx, int32_t out_off,
                                  int32_t lo, int32_t hi) {
   if (bias != nullptr) acc = vaddq_s32(acc, vldrwq_gather_shifted_offset_s32(bias, idx));
-  acc = mve::MulQuantLanes(acc, vldrwq_gather_shifted_offset_s32(mult, idx),
-                           vldrwq_gather_shifted_offset_s32(shift, idx));
+  const int32x4_t m = vldrwq_gather_shifted_offset_s32(mult, idx);
+  const int32x4_t s = vldrwq_gather_shifted_offset_s32(shift, idx);
+  if (kRightOnly) {
+    acc = vqrdmulhq_s32(acc, m);
+    const int32x4_t fixup = vshrq_n_s32(vandq_s32(acc, s), 31);  // -1 iff acc < 0, s < 0
+    acc = vrshlq_s32(vqaddq_s32(acc, fixup), s);
+  } else {
+    acc = mve::MulQuantLanes(acc, m, s);
+  }
   return mve::OffsetClamp(acc, out_off, lo, hi);
 }
 
@@ -95,32 +107,43 @@ void DepthwiseMult1(const DepthwiseConvParams& p, const PerChannelRequant& q, co
   const bool wide_ok = p.input_offset >= -32640 && p.input_offset <= 32639;
   const int16_t off16 = static_cast<int16_t>(wide_ok ? p.input_offset : 0);
   const uint32x4_t idx = vidupq_n_u32(0, 2);  // channels 0, 2, 4, 6 of a group of eight
+  bool right_only = true;
+  for (int32_t c = 0; c < c_count; ++c) right_only = right_only && shift[c] <= 0;
   ForEachDepthwisePixel(p, input, filter, out, c_count, [=](DepthwiseTaps<int8_t> t, int8_t* o) {
     int32_t c = 0;
     if (wide_ok) {
-      // Requantizes group g of acc (channels c + 8g ..) and stores it in channel order.
-      const auto finish8 = [&](const int32x4_t* acc, int32_t ch, int8_t* dst) {
-        const int32x4_t even = Requant4Strided(acc[0], bias == nullptr ? nullptr : bias + ch,
-                                               mult + ch, shift + ch, idx, out_off, lo, hi);
+      // Requantizes eight channels (ch ..) and stores them in channel order.
+      const auto finish8 = [&](auto tag, const int32x4_t* acc, int32_t ch, int8_t* dst) {
+        constexpr bool kRight = decltype(tag)::value;
+        const int32x4_t even =
+            Requant4Strided<kRight>(acc[0], bias == nullptr ? nullptr : bias + ch, mult + ch,
+                                    shift + ch, idx, out_off, lo, hi);
         const int32x4_t odd =
-            Requant4Strided(acc[1], bias == nullptr ? nullptr : bias + ch + 1, mult + ch + 1,
-                            shift + ch + 1, idx, out_off, lo, hi);
+            Requant4Strided<kRight>(acc[1], bias == nullptr ? nullptr : bias + ch + 1,
+                                    mult + ch + 1, shift + ch + 1, idx, out_off, lo, hi);
         // Interleave back to channel order in int16 lanes; VSTRB.16 stores their low bytes.
         vstrbq_s16(dst, vmovntq_s32(vmovnbq_s32(vdupq_n_s16(0), even), odd));
       };
-      int32x4_t acc[4];
-      for (; c + 16 <= c_count; c += 16, o += 16) {
-        Taps8<2>(t.x_first + c, t.w_first + c, t.rows, x_row, w_row, t.cols, x_col, c_count,
-                 off16, acc);
-        finish8(acc, c, o);
-        finish8(acc + 2, c + 8, o + 8);
-      }
-      if (c + 8 <= c_count) {
-        Taps8<1>(t.x_first + c, t.w_first + c, t.rows, x_row, w_row, t.cols, x_col, c_count,
-                 off16, acc);
-        finish8(acc, c, o);
-        c += 8;
-        o += 8;
+      const auto groups = [&](auto tag) {
+        int32x4_t acc[4];
+        for (; c + 16 <= c_count; c += 16, o += 16) {
+          Taps8<2>(t.x_first + c, t.w_first + c, t.rows, x_row, w_row, t.cols, x_col, c_count,
+                   off16, acc);
+          finish8(tag, acc, c, o);
+          finish8(tag, acc + 2, c + 8, o + 8);
+        }
+        if (c + 8 <= c_count) {
+          Taps8<1>(t.x_first + c, t.w_first + c, t.rows, x_row, w_row, t.cols, x_col, c_count,
+                   off16, acc);
+          finish8(tag, acc, c, o);
+          c += 8;
+          o += 8;
+        }
+      };
+      if (right_only) {
+        groups(std::true_type{});
+      } else {
+        groups(std::false_type{});
       }
     }
     for (; c + 4 <= c_count; c += 4, o += 4) {
