@@ -30,8 +30,15 @@ function(mica_cc_library)
   set(t mica_${M_NAME})
   add_library(${t} STATIC ${srcs})
   add_library(mica::${M_NAME} ALIAS ${t})
+  # Position-independent code for the host libraries only: bare-metal Cortex-M images are linked
+  # at fixed addresses, and -fPIC there costs the kernels a register and GOT loads.
+  if(MICA_HOST_TOOLS)
+    set(pic ON)
+  else()
+    set(pic OFF)
+  endif()
   set_target_properties(${t} PROPERTIES EXPORT_NAME ${M_NAME} OUTPUT_NAME mica_${M_NAME}
-                                        POSITION_INDEPENDENT_CODE ON)
+                                        POSITION_INDEPENDENT_CODE ${pic})
   target_include_directories(${t}
     PUBLIC $<BUILD_INTERFACE:${M_DIR}/include> $<INSTALL_INTERFACE:include>
     PRIVATE ${M_DIR}/src ${CMAKE_CURRENT_BINARY_DIR})

@@ -214,12 +214,12 @@ TEST_CASE("Conv scratch sizes are pure arithmetic for every Isa", "[kernels][con
   p.padding = {1, 1};
   REQUIRE(ConvScratchBytes(p, Isa::kScalar) == 2 * 3 * 3 * 16 * sizeof(int16_t));
   REQUIRE(ConvScratchBytes(p, Isa::kDsp) == 2 * 3 * 3 * 16 * sizeof(int16_t));
-  // MVE (callable on a host without it): weight sums + four int8 columns.
-  REQUIRE(ConvScratchBytes(p, Isa::kMve) == 16 * sizeof(int32_t) + 4 * 3 * 3 * 16);
+  // MVE (callable on a host without it): four int32 per channel + four int8 columns.
+  REQUIRE(ConvScratchBytes(p, Isa::kMve) == 16 * 4 * sizeof(int32_t) + 4 * 3 * 3 * 16);
   p.filter = {16, 1, 1, 16};
   p.padding = {0, 0};
   REQUIRE(ConvScratchBytes(p, Isa::kDsp) == 2 * 16 * sizeof(int16_t));
-  REQUIRE(ConvScratchBytes(p, Isa::kMve) == 16 * sizeof(int32_t));  // 1x1 reads in place
+  REQUIRE(ConvScratchBytes(p, Isa::kMve) == 16 * 4 * sizeof(int32_t));  // 1x1 reads in place
   p.filter = {16, 1, 5, 16};  // 1xN: the DSP body reads kernel rows in place
   p.output = {1, 32, 28, 16};
   REQUIRE(ConvScratchBytes(p, Isa::kDsp) == 0);

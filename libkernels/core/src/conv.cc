@@ -42,9 +42,10 @@ size_t ConvScratchBytes(const ConvParams& p, Isa isa) {
       if (internal::ConvDspIsDirect(p)) return 0;
       return internal::Im2ColBytesS16(p.filter.h, p.filter.w, p.filter.c, 2);
     case Isa::kMve: {
-      // Per-channel weight sums, plus four int8 im2col columns unless 1x1.
+      // Per-channel epilogue constants (four int32: offset term + bias, multiplier, left and
+      // right shift), plus four int8 im2col columns unless 1x1.
       if (!internal::ConvMveIsIm2Col(p)) return 0;
-      const size_t sums = static_cast<size_t>(p.filter.n) * sizeof(int32_t);
+      const size_t sums = static_cast<size_t>(p.filter.n) * 4 * sizeof(int32_t);
       if (internal::ConvIs1x1(p)) return sums;
       const size_t k = static_cast<size_t>(p.filter.h) * p.filter.w * p.filter.c;
       return sums + ((4 * k + 3) & ~static_cast<size_t>(3));

@@ -16,13 +16,22 @@ namespace {
 
 using dsp::Load32;
 
-inline int8_t Finish8(int32_t acc, const int32_t* bias, int32_t oc, const PerChannelRequant& q,
-                      const ConvParams& p) {
-  if (bias != nullptr) acc += bias[oc];
-  const int32_t v =
-      MultiplyByQuantizedMultiplierNonNeg(acc, q.multiplier[oc], q.shift[oc]) + p.output_offset;
-  return static_cast<int8_t>(Clamp(v, p.activation.min, p.activation.max));
-}
+// Requantization of the int8 paths, its parameters copied out of `p` / `q`: the output stores
+// could alias those, and would force a reload of each per output.
+struct Requant8 {
+  const int32_t* bias;
+  const int32_t* mult;
+  const int32_t* shift;
+  int32_t out_off, lo, hi;
+  Requant8(const ConvParams& p, const PerChannelRequant& q, const int32_t* b)
+      : bias(b), mult(q.multiplier), shift(q.shift), out_off(p.output_offset),
+        lo(p.activation.min), hi(p.activation.max) {}
+  int8_t operator()(int32_t acc, int32_t oc) const {
+    if (bias != nullptr) acc += bias[oc];
+    const int32_t v = MultiplyByQuantizedMultiplierNonNeg(acc, mult[oc], shift[oc]) + out_off;
+    return static_cast<int8_t>(Clamp(v, lo, hi));
+  }
+};
 
 // acc + sum_i f[i] * (x[i] + off) over n int8 values read in place, for two filter rows.
 inline void DotDirect2(const int8_t* x, const int8_t* f0, const int8_t* f1, int32_t n,
@@ -59,6 +68,7 @@ inline int32_t DotDirect1(const int8_t* x, const int8_t* f, int32_t n, int32_t o
 // contiguous input. Used for 1x1 stride 1 and for kernel height 1 (1xN).
 void ConvDirect(const ConvParams& p, const PerChannelRequant& q, const int8_t* input,
                 const int8_t* filter, const int32_t* bias, int8_t* out) {
+  const Requant8 finish(p, q, bias);
   const int32_t in_h = p.input.h, in_w = p.input.w, c = p.input.c;
   const int32_t k_h = p.filter.h, k_w = p.filter.w;
   const int32_t out_c = p.output.c;
@@ -85,8 +95,8 @@ void ConvDirect(const ConvParams& p, const PerChannelRequant& q, const int8_t* i
             const int32_t f_off = (ky * k_w + kx_lo) * c;
             DotDirect2(x, f0 + f_off, f1 + f_off, run, p.input_offset, &acc0, &acc1);
           }
-          *out++ = Finish8(acc0, bias, oc, q, p);
-          *out++ = Finish8(acc1, bias, oc + 1, q, p);
+          *out++ = finish(acc0, oc);
+          *out++ = finish(acc1, oc + 1);
         }
         if (oc < out_c) {
           const int8_t* f0 = filter + static_cast<ptrdiff_t>(oc) * k_total;
@@ -96,7 +106,7 @@ void ConvDirect(const ConvParams& p, const PerChannelRequant& q, const int8_t* i
             const int8_t* x = image + (static_cast<ptrdiff_t>(iy) * in_w + x0 + kx_lo) * c;
             acc = DotDirect1(x, f0 + (ky * k_w + kx_lo) * c, run, p.input_offset, acc);
           }
-          *out++ = Finish8(acc, bias, oc, q, p);
+          *out++ = finish(acc, oc);
         }
       }
     }
@@ -147,8 +157,45 @@ inline int32_t Dot1(const int8_t* f, const int16_t* col, int32_t k) {
   return acc;
 }
 
+// Im2ColS16 with permute for one group, dilation_w 1 and k_c a multiple of 4: each row's
+// in-bounds taps are one contiguous run of whole blocks of 4, widened a word at a time with
+// SXTAB16 (offset folded in). Its two halves {c0, c2}, {c1, c3} are the permuted order.
+void Im2ColS16Runs(const Im2ColGeometry& g, const int8_t* image, int32_t out_y, int32_t out_x,
+                   int32_t input_offset, int16_t* col) {
+  const int32_t y0 = out_y * g.stride_h - g.pad_h;
+  const int32_t x0 = out_x * g.stride_w - g.pad_w;
+  const uint32_t off2 = dsp::Pack16(input_offset, input_offset);
+  const int32_t n_all = g.k_w * g.k_c;
+  int16_t* dst = col;
+  for (int32_t ky = 0; ky < g.k_h; ++ky, dst += n_all) {
+    const int32_t iy = y0 + ky * g.dilation_h;
+    if (iy < 0 || iy >= g.in_h) {
+      __builtin_memset(dst, 0, sizeof(int16_t) * static_cast<size_t>(n_all));
+      continue;
+    }
+    const int32_t lo = x0 < 0 ? (-x0 < g.k_w ? -x0 : g.k_w) : 0;
+    int32_t hi = g.in_w - x0 < g.k_w ? g.in_w - x0 : g.k_w;
+    if (hi < lo) hi = lo;
+    const int32_t n_lo = lo * g.k_c, n_run = (hi - lo) * g.k_c;
+    if (n_lo > 0) __builtin_memset(dst, 0, sizeof(int16_t) * static_cast<size_t>(n_lo));
+    const int8_t* src = image + (static_cast<ptrdiff_t>(iy) * g.in_w + x0 + lo) * g.in_c;
+    int16_t* d = dst + n_lo;
+    for (int32_t i = n_run >> 2; i > 0; --i, src += 4, d += 4) {
+      uint32_t even, odd;
+      dsp::Widen4(Load32(src), off2, &even, &odd);
+      dsp::Store32(d, even);
+      dsp::Store32(d + 2, odd);
+    }
+    if (n_lo + n_run < n_all) {
+      __builtin_memset(dst + n_lo + n_run, 0,
+                       sizeof(int16_t) * static_cast<size_t>(n_all - n_lo - n_run));
+    }
+  }
+}
+
 void ConvIm2Col(const ConvParams& p, const PerChannelRequant& q, const int8_t* input,
                 const int8_t* filter, const int32_t* bias, int8_t* output, int16_t* cols) {
+  const Requant8 finish(p, q, bias);
   const int32_t in_c = p.input.c, k_c = p.filter.c;
   const int32_t out_c = p.output.c;
   const int32_t groups = in_c / k_c;
@@ -162,6 +209,7 @@ void ConvIm2Col(const ConvParams& p, const PerChannelRequant& q, const int8_t* i
   const ptrdiff_t image_size = static_cast<ptrdiff_t>(p.input.h) * p.input.w * in_c;
   int16_t* col0 = cols;
   int16_t* col1 = cols + k;
+  const bool runs = groups == 1 && p.dilation.w == 1 && k_c % 4 == 0;
   for (int32_t px = 0; px < pixels; px += 2) {
     const bool pair = px + 1 < pixels;
     const int32_t b0 = px / plane, r0 = px % plane;
@@ -169,11 +217,20 @@ void ConvIm2Col(const ConvParams& p, const PerChannelRequant& q, const int8_t* i
     int8_t* out0 = output + static_cast<ptrdiff_t>(px) * out_c;
     int8_t* out1 = out0 + out_c;
     for (int32_t grp = 0; grp < groups; ++grp) {
-      Im2ColS16(g, input + b0 * image_size + grp * k_c, r0 / p.output.w, r0 % p.output.w,
-                p.input_offset, true, col0);
-      if (pair) {
-        Im2ColS16(g, input + b1 * image_size + grp * k_c, r1 / p.output.w, r1 % p.output.w,
-                  p.input_offset, true, col1);
+      if (runs) {
+        Im2ColS16Runs(g, input + b0 * image_size, r0 / p.output.w, r0 % p.output.w,
+                      p.input_offset, col0);
+        if (pair) {
+          Im2ColS16Runs(g, input + b1 * image_size, r1 / p.output.w, r1 % p.output.w,
+                        p.input_offset, col1);
+        }
+      } else {
+        Im2ColS16(g, input + b0 * image_size + grp * k_c, r0 / p.output.w, r0 % p.output.w,
+                  p.input_offset, true, col0);
+        if (pair) {
+          Im2ColS16(g, input + b1 * image_size + grp * k_c, r1 / p.output.w, r1 % p.output.w,
+                    p.input_offset, true, col1);
+        }
       }
       const int32_t oc_end = (grp + 1) * per_group;
       int32_t oc = grp * per_group;
@@ -182,16 +239,16 @@ void ConvIm2Col(const ConvParams& p, const PerChannelRequant& q, const int8_t* i
           const int8_t* f0 = filter + static_cast<ptrdiff_t>(oc) * k;
           int32_t acc[4];
           Dot2x2(f0, f0 + k, col0, col1, k, acc);
-          out0[oc] = Finish8(acc[0], bias, oc, q, p);
-          out1[oc] = Finish8(acc[1], bias, oc, q, p);
-          out0[oc + 1] = Finish8(acc[2], bias, oc + 1, q, p);
-          out1[oc + 1] = Finish8(acc[3], bias, oc + 1, q, p);
+          out0[oc] = finish(acc[0], oc);
+          out1[oc] = finish(acc[1], oc);
+          out0[oc + 1] = finish(acc[2], oc + 1);
+          out1[oc + 1] = finish(acc[3], oc + 1);
         }
       }
       for (; oc < oc_end; ++oc) {
         const int8_t* f = filter + static_cast<ptrdiff_t>(oc) * k;
-        out0[oc] = Finish8(Dot1(f, col0, k), bias, oc, q, p);
-        if (pair) out1[oc] = Finish8(Dot1(f, col1, k), bias, oc, q, p);
+        out0[oc] = finish(Dot1(f, col0, k), oc);
+        if (pair) out1[oc] = finish(Dot1(f, col1, k), oc);
       }
     }
   }

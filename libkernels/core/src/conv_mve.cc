@@ -1,9 +1,11 @@
 // Conv, MVE (Helium) body. One group (and an int8 zero point): four output pixels at a time are
 // gathered into int8 im2col columns (padding = the input zero point; 1x1 reads the input in
 // place), then each filter row is loaded once per 16 lanes and multiplied into the four columns
-// with VMLADAVA.S8; the input offset enters through per-channel weight sums computed once per
-// call. Other cases (grouped, or offsets beyond int8) use the row-run path below when
-// dilation_w is 1 and the scalar body otherwise.
+// with VMLADAVA.S8; the input offset enters through per-channel weight sums, folded with the
+// bias and the split shifts into per-channel constants once per call, and each channel's four
+// results are requantized branch-free in one vector and stored with one byte scatter. Other
+// cases (grouped, or offsets beyond int8) use the row-run path below when dilation_w is 1 and
+// the scalar body otherwise.
 #include "conv_internal.h"
 #include "internal/im2col.h"
 #include "internal/mve_helpers.h"
@@ -68,16 +70,36 @@ void ConvRuns(const ConvParams& p, const PerChannelRequant& q, const int8_t* inp
   }
 }
 
-// Four columns (c[0..3], k int8 each) against every filter row.
-void Columns4(const ConvParams& p, const PerChannelRequant& q, const int8_t* filter,
-              const int32_t* bias, const int32_t* wsum, const int8_t* const c[4], int32_t count,
-              int32_t k, int8_t* const out[4]) {
-  for (int32_t oc = 0; oc < p.output.c; ++oc) {
-    const int8_t* w = filter + static_cast<ptrdiff_t>(oc) * k;
-    const int8_t *p0 = c[0], *p1 = c[1], *p2 = c[2], *p3 = c[3];
+// Per-channel epilogue constants of the im2col path, prepared once per call.
+struct ChannelQuant {
+  int32_t extra;  // input_offset * (sum of the filter row) + bias (mod 2^32)
+  int32_t multiplier;
+  int32_t left;   // max(shift, 0)
+  int32_t right;  // min(shift, 0)
+};
+
+// Four columns (c[0..3], k int8 each) against every filter row. Missing columns (count < 4)
+// repeat column 0 and write the same bytes as it.
+__attribute__((noinline)) void Columns4(const ConvParams& p, const int8_t* filter,
+                                        const ChannelQuant* cq, const int8_t* const c[4],
+                                        int32_t k, int8_t* const out[4]) {
+  // Everything in locals: the output stores could alias memory the compiler would reload.
+  const int32_t out_c = p.output.c, out_off = p.output_offset;
+  const int32x4_t lo = vdupq_n_s32(p.activation.min), hi = vdupq_n_s32(p.activation.max);
+  const int8_t *const c0 = c[0], *const c1 = c[1], *const c2 = c[2], *const c3 = c[3];
+  // The four pixels' outputs of one channel, stored with one scatter (byte offsets from out[0]).
+  uint32_t offsets[4];
+  for (int j = 0; j < 4; ++j) offsets[j] = static_cast<uint32_t>(out[j] - out[0]);
+  const uint32x4_t scatter = vld1q_u32(offsets);
+  int8_t* o = out[0];
+  const int8_t* w = filter;
+  const int32_t vectors = k >> 4;
+  const int32_t rest = k & 15;
+  for (int32_t oc = 0; oc < out_c; ++oc, ++o, ++cq) {
+    const int8_t *p0 = c0, *p1 = c1, *p2 = c2, *p3 = c3;
     int32_t d0 = 0, d1 = 0, d2 = 0, d3 = 0;
     // Whole vectors unpredicated (GCC keeps this loop in registers), then one predicated tail.
-    for (int32_t i = k >> 4; i > 0; --i) {
+    for (int32_t i = vectors; i > 0; --i) {
       const int8x16_t wv = vld1q_s8(w);
       d0 = vmladavaq_s8(d0, vld1q_s8(p0), wv);
       d1 = vmladavaq_s8(d1, vld1q_s8(p1), wv);
@@ -85,42 +107,86 @@ void Columns4(const ConvParams& p, const PerChannelRequant& q, const int8_t* fil
       d3 = vmladavaq_s8(d3, vld1q_s8(p3), wv);
       w += 16, p0 += 16, p1 += 16, p2 += 16, p3 += 16;
     }
-    if ((k & 15) != 0) {
-      const mve_pred16_t pr = vctp8q(static_cast<uint32_t>(k & 15));
+    if (rest != 0) {
+      const mve_pred16_t pr = vctp8q(static_cast<uint32_t>(rest));
       const int8x16_t wv = vldrbq_z_s8(w, pr);
       d0 = vmladavaq_s8(d0, vldrbq_z_s8(p0, pr), wv);
       d1 = vmladavaq_s8(d1, vldrbq_z_s8(p1, pr), wv);
       d2 = vmladavaq_s8(d2, vldrbq_z_s8(p2, pr), wv);
       d3 = vmladavaq_s8(d3, vldrbq_z_s8(p3, pr), wv);
+      w += rest;
     }
     // Requantize the four columns together: they share this channel's multiplier and shift.
-    int32_t extra = mve::AddScaled(0, p.input_offset, wsum[oc]);
-    if (bias != nullptr) extra = mve::AddScaled(extra, 1, bias[oc]);
+    // Branch-free MulQuant: a zero left shift is the identity, and the rounding fixup is
+    // masked off when the right shift is zero.
     int32x4_t acc = vdupq_n_s32(d0);
     acc = vsetq_lane_s32(d1, acc, 1);
     acc = vsetq_lane_s32(d2, acc, 2);
     acc = vsetq_lane_s32(d3, acc, 3);
-    acc = mve::MulQuant(vaddq_n_s32(acc, extra), q.multiplier[oc], q.shift[oc]);
-    acc = mve::OffsetClamp(acc, p.output_offset, p.activation.min, p.activation.max);
-    int32_t v[4];
-    vst1q_s32(v, acc);
-    for (int32_t j = 0; j < count; ++j) out[j][oc] = static_cast<int8_t>(v[j]);
+    const ChannelQuant ch = *cq;
+    acc = vqrdmulhq_n_s32(vshlq_r_s32(vaddq_n_s32(acc, ch.extra), ch.left), ch.multiplier);
+    const int32x4_t fixup = vshrq_n_s32(vandq_s32(acc, vdupq_n_s32(ch.right)), 31);
+    acc = vrshlq_n_s32(vqaddq_s32(acc, fixup), ch.right);
+    acc = vminq_s32(vmaxq_s32(vaddq_n_s32(acc, out_off), lo), hi);
+    vstrbq_scatter_offset_s32(o, scatter, acc);
+  }
+}
+
+// n bytes from s to d, or n copies of v to d, sixteen a step with a predicated last step (no
+// library call: the runs here are a few dozen bytes).
+inline void CopyS8(int8_t* d, const int8_t* s, int32_t n) {
+  for (; n > 0; n -= 16, d += 16, s += 16) {
+    const mve_pred16_t pr = vctp8q(static_cast<uint32_t>(n));
+    vstrbq_p_s8(d, vldrbq_z_s8(s, pr), pr);
+  }
+}
+inline void FillS8(int8_t* d, int8x16_t v, int32_t n) {
+  for (; n > 0; n -= 16, d += 16) vstrbq_p_s8(d, v, vctp8q(static_cast<uint32_t>(n)));
+}
+
+// Im2ColS8 for one group and dilation_w 1: each row's in-bounds taps are one contiguous run of
+// the input, copied with CopyS8 and padded with the pad value on either side.
+void Im2ColS8Runs(const Im2ColGeometry& g, const int8_t* image, int32_t out_y, int32_t out_x,
+                  int8x16_t pad, int8_t* col) {
+  const int32_t y0 = out_y * g.stride_h - g.pad_h;
+  const int32_t x0 = out_x * g.stride_w - g.pad_w;
+  const int32_t n_all = g.k_w * g.k_c;
+  const int32_t lo = x0 < 0 ? (-x0 < g.k_w ? -x0 : g.k_w) : 0;
+  int32_t hi = g.in_w - x0 < g.k_w ? g.in_w - x0 : g.k_w;
+  if (hi < lo) hi = lo;
+  const int32_t n_lo = lo * g.k_c, n_run = (hi - lo) * g.k_c;
+  int8_t* dst = col;
+  for (int32_t ky = 0; ky < g.k_h; ++ky, dst += n_all) {
+    const int32_t iy = y0 + ky * g.dilation_h;
+    if (iy < 0 || iy >= g.in_h) {
+      FillS8(dst, pad, n_all);
+      continue;
+    }
+    FillS8(dst, pad, n_lo);
+    CopyS8(dst + n_lo, image + (static_cast<ptrdiff_t>(iy) * g.in_w + x0 + lo) * g.in_c, n_run);
+    FillS8(dst + n_lo + n_run, pad, n_all - n_lo - n_run);
   }
 }
 
 void ConvIm2Col(const ConvParams& p, const PerChannelRequant& q, const int8_t* input,
                 const int8_t* filter, const int32_t* bias, int8_t* output, void* scratch) {
   const int32_t k = p.filter.h * p.filter.w * p.filter.c;
-  int32_t* wsum = static_cast<int32_t*>(scratch);
+  // The input offset enters through the filter rows' sums, folded with the bias once per call.
+  ChannelQuant* cq = static_cast<ChannelQuant*>(scratch);
   for (int32_t oc = 0; oc < p.output.c; ++oc) {
-    wsum[oc] = mve::SumS8(filter + static_cast<ptrdiff_t>(oc) * k, k);
+    const int32_t wsum = mve::SumS8(filter + static_cast<ptrdiff_t>(oc) * k, k);
+    const int32_t shift = q.shift[oc];
+    cq[oc] = {mve::AddScaled(bias != nullptr ? bias[oc] : 0, p.input_offset, wsum),
+              q.multiplier[oc], shift > 0 ? shift : 0, shift < 0 ? shift : 0};
   }
-  int8_t* cols = reinterpret_cast<int8_t*>(wsum + p.output.c);
+  int8_t* cols = reinterpret_cast<int8_t*>(cq + p.output.c);
   const bool in_place = ConvIs1x1(p);
   const Im2ColGeometry g{p.input.h, p.input.w, p.input.c, p.filter.h, p.filter.w, p.filter.c,
                          p.stride.h, p.stride.w, p.dilation.h, p.dilation.w,
                          p.padding.h, p.padding.w};
   const int8_t pad = static_cast<int8_t>(-p.input_offset);
+  const int8x16_t pad_v = vdupq_n_s8(pad);
+  const bool runs = p.dilation.w == 1;  // one group here (ConvMveIsIm2Col)
   const int32_t plane = p.output.h * p.output.w;
   const int32_t pixels = p.output.n * plane;
   const ptrdiff_t image_size = static_cast<ptrdiff_t>(p.input.h) * p.input.w * p.input.c;
@@ -137,13 +203,17 @@ void ConvIm2Col(const ConvParams& p, const PerChannelRequant& q, const int8_t* i
       } else if (j < count) {
         int8_t* col = cols + static_cast<ptrdiff_t>(j) * k;
         const int32_t b = pj / plane, r = pj % plane;
-        Im2ColS8(g, input + b * image_size, r / p.output.w, r % p.output.w, pad, col);
+        if (runs) {
+          Im2ColS8Runs(g, input + b * image_size, r / p.output.w, r % p.output.w, pad_v, col);
+        } else {
+          Im2ColS8(g, input + b * image_size, r / p.output.w, r % p.output.w, pad, col);
+        }
         c[j] = col;
       } else {
         c[j] = cols;
       }
     }
-    Columns4(p, q, filter, bias, wsum, c, count, k, out);
+    Columns4(p, filter, cq, c, k, out);
   }
 }
 

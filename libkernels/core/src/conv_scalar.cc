@@ -95,14 +95,13 @@ __attribute__((noinline)) void Dot2x2(const int8_t* f0, const int8_t* f1, const 
   acc[3] = a11;
 }
 
-// The same with int8 columns read in place, offset added on the fly (1x1 path).
+// The same with raw int8 columns read in place (1x1 path; the caller folds the offset in).
 __attribute__((noinline)) void Dot2x2S8(const int8_t* f0, const int8_t* f1, const int8_t* c0,
-                                        const int8_t* c1, int32_t k, int32_t off,
-                                        int32_t acc[4]) {
+                                        const int8_t* c1, int32_t k, int32_t acc[4]) {
   int32_t a00 = 0, a01 = 0, a10 = 0, a11 = 0;
   const int8_t* const end = f0 + k;
   while (f0 != end) {
-    const int32_t w0 = *f0++, w1 = *f1++, x0 = *c0++ + off, x1 = *c1++ + off;
+    const int32_t w0 = *f0++, w1 = *f1++, x0 = *c0++, x1 = *c1++;
     a00 += w0 * x0;
     a01 += w0 * x1;
     a10 += w1 * x0;
@@ -118,29 +117,42 @@ __attribute__((noinline)) void Dot2x2S8(const int8_t* f0, const int8_t* f1, cons
 // filter rows per pass.
 void Conv1x1Int8(const ConvParams& p, const PerChannelRequant& q, const int8_t* input,
                  const int8_t* filter, const int32_t* bias, int8_t* output) {
+  // Filter-row pairs outermost: sum w * (x + off) = sum w * x + off * sum w (exact mod 2^32),
+  // so each pair's offset term and bias are folded once and the pixel loop multiplies raw
+  // int8 (offset 0). Parameters in locals: the output stores could alias p and q.
   const int32_t pixels = p.input.n * p.input.h * p.input.w;
-  const int32_t k = p.input.c, out_c = p.output.c;
-  const auto finish = [&](int32_t acc, int32_t oc) {
-    if (bias != nullptr) acc += bias[oc];
-    return Int8Path::Finish(acc, q.multiplier[oc], q.shift[oc], p);
+  const int32_t k = p.input.c, out_c = p.output.c, off = p.input_offset;
+  const int32_t out_off = p.output_offset, lo = p.activation.min, hi = p.activation.max;
+  const auto finish = [=](int32_t acc, int32_t extra, int32_t mult, int32_t shift) {
+    acc = static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(extra));
+    const int32_t v = MultiplyByQuantizedMultiplierNonNeg(acc, mult, shift) + out_off;
+    return static_cast<int8_t>(Clamp(v, lo, hi));
   };
-  for (int32_t px = 0; px < pixels; px += 2) {
-    const bool pair = px + 1 < pixels;
-    const int8_t* x0 = input + static_cast<ptrdiff_t>(px) * k;
-    const int8_t* x1 = pair ? x0 + k : x0;
-    int8_t* out0 = output + static_cast<ptrdiff_t>(px) * out_c;
-    int8_t* out1 = out0 + out_c;
-    for (int32_t oc = 0; oc < out_c; oc += 2) {
-      const bool two = oc + 1 < out_c;
-      const int8_t* f0 = filter + static_cast<ptrdiff_t>(oc) * k;
-      const int8_t* f1 = two ? f0 + k : f0;
+  const auto extra_of = [=](const int8_t* f, int32_t oc) {
+    uint32_t sum = 0;
+    for (int32_t i = 0; i < k; ++i) sum += static_cast<uint32_t>(f[i]);
+    const uint32_t b = bias != nullptr ? static_cast<uint32_t>(bias[oc]) : 0u;
+    return static_cast<int32_t>(b + static_cast<uint32_t>(off) * sum);
+  };
+  for (int32_t oc = 0; oc < out_c; oc += 2) {
+    const bool two = oc + 1 < out_c;
+    const int8_t* f0 = filter + static_cast<ptrdiff_t>(oc) * k;
+    const int8_t* f1 = two ? f0 + k : f0;
+    const int32_t e0 = extra_of(f0, oc), e1 = two ? extra_of(f1, oc + 1) : 0;
+    const int32_t m0 = q.multiplier[oc], s0 = q.shift[oc];
+    const int32_t m1 = two ? q.multiplier[oc + 1] : 0, s1 = two ? q.shift[oc + 1] : 0;
+    for (int32_t px = 0; px < pixels; px += 2) {
+      const bool pair = px + 1 < pixels;
+      const int8_t* x0 = input + static_cast<ptrdiff_t>(px) * k;
+      const int8_t* x1 = pair ? x0 + k : x0;
+      int8_t* out0 = output + static_cast<ptrdiff_t>(px) * out_c + oc;
       int32_t acc[4];
-      Dot2x2S8(f0, f1, x0, x1, k, p.input_offset, acc);
-      out0[oc] = finish(acc[0], oc);
-      if (pair) out1[oc] = finish(acc[1], oc);
+      Dot2x2S8(f0, f1, x0, x1, k, acc);
+      out0[0] = finish(acc[0], e0, m0, s0);
+      if (pair) out0[out_c] = finish(acc[1], e0, m0, s0);
       if (two) {
-        out0[oc + 1] = finish(acc[2], oc + 1);
-        if (pair) out1[oc + 1] = finish(acc[3], oc + 1);
+        out0[1] = finish(acc[2], e1, m1, s1);
+        if (pair) out0[out_c + 1] = finish(acc[3], e1, m1, s1);
       }
     }
   }
@@ -163,9 +175,14 @@ void ConvIm2ColInt8(const ConvParams& p, const PerChannelRequant& q, const int8_
   const ptrdiff_t image_size = static_cast<ptrdiff_t>(p.input.h) * p.input.w * in_c;
   int16_t* col0 = cols;
   int16_t* col1 = cols + k;
-  const auto finish = [&](int32_t acc, int32_t oc) {
+  // Requantization parameters by value: the output stores could alias p and q.
+  const int32_t out_off = p.output_offset, lo = p.activation.min, hi = p.activation.max;
+  const int32_t* const mult = q.multiplier;
+  const int32_t* const shift = q.shift;
+  const auto finish = [=](int32_t acc, int32_t oc) {
     if (bias != nullptr) acc += bias[oc];
-    return Int8Path::Finish(acc, q.multiplier[oc], q.shift[oc], p);
+    const int32_t v = MultiplyByQuantizedMultiplierNonNeg(acc, mult[oc], shift[oc]) + out_off;
+    return static_cast<int8_t>(Clamp(v, lo, hi));
   };
   for (int32_t px = 0; px < pixels; px += 2) {
     const bool pair = px + 1 < pixels;

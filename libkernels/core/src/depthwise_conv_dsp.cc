@@ -10,54 +10,79 @@ namespace kernels {
 namespace internal {
 namespace {
 
-inline int8_t Finish(int32_t acc, const int32_t* bias, int32_t c, const PerChannelRequant& q,
-                     const DepthwiseConvParams& p) {
-  if (bias != nullptr) acc += bias[c];
-  const int32_t v =
-      MultiplyByQuantizedMultiplierNonNeg(acc, q.multiplier[c], q.shift[c]) + p.output_offset;
-  return static_cast<int8_t>(Clamp(v, p.activation.min, p.activation.max));
+// Four channels' accumulators (channels 0, 1, 2, 3 in acc[0..3]) over a rows x cols tap block,
+// out of line so the loop gets the registers to itself. kSameCol: the input and filter column
+// strides are equal (dilation 1), one register for both.
+struct TapBlock {
+  ptrdiff_t x_row, w_row, x_col, w_col;
+};
+template <bool kSameCol>
+__attribute__((noinline)) void Taps4(const int8_t* xr, const int8_t* wr, int32_t rows,
+                                     int32_t cols, const TapBlock& b, uint32_t off2,
+                                     int32_t acc[4]) {
+  int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+  const ptrdiff_t w_col = b.w_col;
+  const ptrdiff_t x_col = kSameCol ? w_col : b.x_col;
+  for (int32_t r = 0; r < rows; ++r, xr += b.x_row, wr += b.w_row) {
+    const int8_t* x = xr;
+    const int8_t* w = wr;
+    for (int32_t k = cols; k > 0; --k, x += x_col, w += w_col) {
+      uint32_t xe, xo;
+      dsp::Widen4(dsp::Load32(x), off2, &xe, &xo);
+      const uint32_t wv = dsp::Load32(w);
+      const uint32_t we = dsp::Sxtb16(wv), wo = dsp::Sxtb16Ror8(wv);
+      a0 = dsp::Smlabb(xe, we, a0);
+      a2 = dsp::Smlatt(xe, we, a2);
+      a1 = dsp::Smlabb(xo, wo, a1);
+      a3 = dsp::Smlatt(xo, wo, a3);
+    }
+  }
+  acc[0] = a0;
+  acc[1] = a1;
+  acc[2] = a2;
+  acc[3] = a3;
 }
 
 void DepthwiseMult1(const DepthwiseConvParams& p, const PerChannelRequant& q, const int8_t* input,
                     const int8_t* filter, const int32_t* bias, int8_t* out) {
+  // Parameters copied into the lambdas: the output stores could alias them.
   const int32_t c_count = p.input.c;
-  const int32_t off = p.input_offset;
+  const int32_t off = p.input_offset, out_off = p.output_offset;
+  const int32_t lo = p.activation.min, hi = p.activation.max;
+  const int32_t* const mult = q.multiplier;
+  const int32_t* const shift = q.shift;
   const uint32_t off2 = dsp::Pack16(off, off);
   const DepthwiseStrides st = DepthwiseStridesOf(p, c_count);
-  ForEachDepthwisePixel(p, input, filter, out, c_count, [&](DepthwiseTaps<int8_t> t, int8_t* o) {
+  const ptrdiff_t x_row = st.x_row, w_row = st.w_row, x_col = st.x_col;
+  const TapBlock block{x_row, w_row, x_col, c_count};
+  const bool same_col = x_col == c_count;
+  const auto finish = [=](int32_t acc, int32_t c) {
+    if (bias != nullptr) acc += bias[c];
+    const int32_t v = MultiplyByQuantizedMultiplierNonNeg(acc, mult[c], shift[c]) + out_off;
+    return static_cast<int8_t>(Clamp(v, lo, hi));
+  };
+  ForEachDepthwisePixel(p, input, filter, out, c_count, [=](DepthwiseTaps<int8_t> t, int8_t* o) {
     int32_t c = 0;
     for (; c + 4 <= c_count; c += 4) {
-      int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-      const int8_t* xr = t.x_first + c;
-      const int8_t* wr = t.w_first + c;
-      for (int32_t r = 0; r < t.rows; ++r, xr += st.x_row, wr += st.w_row) {
-        const int8_t* x = xr;
-        const int8_t* w = wr;
-        const int8_t* const w_end = wr + t.cols * c_count;
-        for (; w != w_end; x += st.x_col, w += c_count) {
-          uint32_t xe, xo;
-          dsp::Widen4(dsp::Load32(x), off2, &xe, &xo);
-          const uint32_t wv = dsp::Load32(w);
-          const uint32_t we = dsp::Sxtb16(wv), wo = dsp::Sxtb16Ror8(wv);
-          a0 = dsp::Smlabb(xe, we, a0);
-          a2 = dsp::Smlatt(xe, we, a2);
-          a1 = dsp::Smlabb(xo, wo, a1);
-          a3 = dsp::Smlatt(xo, wo, a3);
-        }
+      int32_t a[4];
+      if (same_col) {
+        Taps4<true>(t.x_first + c, t.w_first + c, t.rows, t.cols, block, off2, a);
+      } else {
+        Taps4<false>(t.x_first + c, t.w_first + c, t.rows, t.cols, block, off2, a);
       }
-      *o++ = Finish(a0, bias, c, q, p);
-      *o++ = Finish(a1, bias, c + 1, q, p);
-      *o++ = Finish(a2, bias, c + 2, q, p);
-      *o++ = Finish(a3, bias, c + 3, q, p);
+      *o++ = finish(a[0], c);
+      *o++ = finish(a[1], c + 1);
+      *o++ = finish(a[2], c + 2);
+      *o++ = finish(a[3], c + 3);
     }
     for (; c < c_count; ++c) {
       int32_t acc = 0;
       const int8_t* xr = t.x_first + c;
       const int8_t* wr = t.w_first + c;
-      for (int32_t r = 0; r < t.rows; ++r, xr += st.x_row, wr += st.w_row) {
-        for (int32_t k = 0; k < t.cols; ++k) acc += wr[k * c_count] * (xr[k * st.x_col] + off);
+      for (int32_t r = 0; r < t.rows; ++r, xr += x_row, wr += w_row) {
+        for (int32_t k = 0; k < t.cols; ++k) acc += wr[k * c_count] * (xr[k * x_col] + off);
       }
-      *o++ = Finish(acc, bias, c, q, p);
+      *o++ = finish(acc, c);
     }
   });
 }

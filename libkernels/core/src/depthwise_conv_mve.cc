@@ -1,6 +1,10 @@
-// DepthwiseConv, MVE (Helium) body. Depth multiplier 1: four channels per vector, int8
-// loads widened to int32 lanes (VLDRB.S32), offset added, multiplied and accumulated per lane;
-// tails predicated with VCTP32. Other depth multipliers use the scalar body.
+// DepthwiseConv, MVE (Helium) body. Depth multiplier 1: eight channels per step in int16 lanes
+// (VLDRB.S16, offset added, VMULLB / VMULLT into even / odd int32 accumulators, requantized with
+// gathered per-channel parameters and narrowed back to channel order), then four channels per
+// step in int32 lanes (VLDRB.S32) and a VCTP32-predicated tail. Other depth multipliers use the
+// scalar body.
+#include <type_traits>
+
 #include "depthwise_conv_internal.h"
 #include "internal/mve_helpers.h"
 #include "internal/requantize.h"
@@ -31,26 +35,131 @@ inline int32x4_t Taps4(const int8_t* x_base, const int8_t* w_base, int32_t rows,
   return acc;
 }
 
+// Eight channels over the in-bounds taps in int16 lanes: (x + offset) fits int16 (the caller
+// checks the offset), and VMULLB / VMULLT give the exact int32 products of the even and odd
+// channels, accumulated in two int32x4 (even: channels 0, 2, 4, 6; odd: 1, 3, 5, 7).
+// kGroups (1 or 2) groups of eight: acc[2g] even, acc[2g + 1] odd channels of group g. Two
+// groups share the pointer steps and loop overhead. Out of line: inlined into the pixel body,
+// GCC spills the offset and strides inside the tap loop (the requantization constants hold
+// most vector registers there).
+template <int kGroups>
+__attribute__((noinline)) void Taps8(const int8_t* x_base, const int8_t* w_base, int32_t rows,
+                                     ptrdiff_t x_row, ptrdiff_t w_row, int32_t cols,
+                                     ptrdiff_t x_col, ptrdiff_t w_col, int16_t off,
+                                     int32x4_t* acc) {
+  int32x4_t e0 = vdupq_n_s32(0), o0 = e0, e1 = e0, o1 = e0;
+  for (int32_t r = 0; r < rows; ++r, x_base += x_row, w_base += w_row) {
+    const int8_t* x = x_base;
+    const int8_t* w = w_base;
+    for (int32_t k = 0; k < cols; ++k, x += x_col, w += w_col) {
+      const int16x8_t xv = vaddq_n_s16(vldrbq_s16(x), off);
+      const int16x8_t wv = vldrbq_s16(w);
+      e0 = vaddq_s32(e0, vmullbq_int_s16(xv, wv));
+      o0 = vaddq_s32(o0, vmulltq_int_s16(xv, wv));
+      if (kGroups == 2) {
+        const int16x8_t xv1 = vaddq_n_s16(vldrbq_s16(x + 8), off);
+        const int16x8_t wv1 = vldrbq_s16(w + 8);
+        e1 = vaddq_s32(e1, vmullbq_int_s16(xv1, wv1));
+        o1 = vaddq_s32(o1, vmulltq_int_s16(xv1, wv1));
+      }
+    }
+  }
+  acc[0] = e0;
+  acc[1] = o0;
+  if (kGroups == 2) {
+    acc[2] = e1;
+    acc[3] = o1;
+  }
+}
+
+// Bias, requantization and clamp of four channels `step` apart starting at c (gathers).
+// kRightOnly: every shift is <= 0 (TFLite's usual case), so there is no left shift and the
+// shift vector is the (negative) rounding right shift itself.
+template <bool kRightOnly>
+inline int32x4_t Requant4Strided(int32x4_t acc, const int32_t* bias, const int32_t* mult,
+                                 const int32_t* shift, uint32x4_t idx, int32_t out_off,
+                                 int32_t lo, int32_t hi) {
+  if (bias != nullptr) acc = vaddq_s32(acc, vldrwq_gather_shifted_offset_s32(bias, idx));
+  const int32x4_t m = vldrwq_gather_shifted_offset_s32(mult, idx);
+  const int32x4_t s = vldrwq_gather_shifted_offset_s32(shift, idx);
+  if (kRightOnly) {
+    acc = vqrdmulhq_s32(acc, m);
+    const int32x4_t fixup = vshrq_n_s32(vandq_s32(acc, s), 31);  // -1 iff acc < 0, s < 0
+    acc = vrshlq_s32(vqaddq_s32(acc, fixup), s);
+  } else {
+    acc = mve::MulQuantLanes(acc, m, s);
+  }
+  return mve::OffsetClamp(acc, out_off, lo, hi);
+}
+
 void DepthwiseMult1(const DepthwiseConvParams& p, const PerChannelRequant& q, const int8_t* input,
                     const int8_t* filter, const int32_t* bias, int8_t* out) {
+  // Everything the pixel body reads lives in locals captured by value: the int8 output stores
+  // could alias `p` and `q`, and would otherwise force a reload of each per channel group.
   const int32_t c_count = p.input.c;
   const int32x4_t off = vdupq_n_s32(p.input_offset);
+  const int32_t out_off = p.output_offset, lo = p.activation.min, hi = p.activation.max;
+  const int32_t* const mult = q.multiplier;
+  const int32_t* const shift = q.shift;
   const DepthwiseStrides st = DepthwiseStridesOf(p, c_count);
-  ForEachDepthwisePixel(p, input, filter, out, c_count, [&](DepthwiseTaps<int8_t> t, int8_t* o) {
-    for (int32_t c = 0; c < c_count; c += 4) {
-      const bool tail = c_count - c < 4;
+  const ptrdiff_t x_row = st.x_row, w_row = st.w_row, x_col = st.x_col;
+  // int16 lanes hold x + offset for every int8 x when the offset is within int16 - 128.
+  const bool wide_ok = p.input_offset >= -32640 && p.input_offset <= 32639;
+  const int16_t off16 = static_cast<int16_t>(wide_ok ? p.input_offset : 0);
+  const uint32x4_t idx = vidupq_n_u32(0, 2);  // channels 0, 2, 4, 6 of a group of eight
+  bool right_only = true;
+  for (int32_t c = 0; c < c_count; ++c) right_only = right_only && shift[c] <= 0;
+  ForEachDepthwisePixel(p, input, filter, out, c_count, [=](DepthwiseTaps<int8_t> t, int8_t* o) {
+    int32_t c = 0;
+    if (wide_ok) {
+      // Requantizes eight channels (ch ..) and stores them in channel order.
+      const auto finish8 = [&](auto tag, const int32x4_t* acc, int32_t ch, int8_t* dst) {
+        constexpr bool kRight = decltype(tag)::value;
+        const int32x4_t even =
+            Requant4Strided<kRight>(acc[0], bias == nullptr ? nullptr : bias + ch, mult + ch,
+                                    shift + ch, idx, out_off, lo, hi);
+        const int32x4_t odd =
+            Requant4Strided<kRight>(acc[1], bias == nullptr ? nullptr : bias + ch + 1,
+                                    mult + ch + 1, shift + ch + 1, idx, out_off, lo, hi);
+        // Interleave back to channel order in int16 lanes; VSTRB.16 stores their low bytes.
+        vstrbq_s16(dst, vmovntq_s32(vmovnbq_s32(vdupq_n_s16(0), even), odd));
+      };
+      const auto groups = [&](auto tag) {
+        int32x4_t acc[4];
+        for (; c + 16 <= c_count; c += 16, o += 16) {
+          Taps8<2>(t.x_first + c, t.w_first + c, t.rows, x_row, w_row, t.cols, x_col, c_count,
+                   off16, acc);
+          finish8(tag, acc, c, o);
+          finish8(tag, acc + 2, c + 8, o + 8);
+        }
+        if (c + 8 <= c_count) {
+          Taps8<1>(t.x_first + c, t.w_first + c, t.rows, x_row, w_row, t.cols, x_col, c_count,
+                   off16, acc);
+          finish8(tag, acc, c, o);
+          c += 8;
+          o += 8;
+        }
+      };
+      if (right_only) {
+        groups(std::true_type{});
+      } else {
+        groups(std::false_type{});
+      }
+    }
+    for (; c + 4 <= c_count; c += 4, o += 4) {
+      int32x4_t acc = Taps4<false>(t.x_first + c, t.w_first + c, t.rows, x_row, w_row, t.cols,
+                                   x_col, c_count, off, 0);
+      if (bias != nullptr) acc = vaddq_s32(acc, vldrwq_s32(bias + c));
+      acc = mve::MulQuantLanes(acc, vldrwq_s32(mult + c), vldrwq_s32(shift + c));
+      vstrbq_s32(o, mve::OffsetClamp(acc, out_off, lo, hi));  // low byte of each lane
+    }
+    if (c < c_count) {
       const mve_pred16_t pred = vctp32q(static_cast<uint32_t>(c_count - c));
-      int32x4_t acc =
-          tail ? Taps4<true>(t.x_first + c, t.w_first + c, t.rows, st.x_row, st.w_row, t.cols,
-                             st.x_col, c_count, off, pred)
-               : Taps4<false>(t.x_first + c, t.w_first + c, t.rows, st.x_row, st.w_row, t.cols,
-                              st.x_col, c_count, off, pred);
+      int32x4_t acc = Taps4<true>(t.x_first + c, t.w_first + c, t.rows, x_row, w_row, t.cols,
+                                  x_col, c_count, off, pred);
       if (bias != nullptr) acc = vaddq_s32(acc, vldrwq_z_s32(bias + c, pred));
-      acc = mve::MulQuantLanes(acc, vldrwq_z_s32(q.multiplier + c, pred),
-                               vldrwq_z_s32(q.shift + c, pred));
-      acc = mve::OffsetClamp(acc, p.output_offset, p.activation.min, p.activation.max);
-      vstrbq_p_s32(o, acc, pred);  // low byte of each active lane
-      o += tail ? c_count - c : 4;
+      acc = mve::MulQuantLanes(acc, vldrwq_z_s32(mult + c, pred), vldrwq_z_s32(shift + c, pred));
+      vstrbq_p_s32(o, mve::OffsetClamp(acc, out_off, lo, hi), pred);
     }
   });
 }

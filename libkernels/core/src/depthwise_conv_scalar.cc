@@ -39,33 +39,97 @@ void DepthwiseLoops(const DepthwiseConvParams& p, const PerChannelRequant& q, co
   });
 }
 
+// Four channels' accumulators over a rows x cols tap block, out of line so the loop gets the
+// registers to itself (inlined, GCC spills the accumulators and offset inputs to the stack).
+struct TapBlock {
+  ptrdiff_t x_row, w_row, x_col, w_col;
+};
+// kSameCol: the input and filter column strides are equal (dilation 1), one register for both.
+template <bool kSameCol>
+__attribute__((noinline)) void Taps4Int8(const int8_t* xr, const int8_t* wr, int32_t rows,
+                                         int32_t cols, const TapBlock& b, int32_t off,
+                                         int32_t acc[4]) {
+  int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+  const ptrdiff_t w_col = b.w_col;
+  const ptrdiff_t x_col = kSameCol ? w_col : b.x_col;
+  for (int32_t r = 0; r < rows; ++r, xr += b.x_row, wr += b.w_row) {
+    const int8_t* x = xr;
+    const int8_t* w = wr;
+    for (int32_t k = 0; k < cols; ++k, x += x_col, w += w_col) {
+      a0 += w[0] * (x[0] + off);
+      a1 += w[1] * (x[1] + off);
+      a2 += w[2] * (x[2] + off);
+      a3 += w[3] * (x[3] + off);
+    }
+  }
+  acc[0] = a0;
+  acc[1] = a1;
+  acc[2] = a2;
+  acc[3] = a3;
+}
+
+// Requantizes four channels' accumulators (channels c .. c + 3) into o[0..3]. Out of line so
+// the parameters stay in registers (in the pixel loop GCC reloads each from the stack).
+struct Requant4 {
+  const int32_t* bias;
+  const int32_t* mult;
+  const int32_t* shift;
+  int32_t out_off, lo, hi;
+};
+__attribute__((noinline)) void Finish4(const Requant4& f, const int32_t acc[4], int32_t c,
+                                       int8_t* o) {
+  const int32_t* const bias = f.bias;
+  const int32_t* const mult = f.mult + c;
+  const int32_t* const shift = f.shift + c;
+  const int32_t out_off = f.out_off, lo = f.lo, hi = f.hi;
+  for (int i = 0; i < 4; ++i) {
+    int32_t a = acc[i];
+    if (bias != nullptr) a += bias[c + i];
+    const int32_t v = MultiplyByQuantizedMultiplierNonNeg(a, mult[i], shift[i]) + out_off;
+    o[i] = static_cast<int8_t>(Clamp(v, lo, hi));
+  }
+}
+
 // int8, depth multiplier 1: four channels per pass over pointer-stepped taps (the window's
-// address arithmetic is shared by the four accumulators).
+// address arithmetic is shared by the four accumulators), then single channels. Parameters are
+// copied into the lambdas: the output stores could alias them and force reloads.
 void DepthwiseInt8Mult1(const DepthwiseConvParams& p, const PerChannelRequant& q,
                         const int8_t* input, const int8_t* filter, const int32_t* bias,
                         int8_t* out) {
-  const int32_t c_count = p.input.c, off = p.input_offset;
+  const int32_t c_count = p.input.c, off = p.input_offset, out_off = p.output_offset;
+  const int32_t lo = p.activation.min, hi = p.activation.max;
+  const int32_t* const mult = q.multiplier;
+  const int32_t* const shift = q.shift;
   const DepthwiseStrides st = DepthwiseStridesOf(p, c_count);
-  const auto finish = [&](int32_t acc, int32_t c) {
+  const ptrdiff_t x_row = st.x_row, w_row = st.w_row, x_col = st.x_col;
+  const TapBlock block{x_row, w_row, x_col, c_count};
+  const bool same_col = x_col == c_count;
+  const Requant4 requant4{bias, mult, shift, out_off, lo, hi};
+  const auto finish = [=](int32_t acc, int32_t c) {
     if (bias != nullptr) acc += bias[c];
-    const int32_t v =
-        MultiplyByQuantizedMultiplierNonNeg(acc, q.multiplier[c], q.shift[c]) + p.output_offset;
-    return static_cast<int8_t>(Clamp(v, p.activation.min, p.activation.max));
+    const int32_t v = MultiplyByQuantizedMultiplierNonNeg(acc, mult[c], shift[c]) + out_off;
+    return static_cast<int8_t>(Clamp(v, lo, hi));
   };
-  ForEachDepthwisePixel(p, input, filter, out, c_count, [&](DepthwiseTaps<int8_t> t, int8_t* o) {
-    for (int32_t c = 0; c < c_count; c += 4) {
-      const int32_t n = c_count - c < 4 ? c_count - c : 4;
-      int32_t a[4] = {0, 0, 0, 0};
+  ForEachDepthwisePixel(p, input, filter, out, c_count, [=](DepthwiseTaps<int8_t> t, int8_t* o) {
+    int32_t c = 0;
+    for (; c + 4 <= c_count; c += 4) {
+      int32_t a[4];
+      if (same_col) {
+        Taps4Int8<true>(t.x_first + c, t.w_first + c, t.rows, t.cols, block, off, a);
+      } else {
+        Taps4Int8<false>(t.x_first + c, t.w_first + c, t.rows, t.cols, block, off, a);
+      }
+      Finish4(requant4, a, c, o);
+      o += 4;
+    }
+    for (; c < c_count; ++c) {
+      int32_t a = 0;
       const int8_t* xr = t.x_first + c;
       const int8_t* wr = t.w_first + c;
-      for (int32_t r = 0; r < t.rows; ++r, xr += st.x_row, wr += st.w_row) {
-        const int8_t* x = xr;
-        const int8_t* w = wr;
-        for (int32_t k = 0; k < t.cols; ++k, x += st.x_col, w += c_count) {
-          for (int32_t i = 0; i < n; ++i) a[i] += w[i] * (x[i] + off);
-        }
+      for (int32_t r = 0; r < t.rows; ++r, xr += x_row, wr += w_row) {
+        for (int32_t k = 0; k < t.cols; ++k) a += wr[k * c_count] * (xr[k * x_col] + off);
       }
-      for (int32_t i = 0; i < n; ++i) *o++ = finish(a[i], c + i);
+      *o++ = finish(a, c);
     }
   });
 }

@@ -11,8 +11,9 @@ template <typename T, int kSign>
 KernelStatus AddSubT(const AddParams& p, const Shape& s1, const T* in1, const Shape& s2,
                      const T* in2, const Shape& so, T* out, int32_t lo, int32_t hi) {
   if (!ValidAddParams(p, lo, hi)) return KernelStatus::kArgError;
-  return BinaryElementwise(s1, in1, s2, in2, so, out, [&p](T a, T b) {
-    return static_cast<T>(AddSubElement<kSign>(p, a, b));
+  // Parameters by value: a copy the output stores cannot alias stays in registers.
+  return BinaryElementwise(s1, in1, s2, in2, so, out, [q = p](T a, T b) {
+    return static_cast<T>(AddSubElement<kSign>(q, a, b));
   });
 }
 
@@ -21,7 +22,7 @@ KernelStatus MulT(const MulParams& p, const Shape& s1, const T* in1, const Shape
                   const T* in2, const Shape& so, T* out, int32_t lo, int32_t hi) {
   if (!ValidMulParams(p, lo, hi)) return KernelStatus::kArgError;
   return BinaryElementwise(s1, in1, s2, in2, so, out,
-                           [&p](T a, T b) { return static_cast<T>(MulElement(p, a, b)); });
+                           [q = p](T a, T b) { return static_cast<T>(MulElement(q, a, b)); });
 }
 
 }  // namespace

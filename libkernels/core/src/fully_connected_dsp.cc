@@ -10,15 +10,6 @@ namespace kernels {
 namespace internal {
 namespace {
 
-inline int8_t Finish(int32_t acc, const int32_t* bias, int32_t o, const PerChannelRequant& q,
-                     const FullyConnectedParams& p) {
-  if (bias != nullptr) acc += bias[o];
-  const int32_t c = p.per_channel ? o : 0;
-  const int32_t v =
-      MultiplyByQuantizedMultiplierNonNeg(acc, q.multiplier[c], q.shift[c]) + p.output_offset;
-  return static_cast<int8_t>(Clamp(v, p.activation.min, p.activation.max));
-}
-
 inline int16_t Finish16(int64_t acc, const int64_t* bias, int32_t o, const PerChannelRequant& q,
                         const FullyConnectedParams& p) {
   if (bias != nullptr) acc += bias[o];
@@ -38,6 +29,17 @@ KernelStatus FullyConnectedDsp(const FullyConnectedParams& p, const PerChannelRe
   const int32_t depth = p.input_depth;
   const int32_t xo = p.input_offset, wo = p.filter_offset;
   const uint32_t x_off2 = dsp::Pack16(xo, xo), w_off2 = dsp::Pack16(wo, wo);
+  // Requantization parameters in locals: the output stores could alias them.
+  const int32_t out_off = p.output_offset, lo = p.activation.min, hi = p.activation.max;
+  const bool per_channel = p.per_channel;
+  const int32_t* const mult = q.multiplier;
+  const int32_t* const shift = q.shift;
+  const auto finish = [=](int32_t acc, int32_t o) {
+    if (bias != nullptr) acc += bias[o];
+    const int32_t c = per_channel ? o : 0;
+    const int32_t v = MultiplyByQuantizedMultiplierNonNeg(acc, mult[c], shift[c]) + out_off;
+    return static_cast<int8_t>(Clamp(v, lo, hi));
+  };
   for (int32_t b = 0; b < p.batches; ++b) {
     const int8_t* x = input + static_cast<ptrdiff_t>(b) * depth;
     int32_t o = 0;
@@ -61,8 +63,8 @@ KernelStatus FullyConnectedDsp(const FullyConnectedParams& p, const PerChannelRe
         a0 += (w0[d] + wo) * (x[d] + xo);
         a1 += (w1[d] + wo) * (x[d] + xo);
       }
-      *output++ = Finish(a0, bias, o, q, p);
-      if (pair) *output++ = Finish(a1, bias, o + 1, q, p);
+      *output++ = finish(a0, o);
+      if (pair) *output++ = finish(a1, o + 1);
     }
   }
   return KernelStatus::kOk;

@@ -58,7 +58,7 @@ KernelStatus AvgPoolDsp(const PoolParams& p, const int8_t* input, int8_t* output
         for (int32_t fx = w.fx0; fx < w.fx1; ++fx) {
           const uint32_t v = dsp::Load32(row + static_cast<int64_t>(fx) * depth);
           even = dsp::Sxtab16(even, v);
-          odd = dsp::Sxtab16(odd, dsp::Ror8(v));
+          odd = dsp::Sxtab16Ror8(odd, v);
         }
       }
       o[c] = Average(LaneLo(even), count, p.activation);

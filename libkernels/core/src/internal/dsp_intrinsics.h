@@ -7,6 +7,7 @@
 //   Sxtb16(x)        {sext(x.b0), sext(x.b2)}
 //   Sxtb16Ror8(x)    {sext(x.b1), sext(x.b3)}
 //   Sxtab16(a, x)    {a.h0 + sext(x.b0), a.h1 + sext(x.b2)}           (each lane mod 2^16)
+//   Sxtab16Ror8(a, x) {a.h0 + sext(x.b1), a.h1 + sext(x.b3)}          (each lane mod 2^16)
 //   Smlad(x, y, acc) acc + x.h0*y.h0 + x.h1*y.h1                      (mod 2^32)
 //   Smlald(x, y, acc) acc + x.h0*y.h0 + x.h1*y.h1                     (64-bit)
 //   Smlabb(x, y, acc) acc + x.h0*y.h0;  Smlatt(x, y, acc) acc + x.h1*y.h1  (mod 2^32)
@@ -47,11 +48,20 @@ inline uint32_t Pack16(int32_t lo, int32_t hi) {
 inline uint32_t Sxtb16(uint32_t x) {
   return static_cast<uint32_t>(__sxtb16(static_cast<int32_t>(x)));
 }
+// The rotated forms as one instruction each: GCC does not fold a rotation into SXTB16 /
+// SXTAB16 and would emit a separate ROR.
 inline uint32_t Sxtb16Ror8(uint32_t x) {
-  return static_cast<uint32_t>(__sxtb16(static_cast<int32_t>(Ror8(x))));
+  uint32_t r;
+  __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(x));
+  return r;
 }
 inline uint32_t Sxtab16(uint32_t a, uint32_t x) {
   return static_cast<uint32_t>(__sxtab16(static_cast<int32_t>(a), static_cast<int32_t>(x)));
+}
+inline uint32_t Sxtab16Ror8(uint32_t a, uint32_t x) {
+  uint32_t r;
+  __asm__("sxtab16 %0, %1, %2, ror #8" : "=r"(r) : "r"(a), "r"(x));
+  return r;
 }
 inline int32_t Smlad(uint32_t x, uint32_t y, int32_t acc) {
   return __smlad(static_cast<int32_t>(x), static_cast<int32_t>(y), acc);
@@ -79,6 +89,7 @@ inline uint32_t Sxtab16(uint32_t a, uint32_t x) {
   const uint32_t e = Sxtb16(x);
   return ((a + e) & 0xFFFFu) | (((a >> 16) + (e >> 16)) << 16);
 }
+inline uint32_t Sxtab16Ror8(uint32_t a, uint32_t x) { return Sxtab16(a, Ror8(x)); }
 inline int32_t Smlad(uint32_t x, uint32_t y, int32_t acc) {
   const uint32_t sum = static_cast<uint32_t>(acc) +
                        static_cast<uint32_t>(Lo16(x) * Lo16(y)) +
@@ -106,7 +117,7 @@ inline uint32_t Pkhtb(uint32_t a, uint32_t b) { return (a & 0xFFFF0000u) | (b >>
 // *even = {b0 + off, b2 + off}, *odd = {b1 + off, b3 + off}. `off2` = Pack16(off, off).
 inline void Widen4(uint32_t x, uint32_t off2, uint32_t* even, uint32_t* odd) {
   *even = Sxtab16(off2, x);
-  *odd = Sxtab16(off2, Ror8(x));
+  *odd = Sxtab16Ror8(off2, x);
 }
 
 // acc + dot(a[0..3], b[0..3]) for four int8 in each word (a widened with offset `off2`).

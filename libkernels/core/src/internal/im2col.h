@@ -43,6 +43,21 @@ inline void Im2ColS16(const Im2ColGeometry& g, const int8_t* image, int32_t out_
       continue;
     }
     const int8_t* row = image + static_cast<ptrdiff_t>(iy) * g.in_w * g.in_c;
+    if (g.dilation_w == 1 && g.k_c == g.in_c) {
+      // The in-bounds taps of a row are one contiguous run of the input: one loop over it,
+      // zeros on either side.
+      const int32_t lo = x0 < 0 ? (-x0 < g.k_w ? -x0 : g.k_w) : 0;
+      int32_t hi = g.in_w - x0 < g.k_w ? g.in_w - x0 : g.k_w;
+      if (hi < lo) hi = lo;
+      const int32_t n_lo = lo * g.k_c, n_run = (hi - lo) * g.k_c, n_all = g.k_w * g.k_c;
+      for (int32_t i = 0; i < n_lo; ++i) dst[i] = 0;
+      const int8_t* src = row + static_cast<ptrdiff_t>(x0 + lo) * g.in_c;
+      int16_t* d = dst + n_lo;
+      for (int32_t i = 0; i < n_run; ++i) d[i] = static_cast<int16_t>(src[i] + input_offset);
+      for (int32_t i = n_lo + n_run; i < n_all; ++i) dst[i] = 0;
+      dst += n_all;
+      continue;
+    }
     for (int32_t kx = 0; kx < g.k_w; ++kx) {
       const int32_t ix = x0 + kx * g.dilation_w;
       if (ix < 0 || ix >= g.in_w) {
@@ -80,6 +95,26 @@ inline void Im2ColS8(const Im2ColGeometry& g, const int8_t* image, int32_t out_y
       continue;
     }
     const int8_t* row = image + static_cast<ptrdiff_t>(iy) * g.in_w * g.in_c;
+    if (g.dilation_w == 1 && g.k_c == g.in_c) {
+      // The in-bounds taps of a row are one contiguous run of the input: one copy, padded
+      // on either side.
+      const int32_t lo = x0 < 0 ? (-x0 < g.k_w ? -x0 : g.k_w) : 0;
+      int32_t hi = g.in_w - x0 < g.k_w ? g.in_w - x0 : g.k_w;
+      if (hi < lo) hi = lo;
+      if (lo > 0) {
+        __builtin_memset(dst, static_cast<uint8_t>(pad_value), tap * static_cast<size_t>(lo));
+      }
+      if (hi > lo) {
+        __builtin_memcpy(dst + lo * g.k_c, row + static_cast<ptrdiff_t>(x0 + lo) * g.in_c,
+                         tap * static_cast<size_t>(hi - lo));
+      }
+      if (hi < g.k_w) {
+        __builtin_memset(dst + hi * g.k_c, static_cast<uint8_t>(pad_value),
+                         tap * static_cast<size_t>(g.k_w - hi));
+      }
+      dst += g.k_w * g.k_c;
+      continue;
+    }
     for (int32_t kx = 0; kx < g.k_w; ++kx) {
       const int32_t ix = x0 + kx * g.dilation_w;
       if (ix < 0 || ix >= g.in_w) {

@@ -28,7 +28,9 @@ inline int32_t SaturatingRoundingDoublingHighMul(int32_t a, int32_t b) {
 
 // Returns x / 2^exponent rounded to nearest, ties away from zero. exponent in [0, 31].
 inline int32_t RoundingDivideByPOT(int32_t x, int exponent) {
-  const int32_t mask = static_cast<int32_t>((int64_t{1} << exponent) - 1);
+  // 32-bit arithmetic (1u << 31 is defined): a 64-bit variable shift costs a Cortex-M several
+  // instructions.
+  const int32_t mask = static_cast<int32_t>((uint32_t{1} << exponent) - 1u);
   const int32_t remainder = x & mask;
   const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
   return (x >> exponent) + (remainder > threshold ? 1 : 0);
