@@ -283,7 +283,9 @@ TEST_CASE("TFLite round trip covers every OpKind with non-default attributes", "
   for (const OpCase& c : AllKindCases()) {
     const Graph g = SingleOpGraph(c);
     CAPTURE(OpKindName(c.kind));
-    REQUIRE(ValidateGraph(g).ok());
+    const absl::Status valid = ValidateGraph(g);
+    INFO(std::string(valid.message()));
+    REQUIRE(valid.ok());
     absl::StatusOr<Graph> again = Reload(g);
     INFO((again.ok() ? std::string("ok") : Msg(again.status())));
     REQUIRE(again.ok());

@@ -189,7 +189,7 @@ absl::StatusOr<KernelPtr> LowerOp(const LowerContext& ctx) {
     const Tensor& t = is_in ? ctx.input(i) : ctx.output(i - ctx.num_inputs());
     if (t.dtype == DType::kUInt32) {
       return ctx.Unimplemented("no kernel for ", OpName(op), " with uint32 ",
-                               is_in ? "input " : "output ", '\'', t.name, '\'');
+                               is_in ? "input '" : "output '", t.name, "'");
     }
   }
   // Every other family reads input 0.

@@ -447,6 +447,18 @@ absl::Status OnnxImporter::ConvertOrOpaque(const NodeCtx& n) {
     auto it = values_.find(name);
     if (it != values_.end()) input_tensors.emplace_back(name, it->second.tensor);
   }
+  // The converters build float32 activations: a node reading an integer or bool activation
+  // (an integer graph input, an opaque node's output) is loaded as opaque.
+  for (const auto& name : node.input()) {
+    auto it = values_.find(name);
+    if (it == values_.end() || it->second.is_const || it->second.tensor == kNoTensor) continue;
+    const DType t = sg_->tensors[it->second.tensor].dtype;
+    if (t != DType::kFloat32 && node.output_size() > 0) {
+      return AddOpaque(n, absl::StrCat(n.label(), ": input '", name, "' is ",
+                                       std::string(DTypeName(t)),
+                                       "; mica's ONNX importer converts float32 activations"));
+    }
+  }
   const absl::Status s = ConvertNode(n);
   if (s.ok()) return s;
   // Unsupported is not invalid; a node fed by a value of unknown shape cannot be checked.
@@ -474,7 +486,7 @@ absl::Status OnnxImporter::ConvertOrOpaque(const NodeCtx& n) {
     fusable_act_.erase(name);
   }
   std::string reason(s.message());
-  const std::string prefix = absl::StrCat(origin_, ": ", n.label(), ": ");
+  const std::string prefix = absl::StrCat(origin_, ": ");
   if (reason.compare(0, prefix.size(), prefix) == 0) reason.erase(0, prefix.size());
   if (reads_unknown && s.code() != absl::StatusCode::kUnimplemented) {
     reason = absl::StrCat("an input's shape is unknown (", reason, ")");
