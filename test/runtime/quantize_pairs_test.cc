@@ -1,4 +1,4 @@
-// QUANTIZE between the integer types TFLite Micro runs (uint8 model inputs to int8, int8 to
+// int16 SUB and TRANSPOSE_CONV against TFLite Micro; QUANTIZE between the integer types TFLite Micro runs (uint8 model inputs to int8, int8 to
 // uint8 outputs, int32 <-> int16 / int8) through the executor, against double math; uint32
 // tensors are refused by `run` with a message naming the operator.
 #include <algorithm>
@@ -210,6 +210,66 @@ TEST_CASE("int16 SUB with broadcasting follows TFLite Micro's int16 rescale", "[
       REQUIRE(std::abs(want - std::min(32767.0, std::max(-32768.0, std::round(real)))) <= 1.0);
     }
   }
+}
+
+
+// ---- int16 TRANSPOSE_CONV (16x8) -------------------------------------------------------------
+
+TEST_CASE("int16 TRANSPOSE_CONV matches outputs recorded from TFLite Micro", "[runtime]") {
+  // Recorded with test/tools/tflm_single_op.py's model builder on tflite-micro
+  // 0.dev20261023182759: stride 2, VALID, per-channel int8 filter, int64 bias.
+  static const int32_t kShape[4] = {1, 4, 4, 2};
+  static const int8_t kFilter[16] = {1, -2, 3, -4, 127, -127, 5, 6, -7, 8, -9, 10, 11, -12, 13, 100};
+  static const int64_t kBias[2] = {100000, -70000};
+  const std::vector<int16_t> x = {1000, -2000, 32767, -32768, 123, -456, 7890, -30000};
+  const std::vector<int16_t> want = {131,   -233, 139,  -248,  248,  -1404, 412,  -1731,
+                                     601,   -88,  116,  -643,  10529, 1709, 84,   -7302,
+                                     126,   -186, 128,  -189,  210,  -913,  305,  -1103,
+                                     217,   -158, 122,  -285,  6140, 942,   -51,  -7419};
+  Graph g;
+  g.source_path = "tconv16.tflite";
+  g.subgraphs.emplace_back();
+  Subgraph& sg = g.main();
+  auto constant = [&](Tensor t, const void* p, size_t n) {
+    t.data = g.AddConstData(std::vector<uint8_t>(static_cast<const uint8_t*>(p),
+                                                 static_cast<const uint8_t*>(p) + n));
+    return t;
+  };
+  Tensor shape;
+  shape.name = "shape";
+  shape.dtype = DType::kInt32;
+  shape.shape = {4};
+  Tensor filter = Q({2, 2, 2, 2}, DType::kInt8, 0.01f, 0, "filter");
+  filter.quant.scale = {0.01f, 0.02f};
+  filter.quant.zero_point = {0, 0};
+  Tensor bias = Q({2}, DType::kInt64, 0.0f, 0, "bias");
+  bias.quant.scale = {0.0005f * 0.01f, 0.0005f * 0.02f};
+  bias.quant.zero_point = {0, 0};
+  sg.tensors = {constant(shape, kShape, sizeof(kShape)),
+                constant(filter, kFilter, sizeof(kFilter)),
+                Q({1, 2, 2, 2}, DType::kInt16, 0.0005f, 0, "x"),
+                constant(bias, kBias, sizeof(kBias)),
+                Q({1, 4, 4, 2}, DType::kInt16, 0.004f, 0, "y")};
+  Operator op;
+  op.kind = OpKind::kTransposeConv;
+  op.attrs = TransposeConvAttrs{Padding::kValid, 2, 2, Activation::kNone};
+  op.inputs = {0, 1, 2, 3};
+  op.outputs = {4};
+  sg.ops.push_back(op);
+  sg.inputs = {2};
+  sg.outputs = {4};
+  REQUIRE(ValidateGraph(g).ok());
+  auto exec = Executor::Create(g);
+  INFO((exec.ok() ? std::string("ok") : std::string(exec.status().message())));
+  REQUIRE(exec.ok());
+  HostTensor in{DType::kInt16, {1, 2, 2, 2}, std::vector<uint8_t>(16)};
+  std::memcpy(in.bytes.data(), x.data(), 16);
+  auto out = (*exec)->Run({in});
+  REQUIRE(out.ok());
+  std::vector<int16_t> y(32);
+  REQUIRE((*out)[0].bytes.size() == 64);
+  std::memcpy(y.data(), (*out)[0].bytes.data(), 64);
+  CHECK(y == want);
 }
 
 }  // namespace

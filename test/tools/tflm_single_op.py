@@ -11,7 +11,8 @@ Optional (not part of the required tests); needs
 
 Ops: `quantize` cycles through TFLite Micro's integer QUANTIZE pairs (uint8->int8, int8->uint8,
 int32->int16/int8, int16->int32, int8->int32/int16, int16->int8); `sub16` is int16 SUB with
-random broadcasting and scales; `sub8` the same in int8 with zero points.
+random broadcasting and scales; `sub8` the same in int8 with zero points; `tconv16` is
+TRANSPOSE_CONV 16x8 (per-channel int8 filter, int64 bias, SAME/VALID, strides 1-2).
 """
 import argparse
 import glob
@@ -43,7 +44,7 @@ def tensor(shape, ttype, scale, zp, buf, name):
     return t
 
 
-def model(op_code, tensors, inputs, outputs, opt_type=0, opt=None):
+def model(op_code, tensors, inputs, outputs, opt_type=0, opt=None, data=None):
     m = s.ModelT()
     m.version = 3
     oc = s.OperatorCodeT()
@@ -58,6 +59,10 @@ def model(op_code, tensors, inputs, outputs, opt_type=0, opt=None):
     sg.operators = [op]
     m.subgraphs = [sg]
     m.buffers = [s.BufferT() for _ in range(len(tensors) + 1)]
+    for i, arr in (data or {}).items():  # constant tensors: tensor i reads buffer i + 1
+        m.buffers[i + 1].data = list(np.ascontiguousarray(arr).view(np.uint8).flatten())
+    op.inputs = [i if i >= 0 else -1 for i in inputs]
+    sg.inputs = [i for i in inputs if i >= 0 and i not in (data or {})]
     b = flatbuffers.Builder(1024)
     b.Finish(m.Pack(b), file_identifier=b"TFL3")
     return bytes(b.Output())
@@ -107,6 +112,36 @@ def sub_case(rng, int16=True):
     return model(41, ts, [0, 1], [2], s.BuiltinOptions.SubOptions, opt), [a, b], (s1, s2, so)
 
 
+def tconv16_case(rng):
+    n, h, w, c = 1, int(rng.integers(1, 5)), int(rng.integers(1, 5)), int(rng.integers(1, 6))
+    oc, kh, kw = int(rng.integers(1, 5)), int(rng.integers(1, 4)), int(rng.integers(1, 4))
+    sh, sw = int(rng.integers(1, 3)), int(rng.integers(1, 3))
+    same = rng.random() < 0.5
+    oh = h * sh if same else (h - 1) * sh + kh
+    ow = w * sw if same else (w - 1) * sw + kw
+    si = float(np.float32(10 ** rng.uniform(-4, -2)))
+    sf = [float(np.float32(10 ** rng.uniform(-3, -1))) for _ in range(oc)]
+    so = float(np.float32(10 ** rng.uniform(-3, -1)))
+    x = rng.integers(-32768, 32768, size=[n, h, w, c]).astype(np.int16)
+    f = rng.integers(-127, 128, size=[oc, kh, kw, c]).astype(np.int8)
+    bias = rng.integers(-(1 << 20), 1 << 20, size=[oc]).astype(np.int64)
+    shape = np.array([n, oh, ow, oc], np.int32)
+    ft = tensor([oc, kh, kw, c], T.INT8, 0.0, 0, 2, "filter")
+    ft.quantization.scale, ft.quantization.zeroPoint = sf, [0] * oc
+    ft.quantization.quantizedDimension = 0
+    bt = tensor([oc], T.INT64, 0.0, 0, 4, "bias")
+    bt.quantization.scale, bt.quantization.zeroPoint = [si * v for v in sf], [0] * oc
+    ts = [tensor([4], T.INT32, 0.0, 0, 1, "shape"), ft, tensor([n, h, w, c], T.INT16, si, 0, 3, "x"),
+          bt, tensor([n, oh, ow, oc], T.INT16, so, 0, 5, "y")]
+    ts[0].quantization = None
+    opt = s.TransposeConvOptionsT()
+    opt.padding = 0 if same else 1
+    opt.strideH, opt.strideW = sh, sw
+    mb = model(67, ts, [0, 1, 2, 3], [4], s.BuiltinOptions.TransposeConvOptions, opt,
+               data={0: shape, 1: f, 3: bias})
+    return mb, [x], (h, w, c, oc, kh, kw, sh, sw, same)
+
+
 PAIRS = [(T.UINT8, np.uint8, T.INT8), (T.INT8, np.int8, T.UINT8), (T.INT32, np.int32, T.INT16),
          (T.INT32, np.int32, T.INT8), (T.INT16, np.int16, T.INT32), (T.INT8, np.int8, T.INT32),
          (T.INT8, np.int8, T.INT16), (T.INT16, np.int16, T.INT8)]
@@ -135,7 +170,7 @@ def quantize_case(rng, c):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--mica", required=True)
-    p.add_argument("--op", choices=["quantize", "sub16", "sub8"], required=True)
+    p.add_argument("--op", choices=["quantize", "sub16", "sub8", "tconv16"], required=True)
     p.add_argument("--cases", type=int, default=100)
     p.add_argument("--seed", type=int, default=1)
     a = p.parse_args()
@@ -145,6 +180,8 @@ def main():
     for c in range(a.cases):
         if a.op == "quantize":
             mb, ins, what = quantize_case(rng, c)
+        elif a.op == "tconv16":
+            mb, ins, what = tconv16_case(rng)
         else:
             mb, ins, what = sub_case(rng, int16=a.op == "sub16")
         ref = run_tflm(mb, ins)
