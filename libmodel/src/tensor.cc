@@ -13,6 +13,7 @@ std::string_view DTypeName(DType t) {
     case DType::kBool: return "bool";
     case DType::kInt4: return "int4";
     case DType::kFloat16: return "float16";
+    case DType::kUInt32: return "uint32";
   }
   return "unknown";
 }
@@ -27,7 +28,8 @@ size_t DTypeBytes(DType t, int64_t count) {
     case DType::kInt16:
     case DType::kFloat16: return 2 * n;
     case DType::kFloat32:
-    case DType::kInt32: return 4 * n;
+    case DType::kInt32:
+    case DType::kUInt32: return 4 * n;
     case DType::kInt64: return 8 * n;
     case DType::kInt4: return (n + 1) / 2;
   }

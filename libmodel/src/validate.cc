@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "mica/base/status_macros.h"
 #include "mica/model/load.h"
 #include "mica/model/op_info.h"
+#include "mica/model/shape_inference.h"
 
 namespace mica {
 namespace internal {
@@ -48,7 +50,7 @@ namespace {
 using internal::QuoteForMessage;
 
 bool IsKnownDType(DType t) {
-  return static_cast<uint8_t>(t) <= static_cast<uint8_t>(DType::kFloat16);
+  return static_cast<uint8_t>(t) <= static_cast<uint8_t>(DType::kUInt32);
 }
 bool IsKnownPadding(Padding p) { return p == Padding::kSame || p == Padding::kValid; }
 bool IsKnownActivation(Activation a) {
@@ -157,10 +159,9 @@ class Validator {
         return fail(absl::StrCat(q.scale.size(), " scales along axis ", q.axis, " of shape ",
                                  ShapeString(tensor.shape), " (needs ", tensor.shape[q.axis], ")"));
       }
-    } else if (q.axis < 0 || (q.axis > 0 && q.axis >= rank)) {
-      return fail(
-          absl::StrCat("quantized axis ", q.axis, " is outside shape ", ShapeString(tensor.shape)));
     }
+    // Per-tensor quantization has no axis: TFLite Micro and Vela ignore quantized_dimension
+    // there (converters write e.g. 3 on rank-1 biases), so any value is accepted.
     int64_t zp_min = std::numeric_limits<int64_t>::min();
     int64_t zp_max = std::numeric_limits<int64_t>::max();
     switch (tensor.dtype) {
@@ -388,6 +389,90 @@ class Validator {
     return absl::OkStatus();
   }
 
+  // The declared output shapes against shape inference (where mica implements it), RESHAPE's
+  // element count, constant GATHER indices: what execution relies on, checked once for every
+  // command. Liberal where TFLite Micro is: a dimension the file marks dynamic (-1 in the shape
+  // signature) may differ, and an output may drop or add size-1 dimensions (a view of the
+  // same elements, as converters write for FULLY_CONNECTED and reductions).
+  absl::Status CheckShapes(size_t s, size_t o) const {
+    const Subgraph& sg = graph_.subgraphs[s];
+    const Operator& op = sg.ops[o];
+    auto fail = [&](const std::string& what) { return Error(OpWhere(s, o) + what); };
+    if (op.kind == OpKind::kOpaque || op.outputs.empty()) return absl::OkStatus();
+    const Tensor* in0 = In(sg, op, 0);
+    const Tensor& out0 = sg.tensors[op.outputs[0]];
+    if (op.kind == OpKind::kReshape) {
+      // TFLite Micro takes the output tensor's shape and checks only the element count.
+      if (in0 != nullptr && in0->num_elements() != out0.num_elements()) {
+        return fail(absl::StrCat("cannot reshape ", ShapeString(in0->shape), " (",
+                                 in0->num_elements(), " elements) to output ",
+                                 ShapeString(out0.shape), " (", out0.num_elements(),
+                                 " elements)"));
+      }
+      return absl::OkStatus();
+    }
+    if (op.kind == OpKind::kGather && in0 != nullptr) {
+      const Tensor* idx = In(sg, op, 1);
+      const int64_t rank = static_cast<int64_t>(in0->shape.size());
+      int64_t axis = op.Attrs<GatherAttrs>().axis;
+      if (axis < 0) axis += rank;
+      if (idx != nullptr && idx->is_constant() && axis >= 0 && axis < rank) {
+        const int64_t size = in0->shape[static_cast<size_t>(axis)];
+        const int64_t n = idx->num_elements();
+        for (int64_t i = 0; i < n; ++i) {
+          int64_t v = 0;
+          if (idx->dtype == DType::kInt32) {
+            int32_t x;
+            std::memcpy(&x, idx->data.bytes() + 4 * i, 4);
+            v = x;
+          } else if (idx->dtype == DType::kInt64) {
+            std::memcpy(&v, idx->data.bytes() + 8 * i, 8);
+          } else {
+            return fail(absl::StrCat("indices must be int32 or int64, not ",
+                                     std::string(DTypeName(idx->dtype))));
+          }
+          if (v < 0 || v >= size) {
+            return fail(absl::StrCat("constant index ", i, " is ", v, ", outside [0, ", size,
+                                     ") of axis ", axis, " of ", ShapeString(in0->shape)));
+          }
+        }
+      }
+    }
+    const absl::StatusOr<std::vector<std::vector<int32_t>>> inferred =
+        InferOutputShapes(sg, op);
+    if (!inferred.ok()) {
+      if (inferred.status().code() == absl::StatusCode::kUnimplemented) return absl::OkStatus();
+      std::string msg(inferred.status().message());
+      const std::string prefix = absl::StrCat(std::string(op.name()), ": ");
+      if (msg.compare(0, prefix.size(), prefix) == 0) msg.erase(0, prefix.size());
+      return fail(msg);
+    }
+    for (size_t i = 0; i < op.outputs.size() && i < inferred->size(); ++i) {
+      const Tensor& out = sg.tensors[op.outputs[i]];
+      const std::vector<int32_t>& want = (*inferred)[i];
+      if (out.shape == want) continue;
+      int64_t want_n = 1;
+      for (int32_t d : want) want_n *= d;
+      bool ok = false;
+      if (out.shape.size() != want.size()) {
+        ok = want_n == out.num_elements();  // the same elements, size-1 dimensions differ
+      } else {
+        ok = true;
+        for (size_t d = 0; d < want.size(); ++d) {
+          const bool dynamic =
+              d < out.shape_signature.size() && out.shape_signature[d] == -1;
+          if (out.shape[d] != want[d] && !dynamic) ok = false;
+        }
+      }
+      if (!ok) {
+        return fail(absl::StrCat("output ", i, " (", QuoteForMessage(out.name), ") has shape ",
+                                 ShapeString(out.shape), " but its inputs give ",
+                                 ShapeString(want)));
+      }
+    }
+    return absl::OkStatus();
+  }
+
   absl::Status CheckOp(size_t s, size_t o, std::vector<uint8_t>& available,
                        std::vector<uint8_t>& produced) const {
     const Subgraph& sg = graph_.subgraphs[s];
@@ -467,6 +552,7 @@ class Validator {
       produced[t] = 1;
     }
     MICA_RETURN_IF_ERROR(CheckAttrs(s, o));
+    MICA_RETURN_IF_ERROR(CheckShapes(s, o));
     for (int32_t t : op.outputs) available[t] = 1;
     return absl::OkStatus();
   }

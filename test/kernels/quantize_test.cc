@@ -1,7 +1,9 @@
 // QUANTIZE / DEQUANTIZE / requantization against <cmath> references.
 #include "mica/kernels/quantize.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <vector>
 
@@ -99,6 +101,98 @@ TEST_CASE("Requantize matches the reference for all type pairs", "[kernels][quan
     REQUIRE(kernels::Requantize(p, 100, a16.data(), o16.data()) == KernelStatus::kOk);
     for (int i = 0; i < 100; ++i) REQUIRE(o16[i] == ref(a16[i], -32768, 32767));
   }
+}
+
+
+// Real-valued requantization in double: round(s_in * (q - zp_in) / s_out) + zp_out, clamped.
+int64_t DoubleRequant(int64_t q, double s_in, int64_t zp_in, double s_out, int64_t zp_out,
+                      int64_t lo, int64_t hi) {
+  const double r = std::round(s_in * static_cast<double>(q - zp_in) / s_out);
+  return std::min<int64_t>(std::max<int64_t>(static_cast<int64_t>(r) + zp_out, lo), hi);
+}
+
+template <typename In, typename Out>
+void CheckRequantPair(ElemRng& rng, bool same_scale) {
+  constexpr int64_t kInLo = std::numeric_limits<In>::min(), kInHi = std::numeric_limits<In>::max();
+  constexpr int64_t kOutLo = std::numeric_limits<Out>::min();
+  constexpr int64_t kOutHi = std::numeric_limits<Out>::max();
+  const double s_in = rng.Real(1e-3, 2.0);
+  const double s_out = same_scale ? s_in : rng.Real(1e-3, 2.0);
+  // Zero points inside each type's range (the int32 side keeps well inside it).
+  auto zp = [&](int64_t lo, int64_t hi) {
+    return static_cast<int32_t>(rng.Uniform(static_cast<int32_t>(std::max<int64_t>(lo, -30000)),
+                                            static_cast<int32_t>(std::min<int64_t>(hi, 30000))));
+  };
+  kernels::RequantizeParams p;
+  p.input_zero_point = zp(kInLo, kInHi);
+  p.output_zero_point = zp(kOutLo, kOutHi);
+  p.output = testing::QuantizeRef(static_cast<double>(static_cast<float>(s_in)) /
+                                  static_cast<double>(static_cast<float>(s_out)));
+  const int n = 300;
+  std::vector<In> in(n);
+  for (int i = 0; i < n; ++i) {
+    const int64_t lo = std::max<int64_t>(kInLo, -(int64_t{1} << 18));
+    const int64_t hi = std::min<int64_t>(kInHi, int64_t{1} << 18);
+    in[i] = static_cast<In>(lo + static_cast<int64_t>(rng.Real(0, 1) * static_cast<double>(hi - lo)));
+  }
+  in[0] = static_cast<In>(kInLo > -(int64_t{1} << 18) ? kInLo : -(int64_t{1} << 18));
+  in[1] = static_cast<In>(kInHi < (int64_t{1} << 18) ? kInHi : (int64_t{1} << 18));
+  std::vector<Out> out(n);
+  REQUIRE(kernels::Requantize(p, n, in.data(), out.data()) == KernelStatus::kOk);
+  for (int i = 0; i < n; ++i) {
+    CAPTURE(i, int64_t{in[i]}, s_in, s_out, p.input_zero_point, p.output_zero_point);
+    // TFLite's arithmetic (independent reference)...
+    const int64_t ref = testing::RefClamp(
+        int64_t{testing::RefMultiplyByQuantizedMultiplier(in[i] - p.input_zero_point,
+                                                          p.output.multiplier, p.output.shift)} +
+            p.output_zero_point,
+        kOutLo, kOutHi);
+    REQUIRE(int64_t{out[i]} == ref);
+    // ...agrees with real arithmetic: exactly when the scales are equal, else within a rounding.
+    const int64_t real = DoubleRequant(in[i], static_cast<float>(s_in), p.input_zero_point,
+                                       static_cast<float>(s_out), p.output_zero_point, kOutLo,
+                                       kOutHi);
+    if (same_scale) {
+      REQUIRE(int64_t{out[i]} == real);
+    } else {
+      REQUIRE(std::abs(int64_t{out[i]} - real) <= 1);
+    }
+  }
+}
+
+TEST_CASE("Requantize covers TFLite Micro's integer pairs, exact against double math",
+          "[kernels][quantize]") {
+  const uint64_t seed = testing::TestSeed(0x9C);
+  CAPTURE(seed);
+  ElemRng rng(seed);
+  for (int iter = 0; iter < 20; ++iter) {
+    for (bool same : {true, false}) {
+      CheckRequantPair<uint8_t, int8_t>(rng, same);
+      CheckRequantPair<int8_t, uint8_t>(rng, same);
+      CheckRequantPair<int8_t, int32_t>(rng, same);
+      CheckRequantPair<int16_t, int32_t>(rng, same);
+      CheckRequantPair<int32_t, int8_t>(rng, same);
+      CheckRequantPair<int32_t, int16_t>(rng, same);
+      CheckRequantPair<int8_t, int16_t>(rng, same);
+      CheckRequantPair<int16_t, int8_t>(rng, same);
+    }
+  }
+  // The common model-input case: uint8 image data with zero point 128 to int8 with zero point
+  // 0 and the same scale is q - 128 for every value (and the reverse at outputs).
+  kernels::RequantizeParams p;
+  p.input_zero_point = 128;
+  p.output_zero_point = 0;
+  p.output = testing::QuantizeRef(1.0);
+  std::vector<uint8_t> u(256);
+  for (int i = 0; i < 256; ++i) u[i] = static_cast<uint8_t>(i);
+  std::vector<int8_t> s(256);
+  REQUIRE(kernels::Requantize(p, 256, u.data(), s.data()) == KernelStatus::kOk);
+  for (int i = 0; i < 256; ++i) REQUIRE(int{s[i]} == i - 128);
+  p.input_zero_point = 0;
+  p.output_zero_point = 128;
+  std::vector<uint8_t> back(256);
+  REQUIRE(kernels::Requantize(p, 256, s.data(), back.data()) == KernelStatus::kOk);
+  CHECK(back == u);
 }
 
 }  // namespace

@@ -97,6 +97,82 @@ TEST_CASE("TransposeConv: hand-computed stride-2 example and refused arguments",
   }
 }
 
+
+// TFLite's int16 transpose convolution: scatter into an int64 buffer, add the int64 bias, then
+// the int64 requantization (Q31 multiplier rounded to Q15, one rounding shift by 15 - shift).
+void TransposeConv16x8Reference(const TransposeConvParams& p, const testing::RandomQuant& q,
+                                const std::vector<int16_t>& in, const std::vector<int8_t>& f,
+                                const std::vector<int64_t>& bias, std::vector<int16_t>* out) {
+  std::vector<int64_t> acc(static_cast<size_t>(p.output.elements()), 0);
+  auto at = [](const Dims& d, int n, int y, int x, int c) {
+    return ((static_cast<int64_t>(n) * d.h + y) * d.w + x) * d.c + c;
+  };
+  for (int n = 0; n < p.input.n; ++n)
+    for (int iy = 0; iy < p.input.h; ++iy)
+      for (int ix = 0; ix < p.input.w; ++ix)
+        for (int ic = 0; ic < p.input.c; ++ic)
+          for (int ky = 0; ky < p.filter.h; ++ky)
+            for (int kx = 0; kx < p.filter.w; ++kx)
+              for (int oc = 0; oc < p.output.c; ++oc) {
+                const int oy = iy * p.stride.h - p.padding.h + ky;
+                const int ox = ix * p.stride.w - p.padding.w + kx;
+                if (oy < 0 || oy >= p.output.h || ox < 0 || ox >= p.output.w) continue;
+                acc[at(p.output, n, oy, ox, oc)] +=
+                    int64_t{in[at(p.input, n, iy, ix, ic)]} * f[at(p.filter, oc, ky, kx, ic)];
+              }
+  out->resize(acc.size());
+  for (size_t i = 0; i < acc.size(); ++i) {
+    const int oc = static_cast<int>(i % p.output.c);
+    const int64_t a = acc[i] + (bias.empty() ? 0 : bias[oc]);
+    const int32_t v = testing::RefMultiplyByQuantizedMultiplier64(a, q.mult[oc], q.shift[oc]);
+    (*out)[i] = static_cast<int16_t>(testing::RefClamp(v, p.activation.min, p.activation.max));
+  }
+}
+
+TEST_CASE("TransposeConv 16x8: every variant matches TFLite's int16 reference",
+          "[kernels][transpose_conv]") {
+  const uint64_t seed = testing::TestSeed(0x7C16);
+  CAPTURE(seed);
+  ConvRng rng(seed);
+  for (int i = 0; i < 120; ++i) {
+    CAPTURE(i);
+    TransposeConvParams p = RandomTransposeConv(rng);
+    p.input_offset = 0;
+    p.output_offset = 0;
+    p.activation = testing::RandomActivation(rng, -32768, 32767);
+    const auto in = rng.Fill<int16_t>(p.input.elements(), -32768, 32767);
+    const auto filter = rng.Fill<int8_t>(p.filter.elements(), -127, 127);
+    std::vector<int64_t> bias;
+    if (!rng.Chance(0.1)) {
+      for (int32_t c = 0; c < p.output.c; ++c) {
+        bias.push_back(int64_t{rng.Uniform(-2000000000, 2000000000)} * rng.Uniform(1, 16));
+      }
+    }
+    const int64_t taps = int64_t{p.filter.h} * p.filter.w * p.input.c /
+                         (int64_t{p.stride.h} * p.stride.w) + 1;
+    const auto q = testing::MakeQuant(rng, p.output.c, testing::AccBits(taps, 16), 14);
+    std::vector<int16_t> want;
+    TransposeConv16x8Reference(p, q, in, filter, bias, &want);
+    for (const auto& v : TransposeConv16x8Variants()) {
+      CAPTURE(v.name);
+      std::vector<int16_t> got(want.size(), 0x5555);
+      testing::ScratchBuffer s(TransposeConv16x8ScratchBytes(p, v.isa));
+      REQUIRE(v.fn(p, q.view(), in.data(), filter.data(), bias.empty() ? nullptr : bias.data(),
+                   got.data(), s.get()) == KernelStatus::kOk);
+      REQUIRE(got == want);
+    }
+  }
+  // Offsets are refused in 16x8 (TFLite's int16 zero points are 0).
+  TransposeConvParams p = RandomTransposeConv(rng);
+  p.input_offset = 3;
+  p.activation = {-32768, 32767};
+  const auto q = testing::MakeQuant(rng, p.output.c, 20, 14);
+  std::vector<int16_t> in(p.input.elements()), out(p.output.elements());
+  std::vector<int8_t> f(p.filter.elements());
+  CHECK(TransposeConv16x8(p, q.view(), in.data(), f.data(), nullptr, out.data(), {}) ==
+        KernelStatus::kArgError);
+}
+
 }  // namespace
 }  // namespace kernels
 }  // namespace mica

@@ -31,10 +31,18 @@ OnnxBuilder SmallModel() {
   return b;
 }
 
+// The error of a refused model, or, for a model that loads with unsupported nodes as opaque
+// operators (unsupported is not invalid), their reasons, which name the node.
 std::string LoadError(const OnnxBuilder& b) {
   auto g = b.Load();
-  REQUIRE_FALSE(g.ok());
-  return std::string(g.status().message());
+  if (!g.ok()) return std::string(g.status().message());
+  std::string reasons;
+  for (const Operator& op : g->main().ops) {
+    if (op.kind == OpKind::kOpaque) reasons += op.opaque_reason + "\n";
+  }
+  INFO("loaded without opaque operators");
+  REQUIRE_FALSE(reasons.empty());
+  return reasons;
 }
 
 TEST_CASE("onnx hostile: the small model itself loads") {

@@ -317,11 +317,12 @@ TEST_CASE("ValidateGraph: the tensor size cap holds without overflow", "[validat
     g.main().tensors[1].shape = shape;
     CHECK_THAT(Error(g), Catch::Contains("exceeds mica's limit"));
   }
-  g.main().tensors[1].shape = {0, 2147483647, 2147483647};  // zero elements: fine
-  CHECK(Error(g) == "");
-  g.main().tensors[1].dtype = DType::kInt8;
-  g.main().tensors[1].shape = {1 << 15, 1 << 16};  // exactly 2^31 bytes: the cap itself
-  CHECK(Error(g) == "");
+  // (input and output agree: the declared output shape is checked against the input's)
+  g.main().tensors[0].shape = g.main().tensors[1].shape = {0, 2147483647, 2147483647};
+  CHECK(Error(g) == "");  // zero elements: fine
+  g.main().tensors[0].dtype = g.main().tensors[1].dtype = DType::kInt8;
+  g.main().tensors[0].shape = g.main().tensors[1].shape = {1 << 15, 1 << 16};
+  CHECK(Error(g) == "");  // exactly 2^31 bytes: the cap itself
 }
 
 }  // namespace

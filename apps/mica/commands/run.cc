@@ -100,6 +100,7 @@ double Element(const std::vector<uint8_t>& b, DType t, size_t i) {
     case DType::kBool: return b[i];
     case DType::kInt16: { int16_t v; std::memcpy(&v, &b[2 * i], 2); return v; }
     case DType::kInt32: { int32_t v; std::memcpy(&v, &b[4 * i], 4); return v; }
+    case DType::kUInt32: { uint32_t v; std::memcpy(&v, &b[4 * i], 4); return v; }
     case DType::kInt64: { int64_t v; std::memcpy(&v, &b[8 * i], 8); return static_cast<double>(v); }
     case DType::kFloat32: { float v; std::memcpy(&v, &b[4 * i], 4); return v; }
     default: return b[i];

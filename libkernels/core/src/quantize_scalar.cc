@@ -46,6 +46,10 @@ KernelStatus DequantizeT(const AffineQuant& q, int32_t n, const T* in, float* ou
   return KernelStatus::kOk;
 }
 
+inline int32_t WrappingAdd(int32_t a, int32_t b) {
+  return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
+}
+
 template <typename In, typename Out>
 KernelStatus RequantizeT(const RequantizeParams& p, int32_t n, const In* in, Out* out) {
   if (n < 0 || p.output.shift > 31 || p.output.shift < -31) return KernelStatus::kArgError;
@@ -54,10 +58,10 @@ KernelStatus RequantizeT(const RequantizeParams& p, int32_t n, const In* in, Out
   constexpr int32_t kLo = std::numeric_limits<Out>::min();
   constexpr int32_t kHi = std::numeric_limits<Out>::max();
   for (int32_t i = 0; i < n; ++i) {
-    const int32_t v = internal::MultiplyByQuantizedMultiplier(in[i] - p.input_zero_point,
-                                                              p.output.multiplier,
-                                                              p.output.shift) +
-                      p.output_zero_point;
+    const int32_t x = WrappingAdd(static_cast<int32_t>(in[i]), -p.input_zero_point);
+    const int32_t v = WrappingAdd(
+        internal::MultiplyByQuantizedMultiplier(x, p.output.multiplier, p.output.shift),
+        p.output_zero_point);
     out[i] = static_cast<Out>(internal::Clamp(v, kLo, kHi));
   }
   return KernelStatus::kOk;
@@ -80,13 +84,31 @@ KernelStatus Dequantize16(const AffineQuant& q, int32_t n, const int16_t* in, fl
 KernelStatus Requantize(const RequantizeParams& p, int32_t n, const int8_t* in, int8_t* out) {
   return RequantizeT(p, n, in, out);
 }
+KernelStatus Requantize(const RequantizeParams& p, int32_t n, const int8_t* in, uint8_t* out) {
+  return RequantizeT(p, n, in, out);
+}
 KernelStatus Requantize(const RequantizeParams& p, int32_t n, const int8_t* in, int16_t* out) {
+  return RequantizeT(p, n, in, out);
+}
+KernelStatus Requantize(const RequantizeParams& p, int32_t n, const int8_t* in, int32_t* out) {
+  return RequantizeT(p, n, in, out);
+}
+KernelStatus Requantize(const RequantizeParams& p, int32_t n, const uint8_t* in, int8_t* out) {
   return RequantizeT(p, n, in, out);
 }
 KernelStatus Requantize(const RequantizeParams& p, int32_t n, const int16_t* in, int8_t* out) {
   return RequantizeT(p, n, in, out);
 }
 KernelStatus Requantize(const RequantizeParams& p, int32_t n, const int16_t* in, int16_t* out) {
+  return RequantizeT(p, n, in, out);
+}
+KernelStatus Requantize(const RequantizeParams& p, int32_t n, const int16_t* in, int32_t* out) {
+  return RequantizeT(p, n, in, out);
+}
+KernelStatus Requantize(const RequantizeParams& p, int32_t n, const int32_t* in, int8_t* out) {
+  return RequantizeT(p, n, in, out);
+}
+KernelStatus Requantize(const RequantizeParams& p, int32_t n, const int32_t* in, int16_t* out) {
   return RequantizeT(p, n, in, out);
 }
 

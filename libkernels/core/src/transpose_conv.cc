@@ -10,7 +10,8 @@ namespace kernels {
 namespace internal {
 
 KernelStatus CheckTransposeConv(const TransposeConvParams& p, const PerChannelRequant& quant,
-                                const void* input, const void* filter, void* output) {
+                                const void* input, const void* filter, void* output,
+                                bool wide) {
   if (input == nullptr || filter == nullptr || output == nullptr) return KernelStatus::kArgError;
   if (!DimsOk(p.input) || !DimsOk(p.filter) || !DimsOk(p.output)) return KernelStatus::kArgError;
   if (p.output.n != p.input.n || p.filter.n != p.output.c || p.filter.c != p.input.c) {
@@ -21,8 +22,7 @@ KernelStatus CheckTransposeConv(const TransposeConvParams& p, const PerChannelRe
       int64_t{p.output.w} + p.padding.w > INT32_MAX / 2) {
     return KernelStatus::kArgError;
   }
-  if (!ChannelQuantOk(p.input_offset, p.output_offset, p.activation, quant, p.output.c,
-                      /*wide=*/false)) {
+  if (!ChannelQuantOk(p.input_offset, p.output_offset, p.activation, quant, p.output.c, wide)) {
     return KernelStatus::kArgError;
   }
   return KernelStatus::kOk;
@@ -47,6 +47,24 @@ VariantList<TransposeConvFn> TransposeConvVariants() {
   static constexpr Variant<TransposeConvFn> kVariants[] = {
       MICA_KERNELS_VARIANT_SCALAR(internal::TransposeConvScalar)
       MICA_KERNELS_VARIANT_DSP(internal::TransposeConvDsp)};
+  return MICA_KERNELS_VARIANT_LIST(kVariants);
+}
+
+size_t TransposeConv16x8ScratchBytes(const TransposeConvParams& params, Isa isa) {
+  (void)params;
+  (void)isa;
+  return 0;
+}
+
+KernelStatus TransposeConv16x8(const TransposeConvParams& params, const PerChannelRequant& quant,
+                               const int16_t* input, const int8_t* filter, const int64_t* bias,
+                               int16_t* output, Scratch scratch) {
+  return internal::TransposeConv16x8Scalar(params, quant, input, filter, bias, output, scratch);
+}
+
+VariantList<TransposeConv16x8Fn> TransposeConv16x8Variants() {
+  static constexpr Variant<TransposeConv16x8Fn> kVariants[] = {
+      MICA_KERNELS_VARIANT_SCALAR(internal::TransposeConv16x8Scalar)};
   return MICA_KERNELS_VARIANT_LIST(kVariants);
 }
 

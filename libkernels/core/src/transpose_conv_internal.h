@@ -18,8 +18,15 @@ KernelStatus TransposeConvDsp(const TransposeConvParams& params, const PerChanne
                               const int8_t* input, const int8_t* filter, const int32_t* bias,
                               int8_t* output, Scratch scratch);
 
+KernelStatus TransposeConv16x8Scalar(const TransposeConvParams& params,
+                                     const PerChannelRequant& quant, const int16_t* input,
+                                     const int8_t* filter, const int64_t* bias, int16_t* output,
+                                     Scratch scratch);
+
+// `wide`: the 16x8 form (no offsets, int16 activation range).
 KernelStatus CheckTransposeConv(const TransposeConvParams& p, const PerChannelRequant& quant,
-                                const void* input, const void* filter, void* output);
+                                const void* input, const void* filter, void* output,
+                                bool wide = false);
 
 // Taps of one axis that reach output coordinate `o`: k = first, first + stride, ... < end,
 // reading input coordinate (o + pad - k) / stride, which lies in [0, in_size).

@@ -377,9 +377,10 @@ absl::StatusOr<KernelPtr> LowerTransposeConvInt(const LowerContext& ctx) {
   const Tensor& w = ctx.input(1);
   const Tensor& x = ctx.input(2);
   const Tensor& y = ctx.output(0);
-  if (x.dtype != DType::kInt8 || w.dtype != DType::kInt8 || y.dtype != DType::kInt8) {
-    return ctx.Unimplemented("only int8 transpose convolution is supported (got ", DT(x.dtype),
-                             ")");
+  MICA_RETURN_IF_ERROR(RequireInt8Filter(ctx, w));
+  if (x.dtype != y.dtype || (x.dtype != DType::kInt8 && x.dtype != DType::kInt16)) {
+    return ctx.Unimplemented("transpose convolution runs int8 and 16x8 (got ", DT(x.dtype),
+                             " -> ", DT(y.dtype), ")");
   }
   const auto& a = ctx.op.Attrs<TransposeConvAttrs>();
   kernels::TransposeConvParams p;
@@ -393,9 +394,11 @@ absl::StatusOr<KernelPtr> LowerTransposeConvInt(const LowerContext& ctx) {
   static const Body<kernels::TransposeConvParams, kernels::TransposeConvFn> b8{
       "TransposeConv", &kernels::TransposeConvVariants, &kernels::TransposeConv,
       &kernels::TransposeConvScratchBytes};
-  return LowerQuantizedConvLike<kernels::TransposeConvParams, kernels::TransposeConvFn,
-                                std::nullptr_t>(ctx, "transpose convolution", p, std::move(q),
-                                                p.output.c, Operands{2, 3}, b8, nullptr);
+  static const Body<kernels::TransposeConvParams, kernels::TransposeConv16x8Fn> b16{
+      "TransposeConv16x8", &kernels::TransposeConv16x8Variants, &kernels::TransposeConv16x8,
+      &kernels::TransposeConv16x8ScratchBytes};
+  return LowerQuantizedConvLike(ctx, "transpose convolution", p, std::move(q), p.output.c,
+                                Operands{2, 3}, b8, &b16);
 }
 
 absl::StatusOr<KernelPtr> LowerFullyConnectedInt(const LowerContext& ctx) {

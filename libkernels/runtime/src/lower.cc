@@ -28,6 +28,7 @@ size_t ElementBytes(DType t) {
     case DType::kBool: return 1;
     case DType::kInt4: return 1;
     case DType::kFloat16: return 2;
+    case DType::kUInt32: return 4;
   }
   return 1;
 }
@@ -181,6 +182,16 @@ absl::StatusOr<KernelPtr> LowerOp(const LowerContext& ctx) {
   }
   const OpFamily family = FamilyOf(op.kind);
   if (family == OpFamily::kDataMovement) return LowerDataMovement(ctx);
+  // uint32 tensors (signal-processing front ends) load and are estimated; no kernel runs them.
+  for (int i = 0; i < ctx.num_inputs() + ctx.num_outputs(); ++i) {
+    const bool is_in = i < ctx.num_inputs();
+    if (is_in && !ctx.HasInput(i)) continue;
+    const Tensor& t = is_in ? ctx.input(i) : ctx.output(i - ctx.num_inputs());
+    if (t.dtype == DType::kUInt32) {
+      return ctx.Unimplemented("no kernel for ", OpName(op), " with uint32 ",
+                               is_in ? "input '" : "output '", t.name, "'");
+    }
+  }
   // Every other family reads input 0.
   if (!ctx.HasInput(0)) return ctx.Invalid("input 0 is missing");
   if (family == OpFamily::kQuantization) return LowerQuantization(ctx);

@@ -23,7 +23,7 @@ struct DescrEntry {
 constexpr DescrEntry kDescrs[] = {
     {"<f4", DType::kFloat32}, {"|i1", DType::kInt8},  {"|u1", DType::kUInt8},
     {"<i2", DType::kInt16},   {"<i4", DType::kInt32}, {"<i8", DType::kInt64},
-    {"|b1", DType::kBool},    {"<f2", DType::kFloat16},
+    {"|b1", DType::kBool},    {"<f2", DType::kFloat16}, {"<u4", DType::kUInt32},
 };
 
 // Returns the text after `key` in the header dict, up to the next top-level comma.

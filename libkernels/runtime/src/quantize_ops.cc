@@ -1,8 +1,7 @@
 // The quantization family: QUANTIZE (float32 -> int8/uint8/int16) and DEQUANTIZE (int8/uint8/
 // int16 -> float32), with TFLite's reference arithmetic: q = clamp(round(x / scale) +
 // zero_point) with the division in float32 and round half away from zero; x = scale * (q -
-// zero_point). QUANTIZE between integer types is TFLite's requantize (kernel core, or a host
-// loop for an int32 output).
+// zero_point). QUANTIZE between integer types is TFLite's requantize (kernel core).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -123,47 +122,15 @@ absl::StatusOr<KernelPtr> LowerFloatConversion(const LowerContext& ctx) {
 
 // ---- requantize -------------------------------------------------------------------------------
 
-// TFLite's reference MultiplyByQuantizedMultiplier (double rounding), for the host-only
-// int32-output requantize below (the kernel core has no int32 output).
-int32_t HostMbqm(int32_t x, int32_t multiplier, int32_t shift) {
-  const int left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
-  const int32_t a = static_cast<int32_t>(static_cast<uint32_t>(x) << left);
-  int32_t high;
-  if (a == multiplier && a == std::numeric_limits<int32_t>::min()) {
-    high = std::numeric_limits<int32_t>::max();
-  } else {
-    const int64_t ab = static_cast<int64_t>(a) * multiplier;
-    const int64_t nudge = ab >= 0 ? (int64_t{1} << 30) : (1 - (int64_t{1} << 30));
-    high = static_cast<int32_t>((ab + nudge) / (int64_t{1} << 31));
-  }
-  const int32_t mask = static_cast<int32_t>((int64_t{1} << right) - 1);
-  const int32_t rem = high & mask;
-  const int32_t threshold = (mask >> 1) + (high < 0 ? 1 : 0);
-  return (high >> right) + (rem > threshold ? 1 : 0);
+template <typename In, typename Out>
+KernelPtr MakeRequantize(const LowerContext& ctx, const kernels::RequantizeParams& p) {
+  return MakeUnary<In, Out>(ctx, "Requantize", [p](int32_t n, const In* i, Out* o) {
+    return kernels::Requantize(p, n, i, o);
+  });
 }
 
-// QUANTIZE int8/int16 -> int32 (TFLite Micro's reference Requantize with an int32 output).
-template <typename In>
-class RequantizeToInt32Kernel : public OpKernel {
- public:
-  kernels::RequantizeParams p;
-  int64_t n = 0;
-  int32_t in = 0, out = 0;
-  absl::Status Eval(const EvalContext& ctx) override {
-    const In* x = ctx.In<In>(in);
-    int32_t* y = ctx.Out<int32_t>(out);
-    for (int64_t i = 0; i < n; ++i) {
-      const int64_t v = static_cast<int64_t>(HostMbqm(x[i] - p.input_zero_point,
-                                                      p.output.multiplier, p.output.shift)) +
-                        p.output_zero_point;
-      y[i] = static_cast<int32_t>(std::min<int64_t>(
-          std::max<int64_t>(v, std::numeric_limits<int32_t>::min()),
-          std::numeric_limits<int32_t>::max()));
-    }
-    return absl::OkStatus();
-  }
-};
-
+// The integer pairs TFLite Micro's QUANTIZE runs, with its multiplier rule:
+// QuantizeMultiplier(double(s_in) / double(s_out)).
 absl::StatusOr<KernelPtr> LowerRequantize(const LowerContext& ctx) {
   const Tensor& x = ctx.input(0);
   const Tensor& y = ctx.output(0);
@@ -174,42 +141,20 @@ absl::StatusOr<KernelPtr> LowerRequantize(const LowerContext& ctx) {
   p.input_zero_point = ZeroPoint(x);
   p.output_zero_point = ZeroPoint(y);
   p.output = Multiplier(static_cast<double>(Scale(x)) / static_cast<double>(Scale(y)));
-  auto is = [](const Tensor& t, DType d) { return t.dtype == d; };
-  if (is(x, DType::kInt8) && is(y, DType::kInt8)) {
-    return MakeUnary<int8_t, int8_t>(ctx, "Requantize", [p](int32_t n, const int8_t* i, int8_t* o) {
-      return kernels::Requantize(p, n, i, o);
-    });
-  }
-  if (is(x, DType::kInt8) && is(y, DType::kInt16)) {
-    return MakeUnary<int8_t, int16_t>(ctx, "Requantize",
-                                      [p](int32_t n, const int8_t* i, int16_t* o) {
-                                        return kernels::Requantize(p, n, i, o);
-                                      });
-  }
-  if (is(x, DType::kInt16) && is(y, DType::kInt8)) {
-    return MakeUnary<int16_t, int8_t>(ctx, "Requantize",
-                                      [p](int32_t n, const int16_t* i, int8_t* o) {
-                                        return kernels::Requantize(p, n, i, o);
-                                      });
-  }
-  if (is(x, DType::kInt16) && is(y, DType::kInt16)) {
-    return MakeUnary<int16_t, int16_t>(ctx, "Requantize",
-                                       [p](int32_t n, const int16_t* i, int16_t* o) {
-                                         return kernels::Requantize(p, n, i, o);
-                                       });
-  }
-  if ((is(x, DType::kInt8) || is(x, DType::kInt16)) && is(y, DType::kInt32)) {
-    auto fill = [&](auto k) -> KernelPtr {
-      k->p = p;
-      k->n = x.num_elements();
-      k->in = ctx.in_index(0);
-      k->out = ctx.out_index(0);
-      return KernelPtr(std::move(k));
-    };
-    if (is(x, DType::kInt8)) return fill(std::make_unique<RequantizeToInt32Kernel<int8_t>>());
-    return fill(std::make_unique<RequantizeToInt32Kernel<int16_t>>());
-  }
-  return ctx.Unimplemented(DT(x.dtype), " -> ", DT(y.dtype));
+  using D = DType;
+  const D from = x.dtype, to = y.dtype;
+  if (from == D::kInt8 && to == D::kInt8) return MakeRequantize<int8_t, int8_t>(ctx, p);
+  if (from == D::kInt8 && to == D::kUInt8) return MakeRequantize<int8_t, uint8_t>(ctx, p);
+  if (from == D::kInt8 && to == D::kInt16) return MakeRequantize<int8_t, int16_t>(ctx, p);
+  if (from == D::kInt8 && to == D::kInt32) return MakeRequantize<int8_t, int32_t>(ctx, p);
+  if (from == D::kUInt8 && to == D::kInt8) return MakeRequantize<uint8_t, int8_t>(ctx, p);
+  if (from == D::kInt16 && to == D::kInt8) return MakeRequantize<int16_t, int8_t>(ctx, p);
+  if (from == D::kInt16 && to == D::kInt16) return MakeRequantize<int16_t, int16_t>(ctx, p);
+  if (from == D::kInt16 && to == D::kInt32) return MakeRequantize<int16_t, int32_t>(ctx, p);
+  if (from == D::kInt32 && to == D::kInt8) return MakeRequantize<int32_t, int8_t>(ctx, p);
+  if (from == D::kInt32 && to == D::kInt16) return MakeRequantize<int32_t, int16_t>(ctx, p);
+  return ctx.Unimplemented(DT(from), " -> ", DT(to),
+                           " (TFLite Micro's QUANTIZE has no such integer pair either)");
 }
 
 }  // namespace

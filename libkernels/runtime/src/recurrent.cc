@@ -3,6 +3,7 @@
 // executor keeps between runs.
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "lower_util.h"
@@ -257,10 +258,147 @@ absl::StatusOr<KernelPtr> LowerLstm(const LowerContext& ctx) {
   return KernelPtr(std::move(k));
 }
 
+
+// ---- float32 LSTM (the fp32 fallback path) ---------------------------------------------------
+
+// TFLite's float UNIDIRECTIONAL_SEQUENCE_LSTM without peepholes, projection or layer norm
+// (CIFG allowed: no input gate, i = 1 - f): per step, each gate is W_x x + W_h h + b; i, f, o
+// pass the logistic, the cell gate the fused activation; c = f c + i g (clipped to +-cell_clip
+// when set); h = o act(c). Float arithmetic on the host; not bit-exact with TFLite's kernels.
+class FloatLstmKernel : public OpKernel {
+ public:
+  int32_t w_in[4] = {-1, -1, -1, -1}, w_rec[4] = {-1, -1, -1, -1}, bias[4] = {-1, -1, -1, -1};
+  int32_t in = 0, hidden = 0, cell = 0, out = 0;
+  int32_t steps = 0, batch = 0, input_size = 0, state = 0;
+  bool time_major = false;
+  float cell_clip = 0.f;
+  Activation act = Activation::kTanh;
+  absl::Status Eval(const EvalContext& ctx) override {
+    const float* x = ctx.In<float>(in);
+    float* h = ctx.Out<float>(hidden);
+    float* c = ctx.Out<float>(cell);
+    float* y = ctx.Out<float>(out);
+    auto apply = [&](float v) {
+      switch (act) {
+        case Activation::kRelu: return std::max(0.f, v);
+        case Activation::kRelu6: return std::min(6.f, std::max(0.f, v));
+        case Activation::kReluN1To1: return std::min(1.f, std::max(-1.f, v));
+        case Activation::kSignBit: return v < 0.f ? 1.f : 0.f;
+        case Activation::kNone: return v;
+        default: return std::tanh(v);
+      }
+    };
+    auto sigmoid = [](float v) { return 1.f / (1.f + std::exp(-v)); };
+    std::vector<float> gate(4 * static_cast<size_t>(state));
+    std::vector<float> h_prev(static_cast<size_t>(state));
+    for (int32_t t = 0; t < steps; ++t) {
+      for (int32_t b = 0; b < batch; ++b) {
+        const int64_t row = time_major ? int64_t{t} * batch + b : int64_t{b} * steps + t;
+        const float* xt = x + row * input_size;
+        float* hb = h + int64_t{b} * state;
+        float* cb = c + int64_t{b} * state;
+        std::copy(hb, hb + state, h_prev.begin());
+        for (int g = 0; g < 4; ++g) {
+          if (w_in[g] < 0) continue;  // CIFG: no input gate
+          const float* wi = ctx.In<float>(w_in[g]);
+          const float* wr = ctx.In<float>(w_rec[g]);
+          const float* bg = bias[g] >= 0 ? ctx.In<float>(bias[g]) : nullptr;
+          for (int32_t s = 0; s < state; ++s) {
+            float acc = bg != nullptr ? bg[s] : 0.f;
+            for (int32_t k = 0; k < input_size; ++k) acc += wi[int64_t{s} * input_size + k] * xt[k];
+            for (int32_t k = 0; k < state; ++k) acc += wr[int64_t{s} * state + k] * h_prev[k];
+            gate[g * state + s] = acc;
+          }
+        }
+        // Gates: 0 input, 1 forget, 2 cell, 3 output (TFLite's input order).
+        for (int32_t s = 0; s < state; ++s) {
+          const float f = sigmoid(gate[state + s]);
+          const float i = w_in[0] >= 0 ? sigmoid(gate[s]) : 1.f - f;
+          const float g = apply(gate[2 * state + s]);
+          const float o = sigmoid(gate[3 * state + s]);
+          float cs = f * cb[s] + i * g;
+          if (cell_clip > 0.f) cs = std::min(cell_clip, std::max(-cell_clip, cs));
+          cb[s] = cs;
+          hb[s] = o * apply(cs);
+        }
+        std::copy(hb, hb + state, y + row * state);
+      }
+    }
+    return absl::OkStatus();
+  }
+};
+
+absl::StatusOr<KernelPtr> LowerFloatLstm(const LowerContext& ctx) {
+  if (ctx.num_inputs() < 20) return ctx.Invalid("expects at least 20 inputs");
+  for (int i : {9, 10, 11, 16, 17, 20, 21, 22, 23}) {
+    if (ctx.HasInput(i)) {
+      return ctx.Unimplemented("float LSTM input ", i,
+                               " is present (peepholes, projection and layer norm are not "
+                               "supported)");
+    }
+  }
+  for (int i : {2, 3, 4, 6, 7, 8, 18, 19}) {
+    if (!ctx.HasInput(i)) return ctx.Invalid("LSTM input ", i, " is missing");
+  }
+  if (ctx.HasInput(1) != ctx.HasInput(5)) {
+    return ctx.Invalid("input gate weights must be both present or both absent (CIFG)");
+  }
+  const Tensor& x = ctx.input(0);
+  const Tensor& y = ctx.output(0);
+  const auto& a = ctx.op.Attrs<LstmAttrs>();
+  auto k = std::make_unique<FloatLstmKernel>();
+  if (x.shape.size() != 3) return ctx.Invalid("input must be 3-D");
+  k->time_major = a.time_major;
+  k->steps = a.time_major ? x.shape[0] : x.shape[1];
+  k->batch = a.time_major ? x.shape[1] : x.shape[0];
+  k->input_size = x.shape[2];
+  const Tensor& wf = ctx.input(2);
+  if (wf.shape.size() != 2 || wf.shape[1] != k->input_size) {
+    return ctx.Invalid("input weights do not match the input size");
+  }
+  k->state = wf.shape[0];
+  const int64_t bs = int64_t{k->batch} * k->state;
+  if (ctx.input(18).num_elements() != bs || ctx.input(19).num_elements() != bs ||
+      y.num_elements() != bs * k->steps) {
+    return ctx.Invalid("state or output sizes do not match");
+  }
+  for (int i = 0; i < ctx.num_inputs() && i < 20; ++i) {
+    if (ctx.HasInput(i) && ctx.input(i).dtype != DType::kFloat32) {
+      return ctx.Unimplemented("float LSTM input ", i, " is ", DT(ctx.input(i).dtype),
+                               " (hybrid LSTM is not supported)");
+    }
+  }
+  for (int g = 0; g < 4; ++g) {
+    if (!ctx.HasInput(1 + g)) continue;
+    const Tensor& w = ctx.input(1 + g);
+    const Tensor& r = ctx.input(5 + g);
+    if (w.num_elements() != int64_t{k->state} * k->input_size ||
+        r.num_elements() != int64_t{k->state} * k->state) {
+      return ctx.Invalid("gate weights have wrong sizes");
+    }
+    k->w_in[g] = ctx.in_index(1 + g);
+    k->w_rec[g] = ctx.in_index(5 + g);
+    if (ctx.HasInput(12 + g)) {
+      if (ctx.input(12 + g).num_elements() != k->state) return ctx.Invalid("gate bias size");
+      k->bias[g] = ctx.in_index(12 + g);
+    }
+  }
+  k->cell_clip = a.cell_clip;
+  k->act = a.activation;
+  k->in = ctx.in_index(0);
+  k->hidden = ctx.in_index(18);
+  k->cell = ctx.in_index(19);
+  k->out = ctx.out_index(0);
+  return KernelPtr(std::move(k));
+}
+
 }  // namespace
 
 absl::StatusOr<KernelPtr> LowerRecurrent(const LowerContext& ctx, bool fp32) {
-  if (fp32) return NoKernel(ctx, fp32);
+  if (fp32) {
+    if (ctx.op.kind == OpKind::kUnidirectionalSequenceLstm) return LowerFloatLstm(ctx);
+    return NoKernel(ctx, fp32);
+  }
   switch (ctx.op.kind) {
     case OpKind::kSvdf: return LowerSvdf(ctx);
     case OpKind::kUnidirectionalSequenceLstm: return LowerLstm(ctx);

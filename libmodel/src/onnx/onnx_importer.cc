@@ -305,9 +305,23 @@ absl::Status OnnxImporter::ReadInputs() {
       return absl::UnimplementedError(what + ": is not a tensor");
     }
     const auto& tt = in.type().tensor_type();
-    if (tt.elem_type() != onnx::TensorProto::FLOAT) {
-      return absl::UnimplementedError(absl::StrCat(
-          what, ": element type ", tt.elem_type(), " is not supported (float32 inputs only)"));
+    // Integer and bool inputs (indices, token ids, masks) load with their type: the nodes
+    // reading them are converted or loaded as opaque operators; `run` refuses what it cannot.
+    DType dtype = DType::kFloat32;
+    switch (tt.elem_type()) {
+      case onnx::TensorProto::FLOAT: break;
+      case onnx::TensorProto::FLOAT16: dtype = DType::kFloat16; break;
+      case onnx::TensorProto::INT8: dtype = DType::kInt8; break;
+      case onnx::TensorProto::UINT8: dtype = DType::kUInt8; break;
+      case onnx::TensorProto::INT16: dtype = DType::kInt16; break;
+      case onnx::TensorProto::INT32: dtype = DType::kInt32; break;
+      case onnx::TensorProto::UINT32: dtype = DType::kUInt32; break;
+      case onnx::TensorProto::INT64: dtype = DType::kInt64; break;
+      case onnx::TensorProto::BOOL: dtype = DType::kBool; break;
+      default:
+        return absl::UnimplementedError(absl::StrCat(
+            what, ": element type ", tt.elem_type(),
+            " is not supported (float, float16, integer and bool inputs are)"));
     }
     if (!tt.has_shape()) return absl::InvalidArgumentError(what + ": has no shape");
     Value v;
@@ -340,7 +354,8 @@ absl::Status OnnxImporter::ReadInputs() {
       }
     }
     v.nhwc = v.rank() == 4 && !(consumed && only_transposed);
-    MICA_ASSIGN_OR_RETURN(v.tensor, AddTensor(nullptr, in.name(), PhysShape(v)));
+    if (dtype != DType::kFloat32) v.nhwc = false;  // only float activations change layout
+    MICA_ASSIGN_OR_RETURN(v.tensor, AddTensor(nullptr, in.name(), PhysShape(v), dtype));
     if (symbolic_batch) {
       auto& t = sg_->tensors[v.tensor];
       t.shape_signature = t.shape;
@@ -399,9 +414,11 @@ absl::StatusOr<Graph> OnnxImporter::Import() {
 
   MICA_RETURN_IF_ERROR(ReadInitializers());
   MICA_RETURN_IF_ERROR(ReadInputs());
+  for (const auto& vi : graph_proto_.value_info()) declared_[vi.name()] = &vi.type();
+  for (const auto& out : graph_proto_.output()) declared_[out.name()] = &out.type();
   for (int i = 0; i < graph_proto_.node_size(); ++i) {
     NodeCtx n(graph_proto_.node(i), i, origin_);
-    MICA_RETURN_IF_ERROR(ConvertNode(n));
+    MICA_RETURN_IF_ERROR(ConvertOrOpaque(n));
   }
   MICA_RETURN_IF_ERROR(ReadOutputs());
   if (sg_->outputs.empty()) {
@@ -417,6 +434,141 @@ absl::StatusOr<Graph> OnnxImporter::Import() {
   pending_floats_.clear();
   MICA_RETURN_IF_ERROR(ValidateGraph(graph_));
   return std::move(graph_);
+}
+
+absl::Status OnnxImporter::ConvertOrOpaque(const NodeCtx& n) {
+  const auto& node = n.node();
+  bool reads_unknown = false;
+  for (const auto& name : node.input()) reads_unknown |= unknown_shape_.count(name) > 0;
+  // What a failed conversion may have added, to undo before loading the node as opaque.
+  const size_t n_tensors = sg_->tensors.size(), n_ops = sg_->ops.size();
+  std::vector<std::pair<std::string, int32_t>> input_tensors;
+  for (const auto& name : node.input()) {
+    auto it = values_.find(name);
+    if (it != values_.end()) input_tensors.emplace_back(name, it->second.tensor);
+  }
+  // The converters build float32 activations: a node reading an integer or bool activation
+  // (an integer graph input, an opaque node's output) is loaded as opaque.
+  for (const auto& name : node.input()) {
+    auto it = values_.find(name);
+    if (it == values_.end() || it->second.is_const || it->second.tensor == kNoTensor) continue;
+    const DType t = sg_->tensors[it->second.tensor].dtype;
+    if (t != DType::kFloat32 && node.output_size() > 0) {
+      return AddOpaque(n, absl::StrCat(n.label(), ": input '", name, "' is ",
+                                       std::string(DTypeName(t)),
+                                       "; mica's ONNX importer converts float32 activations"));
+    }
+  }
+  const absl::Status s = ConvertNode(n);
+  if (s.ok()) return s;
+  // Unsupported is not invalid; a node fed by a value of unknown shape cannot be checked.
+  if (s.code() != absl::StatusCode::kUnimplemented && !reads_unknown) return s;
+  if (node.output_size() == 0) return s;
+  sg_->ops.resize(std::min(sg_->ops.size(), n_ops));
+  sg_->tensors.resize(std::min(sg_->tensors.size(), n_tensors));
+  for (auto it = pending_floats_.begin(); it != pending_floats_.end();) {
+    it = it->first >= static_cast<int32_t>(n_tensors) ? pending_floats_.erase(it) : std::next(it);
+  }
+  for (auto* cache : {&nhwc_cache_, &plain_cache_, &memory_cache_}) {
+    for (auto it = cache->begin(); it != cache->end();) {
+      it = it->second >= static_cast<int32_t>(n_tensors) ? cache->erase(it) : std::next(it);
+    }
+  }
+  for (auto& [name, ops] : fusable_act_) {
+    ops.erase(std::remove_if(ops.begin(), ops.end(),
+                             [&](int32_t o) { return o >= static_cast<int32_t>(n_ops); }),
+              ops.end());
+  }
+  for (const auto& [name, tensor] : input_tensors) values_[name].tensor = tensor;
+  for (const auto& name : node.output()) {
+    values_.erase(name);
+    foldable_.erase(name);
+    fusable_act_.erase(name);
+  }
+  std::string reason(s.message());
+  const std::string prefix = absl::StrCat(origin_, ": ");
+  if (reason.compare(0, prefix.size(), prefix) == 0) reason.erase(0, prefix.size());
+  if (reads_unknown && s.code() != absl::StatusCode::kUnimplemented) {
+    reason = absl::StrCat("an input's shape is unknown (", reason, ")");
+  }
+  return AddOpaque(n, reason);
+}
+
+absl::Status OnnxImporter::AddOpaque(const NodeCtx& n, const std::string& reason) {
+  const auto& node = n.node();
+  std::vector<int32_t> inputs;
+  for (int i = 0; i < node.input_size(); ++i) {
+    if (node.input(i).empty()) continue;
+    MICA_ASSIGN_OR_RETURN(Value * v, In(n, i));
+    if (v->tensor != kNoTensor) {
+      inputs.push_back(v->tensor);
+    } else if (v->is_const && !v->is_int) {
+      MICA_ASSIGN_OR_RETURN(int32_t t,
+                            AddFloatConst(&n, UniqueName(node.input(i)), v->shape, v->floats));
+      inputs.push_back(t);
+    } else if (v->is_const) {
+      std::vector<int32_t> ints;
+      for (int64_t x : v->ints) {
+        ints.push_back(static_cast<int32_t>(std::clamp<int64_t>(x, std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max())));
+      }
+      inputs.push_back(AddInt32Const(node.input(i), v->shape, ints));
+    }
+  }
+  std::vector<int32_t> outputs;
+  std::vector<std::string> unknown;
+  for (int i = 0; i < node.output_size(); ++i) {
+    const std::string& name = node.output(i);
+    if (name.empty()) continue;
+    Value v;
+    DType dtype = DType::kFloat32;
+    bool known = false;
+    auto it = declared_.find(name);
+    if (it != declared_.end() && it->second->has_tensor_type()) {
+      const auto& tt = it->second->tensor_type();
+      switch (tt.elem_type()) {
+        case onnx::TensorProto::FLOAT16: dtype = DType::kFloat16; break;
+        case onnx::TensorProto::INT8: dtype = DType::kInt8; break;
+        case onnx::TensorProto::UINT8: dtype = DType::kUInt8; break;
+        case onnx::TensorProto::INT16: dtype = DType::kInt16; break;
+        case onnx::TensorProto::INT32: dtype = DType::kInt32; break;
+        case onnx::TensorProto::UINT32: dtype = DType::kUInt32; break;
+        case onnx::TensorProto::INT64: dtype = DType::kInt64; break;
+        case onnx::TensorProto::BOOL: dtype = DType::kBool; break;
+        default: break;
+      }
+      if (tt.has_shape()) {
+        known = true;
+        for (int d = 0; d < tt.shape().dim_size(); ++d) {
+          const auto& dim = tt.shape().dim(d);
+          if (dim.has_dim_value()) {
+            v.shape.push_back(dim.dim_value());
+          } else if (d == 0) {
+            v.shape.push_back(1);  // symbolic batch, as for graph inputs
+          } else {
+            known = false;
+            break;
+          }
+        }
+      }
+    }
+    if (!known) {
+      v.shape.clear();
+      unknown.push_back(name);
+      unknown_shape_[name] = true;
+    }
+    MICA_ASSIGN_OR_RETURN(v.tensor, AddTensor(&n, name, v.shape, dtype));
+    outputs.push_back(v.tensor);
+    MICA_RETURN_IF_ERROR(SetOut(n, i, std::move(v)));
+  }
+  const int32_t o = AddOp(OpKind::kOpaque, std::move(inputs), std::move(outputs));
+  Operator& op = sg_->ops[o];
+  op.opaque_name = node.op_type();
+  op.opaque_reason = reason;
+  if (!unknown.empty()) {
+    absl::StrAppend(&op.opaque_reason, "; the model declares no shape for output '",
+                    absl::StrJoin(unknown, "', '"), "' (shown as a scalar)");
+  }
+  return absl::OkStatus();
 }
 
 absl::Status OnnxImporter::ConvertNode(const NodeCtx& n) {

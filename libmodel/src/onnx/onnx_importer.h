@@ -120,6 +120,11 @@ class OnnxImporter {
   absl::Status ReadInputs();
   absl::Status ReadOutputs();
   absl::Status ConvertNode(const NodeCtx& n);
+  // Converts the node, or loads it as an opaque operator (with `reason`, output shapes from
+  // the model's value_info where it declares them) when mica does not support it, so `check`
+  // reports it instead of refusing the file. Invalid models stay errors.
+  absl::Status ConvertOrOpaque(const NodeCtx& n);
+  absl::Status AddOpaque(const NodeCtx& n, const std::string& reason);
 
   // --- values ---
   // Returns the value named by input `i` of the node; errors name the node when it is absent
@@ -232,6 +237,10 @@ class OnnxImporter {
   std::unordered_map<std::string, int32_t> nhwc_cache_, plain_cache_, memory_cache_;
   std::unordered_map<std::string, int> name_counts_;
   int64_t folded_elements_ = 0;
+  // Values produced by opaque nodes whose shapes the model does not declare.
+  std::unordered_map<std::string, bool> unknown_shape_;
+  // Shapes and element types the model declares (value_info and graph outputs).
+  std::unordered_map<std::string, const onnx::TypeProto*> declared_;
 };
 
 // Converts an ONNX TensorProto (initializer or Constant value) into a constant Value.

@@ -528,6 +528,7 @@ absl::StatusOr<DType> DTypeFromTflite(int8_t t) {
     case fb::TensorType_INT16: return DType::kInt16;
     case fb::TensorType_INT8: return DType::kInt8;
     case fb::TensorType_INT4: return DType::kInt4;
+    case fb::TensorType_UINT32: return DType::kUInt32;
     default: break;
   }
   const std::string name = t >= fb::TensorType_MIN && t <= fb::TensorType_MAX
@@ -547,6 +548,7 @@ fb::TensorType TfliteType(DType t) {
     case DType::kBool: return fb::TensorType_BOOL;
     case DType::kInt4: return fb::TensorType_INT4;
     case DType::kFloat16: return fb::TensorType_FLOAT16;
+    case DType::kUInt32: return fb::TensorType_UINT32;
   }
   return fb::TensorType_FLOAT32;
 }

@@ -44,7 +44,8 @@ uintptr_t ElementAlignment(DType t) {
   switch (t) {
     case DType::kInt64: return 8;
     case DType::kFloat32:
-    case DType::kInt32: return 4;
+    case DType::kInt32:
+    case DType::kUInt32: return 4;
     case DType::kInt16:
     case DType::kFloat16: return 2;
     default: return 1;

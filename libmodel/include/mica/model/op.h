@@ -171,6 +171,7 @@ struct Operator {
   OpKind kind = OpKind::kOpaque;
   std::string opaque_name;      // for kOpaque: the builtin or custom op name from the file
   std::vector<uint8_t> opaque_options;  // for kOpaque custom ops: raw custom options
+  std::string opaque_reason;  // for kOpaque: why mica does not model it (empty: not known)
   int32_t version = 1;          // operator version recorded in the file
   std::vector<int32_t> inputs;  // tensor indices into the subgraph; kNoTensor when absent
   std::vector<int32_t> outputs;

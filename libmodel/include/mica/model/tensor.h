@@ -28,6 +28,7 @@ enum class DType : uint8_t {
   kBool,
   kInt4,
   kFloat16,
+  kUInt32,  // loads and is estimated; no kernel runs it (signal-processing models)
 };
 
 // Returns the name used in reports and JSON ("float32", "int8", ...).

@@ -1,4 +1,4 @@
-// mica kernels — QUANTIZE (float32 -> int8 / int16, and requantization between int8 / int16)
+// mica kernels — QUANTIZE (float32 -> int8 / int16, and requantization between integer types)
 // and DEQUANTIZE (int8 / int16 -> float32), bit-exact with TFLite's reference kernels.
 //
 // How TFLite computes these parameters:
@@ -34,11 +34,20 @@ struct RequantizeParams {
   int32_t output_zero_point = 0;
   Requant output;
 };
-// All four integer combinations (TFLite's QUANTIZE with an int8 / int16 input).
+// The integer combinations TFLite Micro's QUANTIZE runs: int8 -> int8 / uint8 / int16 / int32,
+// uint8 -> int8, int16 -> int8 / int16 / int32, int32 -> int8 / int16. As TFLite Micro, the
+// subtraction of the input zero point and the addition of the output zero point wrap in 32 bits
+// (only reachable with int32 operands far outside any real quantization).
 KernelStatus Requantize(const RequantizeParams& p, int32_t n, const int8_t* in, int8_t* out);
+KernelStatus Requantize(const RequantizeParams& p, int32_t n, const int8_t* in, uint8_t* out);
 KernelStatus Requantize(const RequantizeParams& p, int32_t n, const int8_t* in, int16_t* out);
+KernelStatus Requantize(const RequantizeParams& p, int32_t n, const int8_t* in, int32_t* out);
+KernelStatus Requantize(const RequantizeParams& p, int32_t n, const uint8_t* in, int8_t* out);
 KernelStatus Requantize(const RequantizeParams& p, int32_t n, const int16_t* in, int8_t* out);
 KernelStatus Requantize(const RequantizeParams& p, int32_t n, const int16_t* in, int16_t* out);
+KernelStatus Requantize(const RequantizeParams& p, int32_t n, const int16_t* in, int32_t* out);
+KernelStatus Requantize(const RequantizeParams& p, int32_t n, const int32_t* in, int8_t* out);
+KernelStatus Requantize(const RequantizeParams& p, int32_t n, const int32_t* in, int16_t* out);
 
 }  // namespace kernels
 }  // namespace mica

@@ -1,4 +1,4 @@
-// mica kernels — transpose (fractionally strided) 2-D convolution, int8 with per-channel
+// mica kernels — transpose (fractionally strided) 2-D convolution, int8 and 16x8 with per-channel
 // requantization, bit-exact with TFLite's reference kernel.
 //
 // Input pixel (iy, ix) adds input * filter[oc][ky][kx] to output pixel
@@ -38,6 +38,18 @@ using TransposeConvFn = KernelStatus (*)(const TransposeConvParams&, const PerCh
                                          const int8_t*, const int8_t*, const int32_t*, int8_t*,
                                          Scratch);
 VariantList<TransposeConvFn> TransposeConvVariants();
+
+// 16x8 (TFLite's int16 activations, int8 filters): int64 sums and bias, no offsets (both zero
+// points are 0), TFLite's int64 requantization: out = clamp(MBQM64(sum + bias[oc])).
+KernelStatus TransposeConv16x8(const TransposeConvParams& params, const PerChannelRequant& quant,
+                               const int16_t* input, const int8_t* filter, const int64_t* bias,
+                               int16_t* output, Scratch scratch);
+size_t TransposeConv16x8ScratchBytes(const TransposeConvParams& params, Isa isa);
+
+using TransposeConv16x8Fn = KernelStatus (*)(const TransposeConvParams&,
+                                             const PerChannelRequant&, const int16_t*,
+                                             const int8_t*, const int64_t*, int16_t*, Scratch);
+VariantList<TransposeConv16x8Fn> TransposeConv16x8Variants();
 
 }  // namespace kernels
 }  // namespace mica
