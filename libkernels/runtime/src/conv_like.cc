@@ -216,6 +216,21 @@ absl::StatusOr<std::vector<int64_t>> Bias64(const LowerContext& ctx, int input, 
   } else {
     return ctx.Invalid("bias '", t.name, "' must be int32 or int64");
   }
+  // The 16x8 requantization multiplies the int64 accumulator (bias + at most 2^22 per filter
+  // element) by a Q15 multiplier: with |bias| <= 2^40 and at most 2^24 filter elements the
+  // product stays below 2^62, so no int64 arithmetic can overflow.
+  constexpr int64_t kMaxBias = int64_t{1} << 40;
+  for (int32_t i = 0; i < count; ++i) {
+    if (b[static_cast<size_t>(i)] > kMaxBias || b[static_cast<size_t>(i)] < -kMaxBias) {
+      return ctx.Invalid("bias '", t.name, "' value ", b[static_cast<size_t>(i)], " at channel ",
+                         i, " is out of range (|bias| <= 2^40 for int16 operators)");
+    }
+  }
+  if (ctx.HasInput(1) && ctx.input(1).num_elements() > (int64_t{1} << 24)) {
+    return ctx.Invalid("filter '", ctx.input(1).name, "' has ", ctx.input(1).num_elements(),
+                       " elements, above 2^24 for an int16 operator (its int64 accumulator "
+                       "could overflow)");
+  }
   return b;
 }
 
