@@ -299,7 +299,16 @@ absl::StatusOr<std::vector<HostTensor>> Executor::Run(const std::vector<HostTens
     absl::Status s = m.kernels[i]->Eval(m.ctx);
     const auto end = std::chrono::steady_clock::now();
     if (!s.ok()) {
-      return absl::Status(s.code(), absl::StrCat("operator #", i, " (", internal::OpName(sg.ops[i]),
+      // Name the model, the operator (index, kind, first output) and the kernel's reason.
+      const Operator& op = sg.ops[i];
+      std::string out_name;
+      if (!op.outputs.empty() && op.outputs[0] >= 0) {
+        out_name = absl::StrCat(", output '", sg.tensors[op.outputs[0]].name, "'");
+      }
+      const std::string origin =
+          m.graph.source_path.empty() ? "model" : m.graph.source_path;
+      return absl::Status(s.code(), absl::StrCat(origin, ": operator #", i, " (",
+                                                 internal::OpName(op), out_name,
                                                  "): ", s.message()));
     }
     if (m.profiling) {

@@ -65,7 +65,9 @@ absl::Status KernelError(KernelStatus s, const char* kernel) {
   if (s == KernelStatus::kNoImpl) {
     return absl::UnimplementedError(absl::StrCat(kernel, ": no body for these parameters"));
   }
-  return absl::InternalError(absl::StrCat(kernel, ": kernel rejected its arguments"));
+  return absl::InternalError(absl::StrCat(
+      kernel, " kernel rejected its arguments: inconsistent shapes or parameters, or scratch "
+              "memory too small (the lowering's checks let through a case the kernel refuses)"));
 }
 
 absl::Status RequireQuantized(const LowerContext& ctx, const Tensor& t) {
