@@ -48,14 +48,26 @@ set(summary "")
 foreach(fuzzer IN LISTS fuzzers)
   get_filename_component(name ${fuzzer} NAME)
   string(REGEX REPLACE "^fuzz_" "" format ${name})
+  # fuzz_run executes TFLite models (each input costs a whole inference): it starts from the
+  # TFLite seeds and corpus, and searches an eighth of the executions to keep the step's time.
+  set(runs ${RUNS})
+  set(seed_name ${name})
+  if(name STREQUAL "fuzz_run")
+    set(format tflite)
+    set(seed_name fuzz_tflite)
+    math(EXPR runs "${RUNS} / 8")
+  endif()
   set(scratch ${BUILD_DIR}/corpus/${name})
   set(artifacts ${BUILD_DIR}/artifacts/${name})
   file(REMOVE_RECURSE ${scratch} ${artifacts})
   file(MAKE_DIRECTORY ${scratch} ${artifacts} ${seeds}/${name})
-  set(dirs ${seeds}/${name})
-  if(IS_DIRECTORY ${SOURCE_DIR}/test/fuzz/corpus/${name})
-    list(APPEND dirs ${SOURCE_DIR}/test/fuzz/corpus/${name})
-  endif()
+  set(dirs ${seeds}/${seed_name})
+  foreach(c IN ITEMS ${name} ${seed_name})
+    if(IS_DIRECTORY ${SOURCE_DIR}/test/fuzz/corpus/${c})
+      list(APPEND dirs ${SOURCE_DIR}/test/fuzz/corpus/${c})
+    endif()
+  endforeach()
+  list(REMOVE_DUPLICATES dirs)
   if(SHARED_DIR AND IS_DIRECTORY ${SHARED_DIR}/models)
     file(GLOB_RECURSE shared_models ${SHARED_DIR}/models/*.${format})
     set(model_dirs "")
@@ -67,9 +79,9 @@ foreach(fuzzer IN LISTS fuzzers)
     list(APPEND dirs ${model_dirs})
   endif()
   # The scratch folder comes first: libFuzzer writes new inputs only to the first folder.
-  message(STATUS "fuzz: ${name}: ${RUNS} executions, seed ${SEED}, on ${dirs}")
+  message(STATUS "fuzz: ${name}: ${runs} executions, seed ${SEED}, on ${dirs}")
   execute_process(
-    COMMAND ${fuzzer} -seed=${SEED} -runs=${RUNS} -max_total_time=${MAX_SECONDS} -timeout=30
+    COMMAND ${fuzzer} -seed=${SEED} -runs=${runs} -max_total_time=${MAX_SECONDS} -timeout=30
             -rss_limit_mb=2560 -print_final_stats=1 -artifact_prefix=${artifacts}/
             ${scratch} ${dirs}
     RESULT_VARIABLE rc OUTPUT_VARIABLE log ERROR_VARIABLE log)
