@@ -29,6 +29,7 @@ for fuzzer in "$build"/fuzzers/fuzz_*; do
   artifacts="$build/artifacts/$name"
   mkdir -p "$corpus" "$artifacts" "$build/seeds/$name"
   dirs=("$build/seeds/$seed_name" "test/fuzz/corpus/$seed_name")
+  if [ "$name" = fuzz_target_config ]; then dirs+=("libestimate/targets"); fi
   if [ -d "$shared/models" ]; then
     while IFS= read -r d; do dirs+=("$d"); done < <(find "$shared/models" -name "*.$format" -printf '%h\n' | sort -u)
   fi
