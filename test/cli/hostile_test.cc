@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "cli/cli_util.h"
@@ -47,7 +48,9 @@ void WriteZerosNpy(const std::string& path, const std::string& descr, int32_t n)
 }
 
 // One quantized unary activation: input [1, in_n], output [1, out_n], dtype int8 or int16.
-std::vector<uint8_t> UnaryModel(OpKind kind, DType dtype, int32_t in_n, int32_t out_n) {
+// `attrs` overrides the operator's attributes (e.g. a softmax's beta).
+std::vector<uint8_t> UnaryModel(OpKind kind, DType dtype, int32_t in_n, int32_t out_n,
+                                const OpAttrs& attrs = {}) {
   Graph g;
   g.subgraphs.emplace_back();
   Subgraph& sg = g.subgraphs.back();
@@ -72,6 +75,7 @@ std::vector<uint8_t> UnaryModel(OpKind kind, DType dtype, int32_t in_n, int32_t 
   Operator op;
   op.kind = kind;
   if (kind == OpKind::kLeakyRelu) op.attrs = LeakyReluAttrs{0.1f};
+  if (!std::holds_alternative<std::monostate>(attrs)) op.attrs = attrs;
   op.inputs = {x};
   op.outputs = {y};
   sg.ops.push_back(op);
@@ -141,6 +145,26 @@ TEST_CASE("cli hostile: unary activations with a wrongly sized output are refuse
       }
     }
   }
+}
+
+TEST_CASE("cli hostile: an operator `run` cannot prepare is named with the model and reason",
+          "[cli]") {
+  // An int8 softmax whose beta x input scale is too small for TFLite's fixed-point softmax
+  // (its multiplier would need a right shift): once "Softmax: kernel rejected its arguments"
+  // at run time, with neither model nor reason.
+  const std::string dir = mica::testing::TempDir("cli-hostile-softmax");
+  const std::string model = dir + "/softmax_tiny_beta.tflite";
+  const std::vector<uint8_t> bytes =
+      UnaryModel(OpKind::kSoftmax, DType::kInt8, 16, 16, SoftmaxAttrs{1e-9f});
+  std::ofstream(model, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  WriteZerosNpy(dir + "/x.npy", "|i1", 16);
+  const CliResult r = RunMica({"run", model, "--input", dir + "/x.npy", "--output", dir + "/out"});
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(CountLines(r.err) == 1);
+  CHECK_THAT(r.err, Catch::Contains(model) && Catch::Contains("operator #0 (SOFTMAX)") &&
+                        Catch::Contains("too small for the int8 softmax"));
 }
 
 TEST_CASE("cli hostile: resource bombs end in a one-line error under a memory limit", "[cli]") {
