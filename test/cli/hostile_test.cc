@@ -192,6 +192,26 @@ TEST_CASE("cli hostile: resource bombs end in a one-line error under a memory li
       if (r.exit_code == 1) CHECK(CountLines(r.err) == 1);
     }
   }
+  // TFLite activations are shapes, not data: a small file may declare a 1.5 GB tensor. `inspect`
+  // and `check` only plan it; `run` must refuse the arena it cannot have with one line.
+  const std::string big = dir + "/huge_activation.tflite";
+  const std::vector<uint8_t> bytes =
+      UnaryModel(OpKind::kRelu, DType::kInt8, 3 << 29, 3 << 29);
+  std::ofstream(big, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  WriteZerosNpy(dir + "/tiny.npy", "|i1", 4);
+  for (const std::vector<std::string>& cmd :
+       {std::vector<std::string>{"inspect", big},
+        std::vector<std::string>{"check", big, "--target-profile", "cortex-m55", "--performance"},
+        std::vector<std::string>{"run", big, "--input", dir + "/tiny.npy", "--output",
+                                 dir + "/out"}}) {
+    CAPTURE(cmd[0]);
+    const CliResult r = RunMicaLimited(cmd, 1024);
+    INFO(r.err);
+    CHECK((r.exit_code == 0 || r.exit_code == 1));
+    CHECK_THAT(r.err, !Catch::Contains("bad_alloc"));
+    if (r.exit_code == 1) CHECK(CountLines(r.err) == 1);
+  }
 }
 
 TEST_CASE("cli hostile: ONNX dimension 2^31 and too-deep nesting are named truly", "[cli]") {
