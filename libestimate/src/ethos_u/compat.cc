@@ -484,18 +484,18 @@ void CheckTransposeConv(const OpCheck& x) {
                          (a->stride_h == 2 && a->stride_w == 2);
   int32_t n, h, w, c, n2, h2, w2, c2;
   const bool one_d = As4D(x.ifm.shape, &n, &h, &w, &c) && (h == 1 || w == 1);
-  if (!ok_stride && !(one_d && a->stride_h * a->stride_w == 2)) {
+  if (!ok_stride && !(one_d && int64_t{a->stride_h} * a->stride_w == 2)) {
     x.r->push_back(absl::StrCat("TRANSPOSE_CONV stride ", a->stride_h, "x", a->stride_w,
                                 " (only 1x1 and 2x2 supported)"));
   } else if (As4D(x.ifm.shape, &n, &h, &w, &c) && As4D(x.ofm.shape, &n2, &h2, &w2, &c2)) {
     const Tensor& wt = x.sg.tensors[x.op.inputs[1]];
     const int32_t kh = wt.shape.size() == 4 ? wt.shape[1] : 1;
     const int32_t kw = wt.shape.size() == 4 ? wt.shape[2] : 1;
-    const bool same = a->padding == Padding::kSame && h2 == h * a->stride_h &&
-                      w2 == w * a->stride_w;
+    const int64_t sh = a->stride_h, sw = a->stride_w;  // int64: no overflow with huge shapes
+    const bool same = a->padding == Padding::kSame && h2 == h * sh && w2 == w * sw;
     const bool valid = a->padding == Padding::kValid &&
-                       h2 == h * a->stride_h + std::max(kh - a->stride_h, 0) &&
-                       w2 == w * a->stride_w + std::max(kw - a->stride_w, 0);
+                       h2 == h * sh + std::max<int64_t>(kh - sh, 0) &&
+                       w2 == w * sw + std::max<int64_t>(kw - sw, 0);
     if (!same && !valid) {
       x.r->push_back("TRANSPOSE_CONV output shape does not match IFM x stride (SAME) or "
                      "IFM x stride + (kernel - stride) (VALID)");
