@@ -24,7 +24,7 @@ inline int64_t PickInt64(std::mt19937_64& rng, int64_t current) {
                                      std::numeric_limits<int64_t>::min()};
   switch (rng() % 4) {
     case 0: return kSpecial[rng() % (sizeof(kSpecial) / sizeof(kSpecial[0]))];
-    case 1: return current + static_cast<int64_t>(rng() % 5) - 2;
+    case 1: return static_cast<int64_t>(static_cast<uint64_t>(current) + rng() % 5 - 2);
     case 2: return static_cast<int64_t>(static_cast<uint64_t>(current) * 2);
     default: return static_cast<int64_t>(rng());
   }
@@ -46,7 +46,7 @@ inline std::string PickString(std::mt19937_64& rng, const std::string& current) 
                                          "com.microsoft", "\xff\xfe", "\x1b[31m"};
   switch (rng() % 3) {
     case 0: return kSpecial[rng() % (sizeof(kSpecial) / sizeof(kSpecial[0]))];
-    case 1: return current + current;
+    case 1: return current.size() < 4096 ? current + current : current.substr(1);
     default: {
       std::string s = current;
       if (!s.empty()) s[rng() % s.size()] = static_cast<char>(rng());
@@ -87,7 +87,10 @@ inline void SetScalar(google::protobuf::Message* m, const google::protobuf::Fiel
     }
     case FD::CPPTYPE_FLOAT: {
       const double cur = add ? 0 : rep ? r->GetRepeatedFloat(*m, f, i) : r->GetFloat(*m, f);
-      const float v = static_cast<float>(PickDouble(rng, cur));
+      const double d = PickDouble(rng, cur);  // out of float range: infinity, not UB
+      const float v = d > 3.4e38 ? std::numeric_limits<float>::infinity()
+                      : d < -3.4e38 ? -std::numeric_limits<float>::infinity()
+                                    : static_cast<float>(d);
       add ? r->AddFloat(m, f, v) : rep ? r->SetRepeatedFloat(m, f, i, v) : r->SetFloat(m, f, v);
       break;
     }

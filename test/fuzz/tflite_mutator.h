@@ -28,8 +28,8 @@ inline int32_t PickInt(std::mt19937& rng, int32_t current) {
                                      65536, int32_t{1} << 30, 2147483647, -2147483647 - 1};
   switch (rng() % 4) {
     case 0: return kSpecial[rng() % (sizeof(kSpecial) / sizeof(kSpecial[0]))];
-    case 1: return current + static_cast<int32_t>(rng() % 5) - 2;
-    case 2: return current * 2;
+    case 1: return static_cast<int32_t>(static_cast<uint32_t>(current) + rng() % 5 - 2);
+    case 2: return static_cast<int32_t>(static_cast<uint32_t>(current) * 2u);
     default: return static_cast<int32_t>(rng());
   }
 }

@@ -64,7 +64,8 @@ absl::StatusOr<ConvShape> CheckConvShape(const LowerContext& ctx, int32_t stride
     }
     out_c = s.filter.c;
   } else {
-    if (s.filter.c <= 0 || s.in.c % s.filter.c != 0) {
+    // in.c == 0 would make zero groups (and a division by zero below): fuzz_run finding.
+    if (s.filter.c <= 0 || s.in.c <= 0 || s.in.c % s.filter.c != 0) {
       return ctx.Invalid("input channels ", s.in.c, " not a multiple of filter channels ",
                          s.filter.c);
     }
