@@ -522,10 +522,10 @@ class ConvF32 : public OpKernel {
             const int32_t group = oc / oc_per_group;
             float acc = 0.f;
             for (int32_t ky = 0; ky < g.k_h; ++ky) {
-              const int32_t iy = oy * g.stride_h - g.pad_h + ky * g.dil_h;
+              const int64_t iy = int64_t{oy} * g.stride_h - g.pad_h + int64_t{ky} * g.dil_h;
               if (iy < 0 || iy >= g.in_h) continue;
               for (int32_t kx = 0; kx < g.k_w; ++kx) {
-                const int32_t ix = ox * g.stride_w - g.pad_w + kx * g.dil_w;
+                const int64_t ix = int64_t{ox} * g.stride_w - g.pad_w + int64_t{kx} * g.dil_w;
                 if (ix < 0 || ix >= g.in_w) continue;
                 const float* xp =
                     x + ((static_cast<int64_t>(n) * g.in_h + iy) * g.in_w + ix) * g.in_c +
@@ -563,10 +563,10 @@ class DepthwiseF32 : public OpKernel {
               const int32_t oc = ic * mult + m;
               float acc = 0.f;
               for (int32_t ky = 0; ky < g.k_h; ++ky) {
-                const int32_t iy = oy * g.stride_h - g.pad_h + ky * g.dil_h;
+                const int64_t iy = int64_t{oy} * g.stride_h - g.pad_h + int64_t{ky} * g.dil_h;
                 if (iy < 0 || iy >= g.in_h) continue;
                 for (int32_t kx = 0; kx < g.k_w; ++kx) {
-                  const int32_t ix = ox * g.stride_w - g.pad_w + kx * g.dil_w;
+                  const int64_t ix = int64_t{ox} * g.stride_w - g.pad_w + int64_t{kx} * g.dil_w;
                   if (ix < 0 || ix >= g.in_w) continue;
                   acc += x[((static_cast<int64_t>(n) * g.in_h + iy) * g.in_w + ix) * g.in_c + ic] *
                          w[(static_cast<int64_t>(ky) * g.k_w + kx) * g.out_c + oc];
