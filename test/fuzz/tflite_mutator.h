@@ -22,6 +22,9 @@
 namespace mica {
 namespace fuzz {
 
+// Inputs above this size are left to byte mutations (see MutateTflite).
+inline constexpr size_t kMaxStructuredBytes = 64 * 1024;
+
 // Values a mutated integer field takes: small, boundary and huge.
 inline int32_t PickInt(std::mt19937& rng, int32_t current) {
   static const int32_t kSpecial[] = {0, 1, 2, 3, -1, 7, 8, 16, 255, 256, 32767, -32768,
@@ -125,6 +128,9 @@ inline bool MutateTfliteGraph(mica::Graph* g, std::mt19937& rng) {
 // size, or 0 when the input does not parse or the mutant does not fit (the caller then falls
 // back to byte mutations).
 inline size_t MutateTflite(uint8_t* data, size_t size, size_t max_size, unsigned int seed) {
+  // Large models (the shared MLPerf ones) would cost a parse and a rewrite per mutation: they
+  // get byte mutations, the small seeds field mutations.
+  if (size > kMaxStructuredBytes) return 0;
   std::mt19937 rng(seed);
   auto bytes = std::make_shared<const std::vector<uint8_t>>(data, data + size);
   absl::StatusOr<mica::Graph> g = mica::LoadTflite(bytes, "mutant.tflite");
