@@ -600,10 +600,10 @@ class TransposeConvF32 : public OpKernel {
         for (int32_t ix = 0; ix < g.in_w; ++ix) {
           const float* xp = x + ((static_cast<int64_t>(n) * g.in_h + iy) * g.in_w + ix) * g.in_c;
           for (int32_t ky = 0; ky < g.k_h; ++ky) {
-            const int32_t oy = iy * g.stride_h - g.pad_h + ky;
+            const int64_t oy = int64_t{iy} * g.stride_h - g.pad_h + ky;
             if (oy < 0 || oy >= g.out_h) continue;
             for (int32_t kx = 0; kx < g.k_w; ++kx) {
-              const int32_t ox = ix * g.stride_w - g.pad_w + kx;
+              const int64_t ox = int64_t{ix} * g.stride_w - g.pad_w + kx;
               if (ox < 0 || ox >= g.out_w) continue;
               float* yp = y + ((static_cast<int64_t>(n) * g.out_h + oy) * g.out_w + ox) * g.out_c;
               for (int32_t oc = 0; oc < g.out_c; ++oc) {
