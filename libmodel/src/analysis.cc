@@ -278,14 +278,22 @@ absl::StatusOr<ArenaPlan> PlanArena(const Subgraph& sg, const ArenaOptions& opti
 }
 
 size_t PeakLiveBytes(const std::vector<TensorLifetime>& lifetimes) {
+  // One sweep over the steps 0..max_op with the bytes each range adds at its start and drops
+  // after its end (linear; summing every range at every step was quadratic).
   int32_t max_op = 0;
   for (const TensorLifetime& l : lifetimes) max_op = std::max(max_op, l.last_op);
-  size_t peak = 0;
+  std::vector<size_t> starts(static_cast<size_t>(max_op) + 2, 0);
+  std::vector<size_t> ends(static_cast<size_t>(max_op) + 2, 0);
+  for (const TensorLifetime& l : lifetimes) {
+    const int32_t first = std::max(l.first_op, 0);
+    if (l.last_op < first) continue;  // live at no step in 0..max_op
+    starts[static_cast<size_t>(first)] += l.bytes;
+    ends[static_cast<size_t>(l.last_op) + 1] += l.bytes;
+  }
+  size_t peak = 0, live = 0;
   for (int32_t p = 0; p <= max_op; ++p) {
-    size_t live = 0;
-    for (const TensorLifetime& l : lifetimes) {
-      if (l.first_op <= p && p <= l.last_op) live += l.bytes;
-    }
+    live += starts[static_cast<size_t>(p)];
+    live -= ends[static_cast<size_t>(p)];
     peak = std::max(peak, live);
   }
   return peak;

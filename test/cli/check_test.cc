@@ -198,7 +198,8 @@ TEST_CASE("mica check: bad input gives one line and the right exit code", "[chec
        "unknown Vela memory mode"},
       {{"check", model, "--target-profile", "cortex-m4", "--target-profile", "cortex-m4"}, 2,
        "given twice"},
-      {{"check", model, "--target-config", bad_cfg}, 2, "bad.textproto: field ethos_u"},
+      // A bad --target-config file is a failed input (exit 1), not a usage mistake (issue 16).
+      {{"check", model, "--target-config", bad_cfg}, 1, "bad.textproto: field ethos_u"},
       {{"check", model, "--target-profile", "cortex-m4", "--frobnicate"}, 2, "unknown flag"},
       {{"targets", "--verbose"}, 2, "unknown flag"},
   };

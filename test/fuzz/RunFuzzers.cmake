@@ -48,15 +48,41 @@ set(summary "")
 foreach(fuzzer IN LISTS fuzzers)
   get_filename_component(name ${fuzzer} NAME)
   string(REGEX REPLACE "^fuzz_" "" format ${name})
+  # Executions per target: RUNS divided by the target's cost, so the whole search stays near
+  # four minutes on two cores (rates measured on a loaded 2-core machine, executions/s:
+  # tflite ~6,000 on small seeds, npy ~4,500, target_config ~4,000-12,000, run ~2,000 (each
+  # input is a whole inference), onnx ~30-800 (mutants that fold constants up to the importer's
+  # 2^24-element budget are slow to fill); MAX_SECONDS caps any target that runs slower).
+  set(divisor 1)
+  if(name STREQUAL "fuzz_onnx")
+    set(divisor 40)
+  elseif(name STREQUAL "fuzz_target_config")
+    set(divisor 2)
+  elseif(name STREQUAL "fuzz_run")
+    set(divisor 16)
+  endif()
+  math(EXPR runs "${RUNS} / ${divisor}")
+  # fuzz_run executes TFLite models: it starts from the TFLite seeds and corpus.
+  set(seed_name ${name})
+  if(name STREQUAL "fuzz_run")
+    set(format tflite)
+    set(seed_name fuzz_tflite)
+  endif()
   set(scratch ${BUILD_DIR}/corpus/${name})
   set(artifacts ${BUILD_DIR}/artifacts/${name})
   file(REMOVE_RECURSE ${scratch} ${artifacts})
   file(MAKE_DIRECTORY ${scratch} ${artifacts} ${seeds}/${name})
-  set(dirs ${seeds}/${name})
-  if(IS_DIRECTORY ${SOURCE_DIR}/test/fuzz/corpus/${name})
-    list(APPEND dirs ${SOURCE_DIR}/test/fuzz/corpus/${name})
+  set(dirs ${seeds}/${seed_name})
+  foreach(c IN ITEMS ${name} ${seed_name})
+    if(IS_DIRECTORY ${SOURCE_DIR}/test/fuzz/corpus/${c})
+      list(APPEND dirs ${SOURCE_DIR}/test/fuzz/corpus/${c})
+    endif()
+  endforeach()
+  if(name STREQUAL "fuzz_target_config")
+    list(APPEND dirs ${SOURCE_DIR}/libestimate/targets)  # the built-in profiles are its seeds
   endif()
-  if(SHARED_DIR AND IS_DIRECTORY ${SHARED_DIR}/models)
+  list(REMOVE_DUPLICATES dirs)
+  if(SHARED_DIR AND IS_DIRECTORY ${SHARED_DIR}/models AND NOT format MATCHES "^(npy|target_config)$")
     file(GLOB_RECURSE shared_models ${SHARED_DIR}/models/*.${format})
     set(model_dirs "")
     foreach(m IN LISTS shared_models)
@@ -67,9 +93,9 @@ foreach(fuzzer IN LISTS fuzzers)
     list(APPEND dirs ${model_dirs})
   endif()
   # The scratch folder comes first: libFuzzer writes new inputs only to the first folder.
-  message(STATUS "fuzz: ${name}: ${RUNS} executions, seed ${SEED}, on ${dirs}")
+  message(STATUS "fuzz: ${name}: ${runs} executions, seed ${SEED}, on ${dirs}")
   execute_process(
-    COMMAND ${fuzzer} -seed=${SEED} -runs=${RUNS} -max_total_time=${MAX_SECONDS} -timeout=30
+    COMMAND ${fuzzer} -seed=${SEED} -runs=${runs} -max_total_time=${MAX_SECONDS} -timeout=30
             -rss_limit_mb=2560 -print_final_stats=1 -artifact_prefix=${artifacts}/
             ${scratch} ${dirs}
     RESULT_VARIABLE rc OUTPUT_VARIABLE log ERROR_VARIABLE log)

@@ -23,10 +23,13 @@ mkdir -p "$build/seeds/fuzz_tflite"
 for fuzzer in "$build"/fuzzers/fuzz_*; do
   name=$(basename "$fuzzer")
   format=${name#fuzz_}
+  seed_name=$name
+  if [ "$name" = fuzz_run ]; then format=tflite; seed_name=fuzz_tflite; fi  # run takes TFLite
   corpus="$build/corpus/$name"
   artifacts="$build/artifacts/$name"
   mkdir -p "$corpus" "$artifacts" "$build/seeds/$name"
-  dirs=("$build/seeds/$name" "test/fuzz/corpus/$name")
+  dirs=("$build/seeds/$seed_name" "test/fuzz/corpus/$seed_name")
+  if [ "$name" = fuzz_target_config ]; then dirs+=("libestimate/targets"); fi
   if [ -d "$shared/models" ]; then
     while IFS= read -r d; do dirs+=("$d"); done < <(find "$shared/models" -name "*.$format" -printf '%h\n' | sort -u)
   fi

@@ -3,6 +3,9 @@
 // Beyond "never crash" (ASan/UBSan abort on any memory or undefined-behaviour error), every
 // input must either be refused with a one-line error naming the file, or load into a graph
 // that validates, writes back, and re-reads to an equal graph.
+//
+// Structure-aware: LLVMFuzzerCustomMutator changes fields of parsed models (tflite_mutator.h)
+// for three mutations in four; the rest are libFuzzer's byte mutations.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -11,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "fuzz/tflite_mutator.h"
 #include "testing/compare.h"
 #include "mica/model/load.h"
 
@@ -22,6 +26,19 @@ namespace {
 }
 
 }  // namespace
+
+#ifndef MICA_FUZZ_NO_LIBFUZZER_MUTATE  // the replay build has no libFuzzer
+extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size);
+
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size,
+                                          unsigned int seed) {
+  if (seed % 4 != 0) {
+    const size_t n = mica::fuzz::MutateTflite(data, size, max_size, seed);
+    if (n > 0) return n;
+  }
+  return LLVMFuzzerMutate(data, size, max_size);
+}
+#endif
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto bytes = std::make_shared<const std::vector<uint8_t>>(data, data + size);

@@ -62,10 +62,13 @@ using ProfileRun = estimate::ProfileReport;
 // The profiles of the command line, in order: each built-in (`--target-profile NAME[:OPTS]`) or
 // file (`--target-config FILE[:OPTS]`) profile, then the global --system-config/--memory-mode,
 // which must fit every profile (else InvalidArgument naming the one it does not fit), then the
-// profile's own options, which override the global ones.
+// profile's own options, which override the global ones. A --target-config file that cannot be
+// read or is not a valid profile sets *bad_file: that is a failed input (exit 1), not a usage
+// mistake (exit 2).
 absl::StatusOr<std::vector<TargetProfile>> ResolveProfiles(
     const std::vector<std::string>& profiles, const std::vector<std::string>& configs,
-    const std::string& system_config, const std::string& memory_mode) {
+    const std::string& system_config, const std::string& memory_mode, bool* bad_file) {
+  *bad_file = false;
   std::vector<std::pair<TargetProfile, estimate::ProfileOptions>> requested;
   for (const std::string& spec : profiles) {
     std::string name;
@@ -79,7 +82,12 @@ absl::StatusOr<std::vector<TargetProfile>> ResolveProfiles(
     std::string file;
     estimate::ProfileOptions options;
     MICA_RETURN_IF_ERROR(estimate::SplitProfileSpec(spec, &file, &options));
-    MICA_ASSIGN_OR_RETURN(TargetProfile t, estimate::LoadTargetProfileFile(file));
+    absl::StatusOr<TargetProfile> loaded = estimate::LoadTargetProfileFile(file);
+    if (!loaded.ok()) {
+      *bad_file = true;
+      return loaded.status();
+    }
+    TargetProfile t = *std::move(loaded);
     if (!options.empty()) t.name += ":" + estimate::ProfileOptionsText(options);
     requested.emplace_back(std::move(t), options);
   }
@@ -459,9 +467,13 @@ int RunCheck(const std::vector<std::string>& args) {
         "--runtime tflm or --runtime mica");
   }
 
+  bool bad_config_file = false;
   absl::StatusOr<std::vector<TargetProfile>> resolved =
-      ResolveProfiles(profiles, configs, system_config, memory_mode);
-  if (!resolved.ok()) return UsageError("check: " + std::string(resolved.status().message()));
+      ResolveProfiles(profiles, configs, system_config, memory_mode, &bad_config_file);
+  if (!resolved.ok()) {
+    const std::string message = "check: " + std::string(resolved.status().message());
+    return bad_config_file ? Failure(message) : UsageError(message);
+  }
   std::vector<ProfileRun> runs;
   for (TargetProfile& t : *resolved) runs.push_back({std::move(t), {}, {}, {}, {}});
   bool any_ethos = false;

@@ -13,22 +13,39 @@ namespace mica {
 namespace estimate {
 namespace ethosu {
 
+// The helpers below work in int64 and saturate to the int32 range: a hostile model's kernel,
+// stride or dilation near 2^31 must give a (meaningless but defined) large figure, never a
+// signed overflow. Values of real models are far inside the range, where nothing changes.
+inline int32_t SaturateInt32(int64_t v) {
+  return static_cast<int32_t>(std::clamp<int64_t>(v, std::numeric_limits<int32_t>::min(),
+                                                  std::numeric_limits<int32_t>::max()));
+}
+
+// Returns a * b, saturated.
+inline int32_t SatMul(int32_t a, int32_t b) { return SaturateInt32(int64_t{a} * b); }
+
 // Returns `v` rounded up to a multiple of `m` (`v` itself for m <= 0).
-inline int32_t RoundUp(int32_t v, int32_t m) { return m <= 0 ? v : (v + m - 1) / m * m; }
+inline int32_t RoundUp(int32_t v, int32_t m) {
+  return m <= 0 ? v : SaturateInt32((int64_t{v} + m - 1) / m * m);
+}
 
 // Returns ceil(a / b) (`a` itself for b <= 0).
-inline int32_t CeilDiv(int32_t a, int32_t b) { return b <= 0 ? a : (a + b - 1) / b; }
+inline int32_t CeilDiv(int32_t a, int32_t b) {
+  return b <= 0 ? a : SaturateInt32((int64_t{a} + b - 1) / b);
+}
 
 // Returns the extent of a `k`-tap kernel with dilation `d`.
-inline int32_t DilatedK(int32_t k, int32_t d) { return (k - 1) * std::max(d, 1) + 1; }
+inline int32_t DilatedK(int32_t k, int32_t d) {
+  return SaturateInt32((int64_t{k} - 1) * std::max(d, 1) + 1);
+}
 
 // Returns the IFM rows (or columns) `out` OFM rows need with `stride` and a `k`-tap kernel;
 // with an upscaled IFM (transpose convolution, resize) the need shrinks by the factor, plus
 // `rounding`.
 inline int32_t RequiredInput(int32_t out, int32_t stride, int32_t k, int32_t upscale,
                              int32_t rounding) {
-  const int32_t need = (out - 1) * stride + k;
-  return upscale > 1 ? CeilDiv(need, upscale) + rounding : need;
+  const int32_t need = SaturateInt32((int64_t{out} - 1) * stride + k);
+  return upscale > 1 ? SaturateInt32(int64_t{CeilDiv(need, upscale)} + rounding) : need;
 }
 
 // Keeps the cheapest block candidate. Among equal costs the later candidate wins when it is at

@@ -515,11 +515,11 @@ void CheckTransposeConv(const OpCheck& x) {
     const Tensor& wt = x.sg.tensors[x.op.inputs[1]];
     const int32_t kh = wt.shape.size() == 4 ? wt.shape[1] : 1;
     const int32_t kw = wt.shape.size() == 4 ? wt.shape[2] : 1;
-    const bool same = a->padding == Padding::kSame && h2 == h * a->stride_h &&
-                      w2 == w * a->stride_w;
+    const int64_t sh = a->stride_h, sw = a->stride_w;  // int64: no overflow with huge shapes
+    const bool same = a->padding == Padding::kSame && h2 == h * sh && w2 == w * sw;
     const bool valid = a->padding == Padding::kValid &&
-                       h2 == h * a->stride_h + std::max(kh - a->stride_h, 0) &&
-                       w2 == w * a->stride_w + std::max(kw - a->stride_w, 0);
+                       h2 == h * sh + std::max<int64_t>(kh - sh, 0) &&
+                       w2 == w * sw + std::max<int64_t>(kw - sw, 0);
     if (!same && !valid) {
       x.r->push_back("TRANSPOSE_CONV output shape does not match IFM x stride (SAME) or "
                      "IFM x stride + (kernel - stride) (VALID)");

@@ -463,7 +463,7 @@ void Lowerer::LowerConvolution(int32_t i) {
   } else if (o.kind == OpKind::kTransposeConv) {
     const TransposeConvAttrs a = AttrsOr<TransposeConvAttrs>(o);
     op.macs = taps * op.ifm.shape.c * op.ofm.shape.elements() /
-              std::max(1, a.stride_h * a.stride_w);
+              std::max<int64_t>(1, int64_t{a.stride_h} * a.stride_w);
   } else {
     op.macs = taps * op.ifm.shape.c * op.ofm.shape.elements();
   }

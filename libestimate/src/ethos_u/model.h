@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,15 @@ namespace ethosu {
 
 struct Shape3 {
   int32_t h = 1, w = 1, c = 1;
-  int64_t elements() const { return int64_t{h} * w * c; }
+  // Saturates at the int64 range: the perf model's saturated extents of a hostile kernel,
+  // stride or dilation (block_search.h) must not overflow when multiplied out.
+  int64_t elements() const {
+    const int64_t hw = int64_t{h} * w;  // |hw| < 2^62
+    const double approx = static_cast<double>(hw) * c;
+    if (approx >= 9.2e18) return std::numeric_limits<int64_t>::max();
+    if (approx <= -9.2e18) return std::numeric_limits<int64_t>::min();
+    return hw * c;
+  }
 };
 
 // Accelerator constants of one configuration (doc section 2).

@@ -65,7 +65,7 @@ Traversal ChooseTraversal(const Arch& a, const NpuOp& op) {
   Traversal t;
   if (op.hw != HwOp::kConvolution) return t;
   const int32_t c = op.ifm.shape.c;
-  const int32_t k = op.kh * op.kw;
+  const int32_t k = SatMul(op.kh, op.kw);
   if (!IsU85(a)) {
     if (c <= 8) {
       t.part_kernel = true;

@@ -280,7 +280,7 @@ BlockConfig FindBlockConfigU85(const Arch& a, const NpuOp& op) {
   const bool sparse = op.sparse24;
   bool part_kernel = false;
   if (cls == Cls::kConv) {
-    const int32_t k = op.kh * op.kw;
+    const int32_t k = SatMul(op.kh, op.kw);
     const int32_t s = sparse ? 10 : 5, r = sparse ? 4 : 2;
     const int32_t k_rnd = (k / s) * s + std::max(k % s, r);
     const double kf = double(ifm.c) / RoundUp(ifm.c, 16) * (double(k) / k_rnd);

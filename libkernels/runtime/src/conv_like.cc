@@ -65,7 +65,8 @@ absl::StatusOr<ConvShape> CheckConvShape(const LowerContext& ctx, int32_t stride
     }
     out_c = s.filter.c;
   } else {
-    if (s.filter.c <= 0 || s.in.c % s.filter.c != 0) {
+    // in.c == 0 would make zero groups (and a division by zero below): fuzz_run finding.
+    if (s.filter.c <= 0 || s.in.c <= 0 || s.in.c % s.filter.c != 0) {
       return ctx.Invalid("input channels ", s.in.c, " not a multiple of filter channels ",
                          s.filter.c);
     }
@@ -216,6 +217,21 @@ absl::StatusOr<std::vector<int64_t>> Bias64(const LowerContext& ctx, int input, 
     for (int32_t i = 0; i < count; ++i) b.push_back(t.data.as<int32_t>()[i]);
   } else {
     return ctx.Invalid("bias '", t.name, "' must be int32 or int64");
+  }
+  // The 16x8 requantization multiplies the int64 accumulator (bias + at most 2^22 per filter
+  // element) by a Q15 multiplier: with |bias| <= 2^40 and at most 2^24 filter elements the
+  // product stays below 2^62, so no int64 arithmetic can overflow.
+  constexpr int64_t kMaxBias = int64_t{1} << 40;
+  for (int32_t i = 0; i < count; ++i) {
+    if (b[static_cast<size_t>(i)] > kMaxBias || b[static_cast<size_t>(i)] < -kMaxBias) {
+      return ctx.Invalid("bias '", t.name, "' value ", b[static_cast<size_t>(i)], " at channel ",
+                         i, " is out of range (|bias| <= 2^40 for int16 operators)");
+    }
+  }
+  if (ctx.HasInput(1) && ctx.input(1).num_elements() > (int64_t{1} << 24)) {
+    return ctx.Invalid("filter '", ctx.input(1).name, "' has ", ctx.input(1).num_elements(),
+                       " elements, above 2^24 for an int16 operator (its int64 accumulator "
+                       "could overflow)");
   }
   return b;
 }
@@ -520,10 +536,10 @@ class ConvF32 : public OpKernel {
             const int32_t group = oc / oc_per_group;
             float acc = 0.f;
             for (int32_t ky = 0; ky < g.k_h; ++ky) {
-              const int32_t iy = oy * g.stride_h - g.pad_h + ky * g.dil_h;
+              const int64_t iy = int64_t{oy} * g.stride_h - g.pad_h + int64_t{ky} * g.dil_h;
               if (iy < 0 || iy >= g.in_h) continue;
               for (int32_t kx = 0; kx < g.k_w; ++kx) {
-                const int32_t ix = ox * g.stride_w - g.pad_w + kx * g.dil_w;
+                const int64_t ix = int64_t{ox} * g.stride_w - g.pad_w + int64_t{kx} * g.dil_w;
                 if (ix < 0 || ix >= g.in_w) continue;
                 const float* xp =
                     x + ((static_cast<int64_t>(n) * g.in_h + iy) * g.in_w + ix) * g.in_c +
@@ -561,10 +577,10 @@ class DepthwiseF32 : public OpKernel {
               const int32_t oc = ic * mult + m;
               float acc = 0.f;
               for (int32_t ky = 0; ky < g.k_h; ++ky) {
-                const int32_t iy = oy * g.stride_h - g.pad_h + ky * g.dil_h;
+                const int64_t iy = int64_t{oy} * g.stride_h - g.pad_h + int64_t{ky} * g.dil_h;
                 if (iy < 0 || iy >= g.in_h) continue;
                 for (int32_t kx = 0; kx < g.k_w; ++kx) {
-                  const int32_t ix = ox * g.stride_w - g.pad_w + kx * g.dil_w;
+                  const int64_t ix = int64_t{ox} * g.stride_w - g.pad_w + int64_t{kx} * g.dil_w;
                   if (ix < 0 || ix >= g.in_w) continue;
                   acc += x[((static_cast<int64_t>(n) * g.in_h + iy) * g.in_w + ix) * g.in_c + ic] *
                          w[(static_cast<int64_t>(ky) * g.k_w + kx) * g.out_c + oc];
@@ -598,10 +614,10 @@ class TransposeConvF32 : public OpKernel {
         for (int32_t ix = 0; ix < g.in_w; ++ix) {
           const float* xp = x + ((static_cast<int64_t>(n) * g.in_h + iy) * g.in_w + ix) * g.in_c;
           for (int32_t ky = 0; ky < g.k_h; ++ky) {
-            const int32_t oy = iy * g.stride_h - g.pad_h + ky;
+            const int64_t oy = int64_t{iy} * g.stride_h - g.pad_h + ky;
             if (oy < 0 || oy >= g.out_h) continue;
             for (int32_t kx = 0; kx < g.k_w; ++kx) {
-              const int32_t ox = ix * g.stride_w - g.pad_w + kx;
+              const int64_t ox = int64_t{ix} * g.stride_w - g.pad_w + kx;
               if (ox < 0 || ox >= g.out_w) continue;
               float* yp = y + ((static_cast<int64_t>(n) * g.out_h + oy) * g.out_w + ox) * g.out_c;
               for (int32_t oc = 0; oc < g.out_c; ++oc) {

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "mica/base/status_macros.h"
+#include "mica/base/text.h"
 #include "mica/kernels/isa.h"
 #include "mica/model/load.h"
 #include "op_kernel.h"
@@ -211,7 +212,9 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(const Graph& graph,
     auto kernel = internal::LowerOp(lc);
     if (!kernel.ok()) {
       const absl::Status& s = kernel.status();
-      std::string msg(s.message());
+      // Tensor names come from the file: printable, so the error stays one line (fuzz_run
+      // finding: a name holding a newline).
+      std::string msg = PrintableText(std::string(s.message()));
       if (msg.rfind(origin, 0) != 0) msg = absl::StrCat(origin, ": ", msg);
       return absl::Status(s.code(), msg);
     }
@@ -299,8 +302,17 @@ absl::StatusOr<std::vector<HostTensor>> Executor::Run(const std::vector<HostTens
     absl::Status s = m.kernels[i]->Eval(m.ctx);
     const auto end = std::chrono::steady_clock::now();
     if (!s.ok()) {
-      return absl::Status(s.code(), absl::StrCat("operator #", i, " (", internal::OpName(sg.ops[i]),
-                                                 "): ", s.message()));
+      // Name the model, the operator (index, kind, first output) and the kernel's reason.
+      const Operator& op = sg.ops[i];
+      std::string out_name;
+      if (!op.outputs.empty() && op.outputs[0] >= 0) {
+        out_name = absl::StrCat(", output '", sg.tensors[op.outputs[0]].name, "'");
+      }
+      const std::string origin =
+          m.graph.source_path.empty() ? "model" : m.graph.source_path;
+      return absl::Status(s.code(), PrintableText(absl::StrCat(origin, ": operator #", i, " (",
+                                                              internal::OpName(op), out_name,
+                                                              "): ", s.message())));
     }
     if (m.profiling) {
       OpProfile p;

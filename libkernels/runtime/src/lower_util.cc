@@ -40,7 +40,17 @@ absl::StatusOr<ActivationRange> QuantizedActivationRange(const LowerContext& ctx
   }
   const float scale = Scale(out);
   const int32_t zp = ZeroPoint(out);
-  auto q = [&](float f) { return zp + static_cast<int32_t>(std::round(f / scale)); };
+  if (a != Activation::kNone && (!(scale > 0.f) || !std::isfinite(scale))) {
+    return ctx.Invalid("output '", out.name, "' has a non-positive or non-finite scale");
+  }
+  // In double and clamped to the dtype's range before the cast: a tiny scale or a huge zero
+  // point must not overflow an int (fuzz_run finding: NaN cast to int).
+  auto q = [&](float f) -> int32_t {
+    const double v = static_cast<double>(zp) + std::round(static_cast<double>(f) / scale);
+    if (!(v > qmin)) return qmin;
+    if (v > qmax) return qmax;
+    return static_cast<int32_t>(v);
+  };
   ActivationRange r{qmin, qmax};
   switch (a) {
     case Activation::kNone: break;
@@ -65,7 +75,9 @@ absl::Status KernelError(KernelStatus s, const char* kernel) {
   if (s == KernelStatus::kNoImpl) {
     return absl::UnimplementedError(absl::StrCat(kernel, ": no body for these parameters"));
   }
-  return absl::InternalError(absl::StrCat(kernel, ": kernel rejected its arguments"));
+  return absl::InternalError(absl::StrCat(
+      kernel, " kernel rejected its arguments: inconsistent shapes or parameters, or scratch "
+              "memory too small (the lowering's checks let through a case the kernel refuses)"));
 }
 
 absl::Status RequireQuantized(const LowerContext& ctx, const Tensor& t) {

@@ -8,6 +8,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "mica/base/status_macros.h"
+#include "mica/base/text.h"
 #include "mica/model/load.h"
 
 namespace mica {
@@ -32,7 +33,7 @@ absl::StatusOr<std::string> HeaderField(const std::string& header, const std::st
   const std::string quoted = absl::StrCat("'", key, "'");
   size_t pos = header.find(quoted);
   if (pos == std::string::npos) {
-    return absl::InvalidArgumentError(absl::StrCat(origin, ": .npy header has no '", key, "'"));
+    return absl::InvalidArgumentError(absl::StrCat(origin, ": .npy header has no '", PrintableText(key), "'"));
   }
   pos = header.find(':', pos + quoted.size());
   if (pos == std::string::npos) {
@@ -90,7 +91,7 @@ absl::StatusOr<HostTensor> ParseNpy(const std::vector<uint8_t>& file, const std:
   }
   if (!found) {
     return absl::InvalidArgumentError(
-        absl::StrCat(origin, ": unsupported .npy dtype '", descr, "'"));
+        absl::StrCat(origin, ": unsupported .npy dtype '", PrintableText(descr), "'"));
   }
   if (order != "False") {
     return absl::InvalidArgumentError(absl::StrCat(origin, ": Fortran-order .npy not supported"));
@@ -100,7 +101,7 @@ absl::StatusOr<HostTensor> ParseNpy(const std::vector<uint8_t>& file, const std:
   for (absl::string_view dim : absl::StrSplit(shape_text, ',', absl::SkipWhitespace())) {
     int32_t d = 0;
     if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(dim), &d) || d < 0 || d > (1 << 28)) {
-      return absl::InvalidArgumentError(absl::StrCat(origin, ": bad .npy shape (", shape_text, ")"));
+      return absl::InvalidArgumentError(absl::StrCat(origin, ": bad .npy shape (", PrintableText(shape_text), ")"));
     }
     t.shape.push_back(d);
     count *= d;

@@ -116,9 +116,13 @@ class PoolF32 : public OpKernel {
     for (int32_t n = 0; n < g.n; ++n) {
       for (int32_t oy = 0; oy < g.out_h; ++oy) {
         for (int32_t ox = 0; ox < g.out_w; ++ox) {
-          const int32_t y0 = oy * g.stride_h - g.pad_h, x0 = ox * g.stride_w - g.pad_w;
-          const int32_t ky0 = std::max(0, -y0), ky1 = std::min(g.k_h, g.in_h - y0);
-          const int32_t kx0 = std::max(0, -x0), kx1 = std::min(g.k_w, g.in_w - x0);
+          // int64: a hostile stride, window or padding near 2^31 must not overflow.
+          const int64_t y0 = int64_t{oy} * g.stride_h - g.pad_h;
+          const int64_t x0 = int64_t{ox} * g.stride_w - g.pad_w;
+          const int32_t ky0 = static_cast<int32_t>(std::min<int64_t>(std::max<int64_t>(0, -y0), g.k_h));
+          const int32_t ky1 = static_cast<int32_t>(std::min<int64_t>(g.k_h, g.in_h - y0));
+          const int32_t kx0 = static_cast<int32_t>(std::min<int64_t>(std::max<int64_t>(0, -x0), g.k_w));
+          const int32_t kx1 = static_cast<int32_t>(std::min<int64_t>(g.k_w, g.in_w - x0));
           for (int32_t c = 0; c < g.in_c; ++c) {
             float acc = max ? std::numeric_limits<float>::lowest() : 0.f;
             int32_t count = 0;

@@ -119,6 +119,12 @@ absl::StatusOr<KernelPtr> LowerSoftmaxInt(const LowerContext& ctx) {
                                      static_cast<double>(1 << (31 - kScaledDiffIntegerBits)),
                                  static_cast<double>((int64_t{1} << 31) - 1));
     const kernels::Requant m = Multiplier(real);
+    if (m.shift < 0 || m.shift > 31) {
+      // TFLite's int8 softmax scales the input difference up (a left shift of 0 to 31).
+      return ctx.Invalid("beta ", beta, " x input scale ", Scale(x),
+                         " is too small for the int8 softmax (its input multiplier needs a left "
+                         "shift of 0 to 31)");
+    }
     k->p.input_beta_multiplier = m.multiplier;
     k->p.input_beta_left_shift = m.shift;
     k->p.diff_min = -InputRadius(kScaledDiffIntegerBits, m.shift);

@@ -142,7 +142,9 @@ absl::StatusOr<Value> TensorToValue(const onnx::TensorProto& t, const std::strin
   v.is_const = true;
   int64_t n = 1;
   for (int64_t d : t.dims()) {
-    if (d < 0 || d > kMaxElements) return bad(absl::StrCat("dimension ", d, " out of range"));
+    if (d < 0 || d > kMaxDim) {
+      return bad(absl::StrCat("dimension ", d, " out of range (0 to ", kMaxDim, ")"));
+    }
     n *= d;
     if (n > kMaxElements) return bad("more than 2^31 elements");
     v.shape.push_back(d);
@@ -329,9 +331,9 @@ absl::Status OnnxImporter::ReadInputs() {
     for (int i = 0; i < tt.shape().dim_size(); ++i) {
       const auto& d = tt.shape().dim(i);
       if (d.has_dim_value()) {
-        if (d.dim_value() < 0 || d.dim_value() > kMaxElements) {
-          return absl::InvalidArgumentError(
-              absl::StrCat(what, ": dimension ", i, " is ", d.dim_value()));
+        if (d.dim_value() < 0 || d.dim_value() > kMaxDim) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              what, ": dimension ", i, " is ", d.dim_value(), " (valid: 0 to ", kMaxDim, ")"));
         }
         v.shape.push_back(d.dim_value());
       } else if (i == 0) {
@@ -701,9 +703,10 @@ absl::StatusOr<int32_t> OnnxImporter::AddTensor(const NodeCtx* n, const std::str
                                                 const std::vector<int64_t>& shape, DType dtype) {
   int64_t count = 1;
   for (int64_t d : shape) {
-    if (d < 0 || d > kMaxElements || (count *= d) > kMaxElements) {
+    if (d < 0 || d > kMaxDim || (count *= d) > kMaxElements) {
       const std::string msg = absl::StrCat("tensor '", name, "' shape ", ShapeStr(shape),
-                                           " is negative or exceeds 2^31 elements");
+                                           " is negative, has a dimension above ", kMaxDim,
+                                           " or exceeds 2^31 elements");
       if (n != nullptr) return n->Invalid(msg);
       return absl::InvalidArgumentError(absl::StrCat(origin_, ": ", msg));
     }
@@ -888,7 +891,7 @@ absl::StatusOr<int32_t> OnnxImporter::InsertPad(
   std::vector<int32_t> p;
   for (size_t i = 0; i < shape.size(); ++i) {
     const auto [b, e] = pads[i];
-    if (b < 0 || e < 0 || b > kMaxElements || e > kMaxElements) {
+    if (b < 0 || e < 0 || b > kMaxDim || e > kMaxDim) {
       return n.Unsupported(absl::StrCat("pads (", b, ", ", e, ") out of range"));
     }
     shape[i] += b + e;

@@ -48,8 +48,13 @@ namespace onnx_import {
 
 // Largest element count of any tensor the importer creates (activations or constants).
 inline constexpr int64_t kMaxElements = int64_t{1} << 31;
-// Largest total element count of constants the importer computes itself (folding).
-inline constexpr int64_t kMaxFoldedElements = int64_t{1} << 28;
+// Largest single dimension (mica's tensor shapes are int32).
+inline constexpr int64_t kMaxDim = 2147483647;
+// Largest total element count of constants the importer computes itself (folding): 2^24
+// elements (at most 128 MB of int64 values, plus their float copy), far above the shape
+// arithmetic and fill constants of any model that fits a microcontroller, and small enough that
+// a tiny hostile file (ConstantOfShape with a huge shape) cannot exhaust memory.
+inline constexpr int64_t kMaxFoldedElements = int64_t{1} << 24;
 
 // One ONNX value (graph input, initializer or node output).
 struct Value {
