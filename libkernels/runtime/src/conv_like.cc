@@ -285,6 +285,44 @@ struct Operands {
   int input = 0, bias = 2;
 };
 
+// The int8 kernels accumulate in int32, as TFLite Micro's do: bias + the sum over an output's
+// taps of (input - zero point) x weight, with |input - zero point| <= 255. For each output
+// channel the worst case is 255 x sum |weight| + |bias| (the constant weights and bias as
+// stored); a file where it leaves int32 is refused rather than run into signed overflow. Real
+// models stay far inside (KWS's worst channel: about 2^22).
+absl::Status CheckAccumulatorRange(const LowerContext& ctx, int bias_input, int32_t channels) {
+  const Tensor& f = ctx.input(1);
+  if (channels <= 0 || f.num_elements() % channels != 0) return absl::OkStatus();
+  const int64_t taps = f.num_elements() / channels;
+  std::vector<int64_t> worst(static_cast<size_t>(channels), 0);
+  if (f.is_constant() && f.dtype == DType::kInt8) {
+    // Depthwise filters [1, H, W, C] keep the channel innermost; the others [O, ...] outermost.
+    const bool channel_inner = ctx.op.kind == OpKind::kDepthwiseConv2D;
+    const int8_t* w = f.data.as<int8_t>();
+    for (int64_t i = 0; i < f.num_elements(); ++i) {
+      const int64_t c = channel_inner ? i % channels : i / taps;
+      worst[static_cast<size_t>(c)] += 255 * (w[i] < 0 ? -int64_t{w[i]} : int64_t{w[i]});
+    }
+  } else {
+    for (int64_t& v : worst) v = taps * 255 * 128;
+  }
+  const Tensor* b = ctx.HasInput(bias_input) ? &ctx.input(bias_input) : nullptr;
+  for (int32_t c = 0; c < channels; ++c) {
+    int64_t bias = 0;
+    if (b != nullptr && b->is_constant() && b->dtype == DType::kInt32) {
+      const int32_t v = b->data.as<int32_t>()[c];
+      bias = v < 0 ? -int64_t{v} : int64_t{v};
+    }
+    const int64_t bound = worst[static_cast<size_t>(c)] + bias;
+    if (bound > std::numeric_limits<int32_t>::max()) {
+      return ctx.Invalid("output channel ", c, ": its int32 accumulator could overflow (255 x "
+                         "sum |weight| + |bias| = ", bound, " > 2^31 - 1); TFLite Micro's int32 "
+                         "accumulation would overflow too");
+    }
+  }
+  return absl::OkStatus();
+}
+
 // The int8 body (bias int32 at run time, offsets from the zero points) or the 16x8 body (bias
 // int64 constant, zero points 0), by the input's dtype. `what` names the op in errors. An op
 // without a 16x8 body passes Fn16 = std::nullptr_t.
@@ -308,6 +346,7 @@ absl::StatusOr<KernelPtr> LowerQuantizedConvLike(const LowerContext& ctx, const 
   };
   if (x.dtype == DType::kInt8) {
     MICA_RETURN_IF_ERROR(CheckBias32(ctx, ops.bias, channels));
+    MICA_RETURN_IF_ERROR(CheckAccumulatorRange(ctx, ops.bias, channels));
     p.input_offset = -ZeroPoint(x);
     p.output_offset = ZeroPoint(y);
     auto k = fill(std::make_unique<ConvLikeKernel<Params, Fn8, int8_t, int32_t>>(), b8);
