@@ -61,7 +61,9 @@ TEST_CASE("runtime: unary activations refuse an output sized unlike their input"
           REQUIRE_FALSE(exec.ok());
           const std::string msg(exec.status().message());
           CHECK_THAT(msg, Catch::Contains("unary.tflite"));
-          if (!unsupported) CHECK_THAT(msg, Catch::Contains("output size differs"));
+          // The graph validation every command shares refuses it first; the lowering's own
+          // shape check stays behind it.
+          if (!unsupported) CHECK_THAT(msg, Catch::Contains("has shape"));
           continue;
         }
         INFO(exec.status().message());
