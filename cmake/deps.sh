@@ -9,7 +9,7 @@ packages=(
   catch2 libbenchmark-dev libonnx-dev
   gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib
   libstdc++-arm-none-eabi-dev qemu-system-arm
-  clang libclang-rt-14-dev
+  clang libclang-rt-14-dev python3
 )
 missing=()
 for p in "${packages[@]}"; do
