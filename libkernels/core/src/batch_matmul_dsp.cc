@@ -72,13 +72,11 @@ KernelStatus BatchMatMulDsp(const BatchMatMulParams& p, const int8_t* lhs, const
           a1 += (row[d] + p.lhs_offset) * (c1[d] + p.rhs_offset);
         }
         const int32_t v0 =
-            MultiplyByQuantizedMultiplierNonNeg(a0, p.requant.multiplier, p.requant.shift) +
-            p.output_offset;
+            AddZeroPoint(MultiplyByQuantizedMultiplierNonNeg(a0, p.requant.multiplier, p.requant.shift), p.output_offset);
         *output++ = static_cast<int8_t>(Clamp(v0, p.activation.min, p.activation.max));
         if (pair) {
           const int32_t v1 =
-              MultiplyByQuantizedMultiplierNonNeg(a1, p.requant.multiplier, p.requant.shift) +
-              p.output_offset;
+              AddZeroPoint(MultiplyByQuantizedMultiplierNonNeg(a1, p.requant.multiplier, p.requant.shift), p.output_offset);
           *output++ = static_cast<int8_t>(Clamp(v1, p.activation.min, p.activation.max));
         }
       }

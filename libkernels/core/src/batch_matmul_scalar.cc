@@ -29,8 +29,7 @@ KernelStatus BatchMatMulScalar(const BatchMatMulParams& p, const int8_t* lhs, co
           acc += (l[i * l_i + kk * l_k] + p.lhs_offset) * (r[kk * r_k + j * r_j] + p.rhs_offset);
         }
         const int32_t v =
-            MultiplyByQuantizedMultiplierNonNeg(acc, p.requant.multiplier, p.requant.shift) +
-            p.output_offset;
+            AddZeroPoint(MultiplyByQuantizedMultiplierNonNeg(acc, p.requant.multiplier, p.requant.shift), p.output_offset);
         *output++ = static_cast<int8_t>(Clamp(v, p.activation.min, p.activation.max));
       }
     }

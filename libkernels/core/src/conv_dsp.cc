@@ -28,7 +28,7 @@ struct Requant8 {
         lo(p.activation.min), hi(p.activation.max) {}
   int8_t operator()(int32_t acc, int32_t oc) const {
     if (bias != nullptr) acc += bias[oc];
-    const int32_t v = MultiplyByQuantizedMultiplierNonNeg(acc, mult[oc], shift[oc]) + out_off;
+    const int32_t v = AddZeroPoint(MultiplyByQuantizedMultiplierNonNeg(acc, mult[oc], shift[oc]), out_off);
     return static_cast<int8_t>(Clamp(v, lo, hi));
   }
 };

@@ -15,7 +15,7 @@ struct Int8Path {
   using Acc = int32_t;
   using Bias = int32_t;
   static Out Finish(Acc acc, int32_t mult, int32_t shift, const ConvParams& p) {
-    int32_t v = MultiplyByQuantizedMultiplierNonNeg(acc, mult, shift) + p.output_offset;
+    int32_t v = AddZeroPoint(MultiplyByQuantizedMultiplierNonNeg(acc, mult, shift), p.output_offset);
     return static_cast<Out>(Clamp(v, p.activation.min, p.activation.max));
   }
 };
@@ -125,7 +125,7 @@ void Conv1x1Int8(const ConvParams& p, const PerChannelRequant& q, const int8_t* 
   const int32_t out_off = p.output_offset, lo = p.activation.min, hi = p.activation.max;
   const auto finish = [=](int32_t acc, int32_t extra, int32_t mult, int32_t shift) {
     acc = static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(extra));
-    const int32_t v = MultiplyByQuantizedMultiplierNonNeg(acc, mult, shift) + out_off;
+    const int32_t v = AddZeroPoint(MultiplyByQuantizedMultiplierNonNeg(acc, mult, shift), out_off);
     return static_cast<int8_t>(Clamp(v, lo, hi));
   };
   const auto extra_of = [=](const int8_t* f, int32_t oc) {
@@ -181,7 +181,7 @@ void ConvIm2ColInt8(const ConvParams& p, const PerChannelRequant& q, const int8_
   const int32_t* const shift = q.shift;
   const auto finish = [=](int32_t acc, int32_t oc) {
     if (bias != nullptr) acc += bias[oc];
-    const int32_t v = MultiplyByQuantizedMultiplierNonNeg(acc, mult[oc], shift[oc]) + out_off;
+    const int32_t v = AddZeroPoint(MultiplyByQuantizedMultiplierNonNeg(acc, mult[oc], shift[oc]), out_off);
     return static_cast<int8_t>(Clamp(v, lo, hi));
   };
   for (int32_t px = 0; px < pixels; px += 2) {

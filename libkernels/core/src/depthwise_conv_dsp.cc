@@ -58,7 +58,7 @@ void DepthwiseMult1(const DepthwiseConvParams& p, const PerChannelRequant& q, co
   const bool same_col = x_col == c_count;
   const auto finish = [=](int32_t acc, int32_t c) {
     if (bias != nullptr) acc += bias[c];
-    const int32_t v = MultiplyByQuantizedMultiplierNonNeg(acc, mult[c], shift[c]) + out_off;
+    const int32_t v = AddZeroPoint(MultiplyByQuantizedMultiplierNonNeg(acc, mult[c], shift[c]), out_off);
     return static_cast<int8_t>(Clamp(v, lo, hi));
   };
   ForEachDepthwisePixel(p, input, filter, out, c_count, [=](DepthwiseTaps<int8_t> t, int8_t* o) {

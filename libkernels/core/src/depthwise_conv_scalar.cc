@@ -30,9 +30,8 @@ void DepthwiseLoops(const DepthwiseConvParams& p, const PerChannelRequant& q, co
       if (kWide) {
         v = MultiplyByQuantizedMultiplier64(acc, q.multiplier[oc], q.shift[oc]);
       } else {
-        v = MultiplyByQuantizedMultiplierNonNeg(static_cast<int32_t>(acc), q.multiplier[oc],
-                                                q.shift[oc]) +
-            p.output_offset;
+        v = AddZeroPoint(MultiplyByQuantizedMultiplierNonNeg(static_cast<int32_t>(acc), q.multiplier[oc],
+                                                q.shift[oc]), p.output_offset);
       }
       *o++ = static_cast<Out>(Clamp(v, p.activation.min, p.activation.max));
     }
@@ -85,7 +84,7 @@ __attribute__((noinline)) void Finish4(const Requant4& f, const int32_t acc[4], 
   for (int i = 0; i < 4; ++i) {
     int32_t a = acc[i];
     if (bias != nullptr) a += bias[c + i];
-    const int32_t v = MultiplyByQuantizedMultiplierNonNeg(a, mult[i], shift[i]) + out_off;
+    const int32_t v = AddZeroPoint(MultiplyByQuantizedMultiplierNonNeg(a, mult[i], shift[i]), out_off);
     o[i] = static_cast<int8_t>(Clamp(v, lo, hi));
   }
 }
@@ -107,7 +106,7 @@ void DepthwiseInt8Mult1(const DepthwiseConvParams& p, const PerChannelRequant& q
   const Requant4 requant4{bias, mult, shift, out_off, lo, hi};
   const auto finish = [=](int32_t acc, int32_t c) {
     if (bias != nullptr) acc += bias[c];
-    const int32_t v = MultiplyByQuantizedMultiplierNonNeg(acc, mult[c], shift[c]) + out_off;
+    const int32_t v = AddZeroPoint(MultiplyByQuantizedMultiplierNonNeg(acc, mult[c], shift[c]), out_off);
     return static_cast<int8_t>(Clamp(v, lo, hi));
   };
   ForEachDepthwisePixel(p, input, filter, out, c_count, [=](DepthwiseTaps<int8_t> t, int8_t* o) {

@@ -37,7 +37,7 @@ KernelStatus FullyConnectedDsp(const FullyConnectedParams& p, const PerChannelRe
   const auto finish = [=](int32_t acc, int32_t o) {
     if (bias != nullptr) acc += bias[o];
     const int32_t c = per_channel ? o : 0;
-    const int32_t v = MultiplyByQuantizedMultiplierNonNeg(acc, mult[c], shift[c]) + out_off;
+    const int32_t v = AddZeroPoint(MultiplyByQuantizedMultiplierNonNeg(acc, mult[c], shift[c]), out_off);
     return static_cast<int8_t>(Clamp(v, lo, hi));
   };
   for (int32_t b = 0; b < p.batches; ++b) {

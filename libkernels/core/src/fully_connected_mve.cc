@@ -25,7 +25,7 @@ KernelStatus FullyConnectedMve(const FullyConnectedParams& p, const PerChannelRe
     if (bias != nullptr) acc += bias[o];
     const int32_t c = p.per_channel ? o : 0;
     const int32_t v =
-        MultiplyByQuantizedMultiplierNonNeg(acc, q.multiplier[c], q.shift[c]) + p.output_offset;
+        AddZeroPoint(MultiplyByQuantizedMultiplierNonNeg(acc, q.multiplier[c], q.shift[c]), p.output_offset);
     return static_cast<int8_t>(Clamp(v, p.activation.min, p.activation.max));
   };
   for (int32_t b = 0; b < p.batches; ++b) {

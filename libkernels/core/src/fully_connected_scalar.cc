@@ -71,8 +71,7 @@ KernelStatus FullyConnectedScalar(const FullyConnectedParams& p, const PerChanne
         int32_t a = acc[r];
         if (bias != nullptr) a += bias[o + r];
         const int32_t c = p.per_channel ? o + r : 0;
-        const int32_t v = MultiplyByQuantizedMultiplierNonNeg(a, q.multiplier[c], q.shift[c]) +
-                          p.output_offset;
+        const int32_t v = AddZeroPoint(MultiplyByQuantizedMultiplierNonNeg(a, q.multiplier[c], q.shift[c]), p.output_offset);
         *output++ = static_cast<int8_t>(Clamp(v, p.activation.min, p.activation.max));
       }
       o += rows;

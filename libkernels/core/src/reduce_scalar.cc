@@ -108,8 +108,7 @@ KernelStatus MeanOrSum(const MeanParams& mp, const Shape& s, const ReduceAxes& a
     ForEachReduced(plan, rd, in, base, [&sum](T v) { sum += static_cast<uint32_t>(int32_t{v}); });
     const int32_t shifted = static_cast<int32_t>(
         sum - static_cast<uint32_t>(static_cast<int64_t>(mp.input_zero_point) * n));
-    const int32_t v = internal::MultiplyByQuantizedMultiplier(shifted, multiplier, shift) +
-                      mp.output_zero_point;
+    const int32_t v = internal::AddZeroPoint(internal::MultiplyByQuantizedMultiplier(shifted, multiplier, shift), mp.output_zero_point);
     out[o] = static_cast<T>(internal::Clamp(v, kLo, kHi));
   });
   return KernelStatus::kOk;

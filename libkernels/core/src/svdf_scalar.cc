@@ -75,10 +75,9 @@ KernelStatus SvdfT(const SvdfParams& p, const int8_t* input, const int8_t* wf,
     }
   }
   for (int64_t i = 0; i < static_cast<int64_t>(n_batch) * n_unit; ++i) {
-    const int32_t v = internal::MultiplyByQuantizedMultiplier(
+    const int32_t v = internal::AddZeroPoint(internal::MultiplyByQuantizedMultiplier(
                           scratch_out[i], p.effective_scale_2.multiplier,
-                          p.effective_scale_2.shift) +
-                      p.output_zero_point;
+                          p.effective_scale_2.shift), p.output_zero_point);
     output[i] = static_cast<int8_t>(internal::Clamp(v, -128, 127));
   }
   return KernelStatus::kOk;

@@ -14,7 +14,7 @@ inline int8_t Finish(int32_t acc, const int32_t* bias, int32_t oc, const PerChan
                      const TransposeConvParams& p) {
   if (bias != nullptr) acc += bias[oc];
   const int32_t v =
-      MultiplyByQuantizedMultiplierNonNeg(acc, q.multiplier[oc], q.shift[oc]) + p.output_offset;
+      AddZeroPoint(MultiplyByQuantizedMultiplierNonNeg(acc, q.multiplier[oc], q.shift[oc]), p.output_offset);
   return static_cast<int8_t>(Clamp(v, p.activation.min, p.activation.max));
 }
 

@@ -37,8 +37,7 @@ KernelStatus TransposeConvScalar(const TransposeConvParams& p, const PerChannelR
           }
           if (bias != nullptr) acc += bias[oc];
           const int32_t v =
-              MultiplyByQuantizedMultiplierNonNeg(acc, q.multiplier[oc], q.shift[oc]) +
-              p.output_offset;
+              AddZeroPoint(MultiplyByQuantizedMultiplierNonNeg(acc, q.multiplier[oc], q.shift[oc]), p.output_offset);
           *output++ = static_cast<int8_t>(Clamp(v, p.activation.min, p.activation.max));
         }
       }

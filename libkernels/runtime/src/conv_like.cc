@@ -290,7 +290,8 @@ struct Operands {
 // channel the worst case is 255 x sum |weight| + |bias| (the constant weights and bias as
 // stored); a file where it leaves int32 is refused rather than run into signed overflow. Real
 // models stay far inside (KWS's worst channel: about 2^22).
-absl::Status CheckAccumulatorRange(const LowerContext& ctx, int bias_input, int32_t channels) {
+absl::Status CheckAccumulatorRange(const LowerContext& ctx, int bias_input, int32_t channels,
+                                   const ChannelQuant& q) {
   const Tensor& f = ctx.input(1);
   if (channels <= 0 || f.num_elements() % channels != 0) return absl::OkStatus();
   const int64_t taps = f.num_elements() / channels;
@@ -319,6 +320,16 @@ absl::Status CheckAccumulatorRange(const LowerContext& ctx, int bias_input, int3
                          "sum |weight| + |bias| = ", bound, " > 2^31 - 1); TFLite Micro's int32 "
                          "accumulation would overflow too");
     }
+    // The requantized value (accumulator x the channel's real multiplier) plus the output
+    // offset must stay in int32 too.
+    const size_t k = q.multiplier.size() == 1 ? 0 : static_cast<size_t>(c);
+    if (k < q.multiplier.size()) {
+      const double scale = std::ldexp(static_cast<double>(q.multiplier[k]), q.shift[k] - 31);
+      if (static_cast<double>(bound) * scale > static_cast<double>(int64_t{1} << 30)) {
+        return ctx.Invalid("output channel ", c, ": its requantized value could overflow int32 "
+                           "(worst accumulator ", bound, " x multiplier ", scale, ")");
+      }
+    }
   }
   return absl::OkStatus();
 }
@@ -346,7 +357,7 @@ absl::StatusOr<KernelPtr> LowerQuantizedConvLike(const LowerContext& ctx, const 
   };
   if (x.dtype == DType::kInt8) {
     MICA_RETURN_IF_ERROR(CheckBias32(ctx, ops.bias, channels));
-    MICA_RETURN_IF_ERROR(CheckAccumulatorRange(ctx, ops.bias, channels));
+    MICA_RETURN_IF_ERROR(CheckAccumulatorRange(ctx, ops.bias, channels, q));
     p.input_offset = -ZeroPoint(x);
     p.output_offset = ZeroPoint(y);
     auto k = fill(std::make_unique<ConvLikeKernel<Params, Fn8, int8_t, int32_t>>(), b8);

@@ -69,6 +69,14 @@ inline int32_t MultiplyByQuantizedMultiplier64(int64_t x, int32_t multiplier, in
 }
 
 // Clamps to [lo, hi].
+// Adds an output zero point to a requantized value in two's-complement arithmetic: for every
+// value a real model produces it is the plain int32 sum TFLite Micro computes; for a hostile
+// file whose multiplier drives the value to the int32 limits it wraps instead of being
+// undefined behaviour, and the clamp that follows keeps the output in its type's range.
+inline int32_t AddZeroPoint(int32_t v, int32_t zero_point) {
+  return static_cast<int32_t>(static_cast<uint32_t>(v) + static_cast<uint32_t>(zero_point));
+}
+
 inline int32_t Clamp(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
 }  // namespace internal
