@@ -5,7 +5,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "mica/base/text.h"
 #include "mica/estimate/render.h"
 #include "report/render_internal.h"
 
@@ -14,16 +13,8 @@ namespace estimate {
 namespace {
 
 using render_internal::At;
+using render_internal::CsvField;
 using render_internal::kAreas;
-
-// RFC 4180 quoting: fields with commas, quotes or line breaks are quoted, quotes doubled.
-std::string Field(const std::string& raw) {
-  const std::string s = ValidUtf8(raw);
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
 
 std::string Number(double v) { return absl::StrCat(static_cast<int64_t>(v + (v >= 0 ? 0.5 : -0.5))); }
 
@@ -44,16 +35,16 @@ std::string RenderCheckCsv(const CheckReport& report) {
       if (!o.notes.empty()) {
         absl::StrAppend(&reasons, reasons.empty() ? "" : "; ", absl::StrJoin(o.notes, "; "));
       }
-      absl::StrAppend(&out, Field(report.model_path), ",", Field(r.profile.name), ",",
-                      Field(e.backend), ",", o.op_index, ",", Field(o.op_name), ",",
-                      Field(o.output_name), ",", cpu ? "cpu" : "npu", ",", Field(o.kernel), ",",
+      absl::StrAppend(&out, CsvField(report.model_path), ",", CsvField(r.profile.name), ",",
+                      CsvField(e.backend), ",", o.op_index, ",", CsvField(o.op_name), ",",
+                      CsvField(o.output_name), ",", cpu ? "cpu" : "npu", ",", CsvField(o.kernel), ",",
                       o.macs, ",", Number(o.total_cycles), ",",
                       absl::StrFormat("%.6f", e.total_cycles > 0 ? o.total_cycles / e.total_cycles
                                                                  : 0.0),
                       ",", Number(o.compute_cycles), ",", BottleneckName(o.bottleneck));
       for (MemoryArea a : kAreas) absl::StrAppend(&out, ",", Number(o.bytes[At(a)]));
       for (MemoryArea a : kAreas) absl::StrAppend(&out, ",", Number(o.access_cycles[At(a)]));
-      absl::StrAppend(&out, ",", Field(reasons), "\n");
+      absl::StrAppend(&out, ",", CsvField(reasons), "\n");
     }
   }
   return out;

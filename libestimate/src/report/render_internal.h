@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "mica/base/text.h"
 #include "mica/estimate/estimate.h"
 #include "mica/estimate/target.h"
 #include "mica/model/graph.h"
@@ -41,6 +42,16 @@ inline int64_t ConstantBytes(const Graph& graph) {
     if (t.is_constant()) bytes += static_cast<int64_t>(t.num_bytes());
   }
   return bytes;
+}
+
+// Returns `raw` as one CSV field (RFC 4180): valid UTF-8; quoted, with quotes doubled, when it
+// holds a comma, a quote or a line break.
+inline std::string CsvField(const std::string& raw) {
+  const std::string s = ValidUtf8(raw);
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
 }
 
 }  // namespace render_internal

@@ -7,7 +7,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "mica/base/text.h"
 #include "mica/estimate/json_writer.h"
 #include "mica/estimate/render.h"
 #include "mica/estimate/report.h"
@@ -18,6 +17,7 @@ namespace mica {
 namespace estimate {
 
 using render_internal::At;
+using render_internal::CsvField;
 using render_internal::kAreas;
 
 SweepRow MakeSweepRow(const std::string& model, const TargetProfile& profile, const Estimate& e) {
@@ -111,18 +111,11 @@ std::string RenderSweepJsonl(const std::vector<SweepRow>& rows) {
 }
 
 std::string RenderSweepCsv(const std::vector<SweepRow>& rows) {
-  auto field = [](const std::string& raw) {
-    const std::string s = ValidUtf8(raw);
-    if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-    std::string q = "\"";
-    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
-  };
   std::string out = "model,profile,ok,total_cycles,clock_hz,inference_seconds,macs,npu_ops,cpu_ops";
   for (MemoryArea a : kAreas) absl::StrAppend(&out, ",", MemoryAreaName(a), "_used_bytes");
   out += ",arena_bytes,fits,error\n";
   for (const SweepRow& r : rows) {
-    absl::StrAppend(&out, field(r.model), ",", field(r.profile), ",", r.ok ? "true" : "false");
+    absl::StrAppend(&out, CsvField(r.model), ",", CsvField(r.profile), ",", r.ok ? "true" : "false");
     if (r.ok) {
       absl::StrAppend(&out, ",", absl::StrFormat("%.0f", r.total_cycles), ",",
                       absl::StrFormat("%.0f", r.clock_hz), ",",
@@ -135,7 +128,7 @@ std::string RenderSweepCsv(const std::vector<SweepRow>& rows) {
     } else {
       // Empty figures (6 counts, one per memory area, arena, fits), then the error.
       out += std::string(6 + std::size(kAreas) + 2, ',');
-      absl::StrAppend(&out, ",", field(r.error), "\n");
+      absl::StrAppend(&out, ",", CsvField(r.error), "\n");
     }
   }
   return out;
