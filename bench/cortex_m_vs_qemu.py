@@ -19,6 +19,12 @@ mica_estimate_test, which the required suite checks without QEMU.
 
     bench/cortex_m_vs_qemu.py [--build-dir build/fast] [--builds m55-mve,m4-dsp,m55-scalar]
                               [--models NAME,...] [--force] [--report-only] [--timeout S]
+                              [--write-table]
+
+The report ends with the coefficient table of mica's kernel families solved again from the
+recording (non-negative least squares per family and variant on the measured operators);
+--write-table writes it into libestimate/src/cortex_m/cost_table.cc (between the
+MICA_COST_TABLE markers): rebuild and re-run the report to see the new figures.
 
 The recording is resumable: a (model, build) pair already recorded for the same model sha256
 and mica revision is not run again unless --force. Python 3 standard library only.
@@ -144,6 +150,8 @@ def main():
     ap.add_argument("--timeout", type=int, default=600, help="seconds per QEMU run")
     ap.add_argument("--force", action="store_true", help="re-run pairs already recorded")
     ap.add_argument("--report-only", action="store_true", help="print the report, run nothing")
+    ap.add_argument("--write-table", action="store_true",
+                    help="write the re-solved coefficients into cost_table.cc")
     args = ap.parse_args()
 
     build_dir = Path(args.build_dir)
@@ -186,8 +194,27 @@ def main():
     if not test_bin.exists():
         sys.exit(f"cortex_m_vs_qemu: {test_bin} not built (--target mica_estimate_test)")
     env = dict(os.environ, MICA_QEMU_RECORD=str(record))
-    return subprocess.run([str(test_bin), "[.cortex-m-qemu-report]", "--success=false"],
-                          env=env).returncode
+    env.setdefault("MICA_SOURCE_DIR", str(HERE))
+    if shared_dir() is not None:
+        env.setdefault("MICA_SHARED_DIR", str(shared_dir()))
+    p = subprocess.run([str(test_bin), "[.cortex-m-qemu-report]"],
+                       env=env, capture_output=True, text=True)
+    sys.stdout.write(p.stdout)
+    sys.stderr.write(p.stderr)
+    if args.write_table and p.returncode == 0:
+        begin, end = "// MICA_COST_TABLE_BEGIN", "// MICA_COST_TABLE_END"
+        out = p.stdout
+        table = out[out.index(begin):out.index(end)]
+        table = table[table.index("\n") + 1:]
+        src = HERE / "libestimate/src/cortex_m/cost_table.cc"
+        text = src.read_text()
+        a = text.index(begin)
+        a = text.index("\n", a) + 1
+        b = text.index(end)
+        b = text.rindex("\n", 0, b) + 1
+        src.write_text(text[:a] + table + text[b:])
+        print(f"cortex_m_vs_qemu: wrote the table into {src}; rebuild to use it")
+    return p.returncode
 
 
 if __name__ == "__main__":

@@ -77,7 +77,110 @@ constexpr VariantCosts kMve = {
 constexpr FloatCosts kFloatFpu = {/*mac=*/6.0, /*elem=*/8.0, /*transcendental=*/60.0};
 constexpr FloatCosts kFloatSoft = {/*mac=*/60.0, /*elem=*/50.0, /*transcendental=*/600.0};
 
+// mica's own kernels: coefficients of the terms t0..t5 of cortex_m.h (CortexMMicaTermsFor)
+// per family, for scalar (the m55-scalar build), DSP (m4-dsp) and MVE (m55-mve). Solved by
+// bench/cortex_m_vs_qemu.py (non-negative least squares on relative error over every measured
+// operator of the family) from test/corpus/reference/qemu/mica_instructions.csv at the mica
+// revision recorded there; paste its printed table here after re-measuring.
+struct MicaRow {
+  MicaFamily family;
+  bool has[3];                    // scalar, DSP, MVE
+  MicaCoefficients coef[3];
+};
+
+constexpr MicaRow kMica[] = {
+    // MICA_COST_TABLE_BEGIN (written by bench/cortex_m_vs_qemu.py --print-table)
+    {MicaFamily::kConv,
+     {true, true, true},
+     {{0, 2.2465, 0, 44.2313, 218.945, 3.9484, 0},
+      {0, 5.5539, 0, 71.1402, 316.957, 0, 13.5045},
+      {0, 2.09794, 1.03117, 12.7461, 119.011, 1.9096, 14.2357}}},
+    {MicaFamily::kConv1x1,
+     {true, true, true},
+     {{2044.95, 2.20611, 0, 37.6778, 31.9521, 0, 5.74206},
+      {4943.95, 5.88211, 0, 45.1306, 194.856, 0, 8.81872},
+      {3043.46, 2.11653, 0.22344, 11.9303, 49.3303, 0, 18.6827}}},
+    {MicaFamily::kConvS16,
+     {true, true, true},
+     {{0, 30.1223, 0, 0, 0, 0, 0},
+      {0, 30.7806, 0, 0, 0, 0, 0},
+      {0, 30.4039, 0, 0, 0, 0, 0}}},
+    {MicaFamily::kDepthwise,
+     {true, true, true},
+     {{0, 10.1042, 0, 0, 0, 21.846, 0},
+      {0, 36.7903, 0, 0, 0, 17.3541, 0},
+      {1844.02, 37.8544, 1.75301, 0, 0, 16.8295, 0}}},
+    {MicaFamily::kFullyConnected,
+     {true, true, true},
+     {{0, 2.70762, 0, 55.8281, 0, 5.26639, 0},
+      {37.1897, 7.50952, 0, 67.1704, 0, 1.27606, 0},
+      {295.709, 0, 0.33363, 68.4753, 0, 0.051798, 4.70171}}},
+    {MicaFamily::kTransposeConv,
+     {true, true, true},
+     {{0, 4.79856, 0, 119.033, 23.904, 151.005, 0},
+      {0, 8.15861, 0, 82.7942, 63.3275, 124.546, 0},
+      {0, 31.1935, 0, 82.0125, 68.0051, 129.048, 0}}},
+    {MicaFamily::kAdd,
+     {true, true, true},
+     {{0, 70.2572, 0, 0, 0, 0, 0},
+      {0, 290.546, 0, 0, 0, 0, 0},
+      {276, 108, 0, 0, 0, 0, 0}}},
+    {MicaFamily::kAvgPool,
+     {true, true, true},
+     {{0, 5.86261, 0, 51.0814, 0, 0, 0},
+      {0, 10.0567, 0, 26.4231, 0, 0, 0},
+      {0, 12.8606, 0, 19.9237, 0, 0, 0}}},
+    {MicaFamily::kMaxPool,
+     {true, true, true},
+     {{191, 7.98535, 0, 0, 0, 34.5, 0},
+      {184, 25.4297, 0, 0, 0, 9.75, 0},
+      {189, 0, 0, 4.75, 0, 10.75, 0}}},
+    {MicaFamily::kSoftmax,
+     {true, true, true},
+     {{883.785, 156.424, 0, 0, 0, 0, 0},
+      {835.111, 166.911, 0, 0, 0, 0, 0},
+      {934.723, 165.241, 0, 0, 0, 0, 0}}},
+    {MicaFamily::kLstm,
+     {true, true, true},
+     {{0, 5.58428, 0, 0, 0, 0, 0},
+      {0, 6.59926, 0, 0, 0, 0, 0},
+      {0, 5.59127, 0, 0, 0, 0, 0}}},
+    {MicaFamily::kCopy,
+     {true, true, true},
+     {{103.191, 0.82, 0, 0, 0, 0, 0},
+      {104.472, 1.09053, 0, 0, 0, 0, 0},
+      {103.321, 0.188703, 0, 0, 0, 0, 0}}},
+    {MicaFamily::kDispatch,
+     {true, true, true},
+     {{28.7203, 0, 0, 0, 0, 0, 0},
+      {29.178, 0, 0, 0, 0, 0, 0},
+      {28.0424, 0, 0, 0, 0, 0, 0}}},
+        // MICA_COST_TABLE_END
+};
+
+constexpr const char* kMicaNames[] = {
+    "conv", "conv1x1", "conv_s16", "depthwise", "fully_connected", "transpose_conv", "add",
+    "mul", "avg_pool", "max_pool", "softmax", "lstm", "copy", "dispatch"};
+static_assert(sizeof(kMicaNames) / sizeof(kMicaNames[0]) ==
+              static_cast<size_t>(MicaFamily::kCount));
+
+int IsaIndex(kernels::Isa isa) {
+  return isa == kernels::Isa::kScalar ? 0 : isa == kernels::Isa::kDsp ? 1 : 2;
+}
+
 }  // namespace
+
+const char* MicaFamilyName(MicaFamily f) {
+  const int i = static_cast<int>(f);
+  return i >= 0 && i < static_cast<int>(MicaFamily::kCount) ? kMicaNames[i] : "";
+}
+
+const MicaCoefficients* MicaCoefficientsFor(MicaFamily family, kernels::Isa isa) {
+  for (const MicaRow& row : kMica) {
+    if (row.family == family && row.has[IsaIndex(isa)]) return &row.coef[IsaIndex(isa)];
+  }
+  return nullptr;
+}
 
 const VariantCosts& CostsFor(kernels::Isa isa) {
   switch (isa) {

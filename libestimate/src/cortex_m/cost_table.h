@@ -2,6 +2,8 @@
 #ifndef MICA_ESTIMATE_SRC_CORTEX_M_COST_TABLE_H_
 #define MICA_ESTIMATE_SRC_CORTEX_M_COST_TABLE_H_
 
+#include <array>
+
 #include "mica/kernels/types.h"
 
 namespace mica {
@@ -33,6 +35,25 @@ struct FloatCosts {
   double mac, elem, transcendental;
 };
 const FloatCosts& FloatCostsFor(bool has_fpu);
+
+// mica's own kernels (--runtime mica): one call costs sum(coefficient[i] * term[i]) over the
+// terms of its family (cortex_m.h, CortexMMicaTermsFor). The coefficients per family and
+// variant are in cost_table.cc, solved from mica's own runs on QEMU
+// (test/corpus/reference/qemu/mica_instructions.csv, re-measured and re-solved by
+// bench/cortex_m_vs_qemu.py). A family without coefficients for a variant is costed with the
+// CMSIS-NN formulas above.
+enum class MicaFamily : int {
+  kConv, kConv1x1, kConvS16, kDepthwise, kFullyConnected, kTransposeConv, kAdd, kMul,
+  kAvgPool, kMaxPool, kSoftmax, kLstm, kCopy, kDispatch, kCount
+};
+inline constexpr int kMicaTermCount = 7;
+using MicaCoefficients = std::array<double, kMicaTermCount>;
+
+// Returns the family's name ("conv", "depthwise", ...).
+const char* MicaFamilyName(MicaFamily f);
+
+// Returns the coefficients of `family` for `isa`, or nullptr when the table has none.
+const MicaCoefficients* MicaCoefficientsFor(MicaFamily family, kernels::Isa isa);
 
 // int16 kernels cost this factor times the int8 formula.
 inline constexpr double kInt16Factor = 1.3;

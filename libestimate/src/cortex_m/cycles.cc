@@ -65,7 +65,10 @@ double CortexMCodeFactor(const CortexMConfig& cpu) {
   return cpu.cpu == "cortex-m0" ? cortex_m::kArmv6mFactor : 1.0;
 }
 
-CortexMOpCost CortexMKernelCost(const CortexMWork& w, Isa isa, const CortexMConfig& cpu) {
+namespace {
+
+// The CMSIS-NN (TFLite Micro) formulas of cortex_m.h.
+CortexMOpCost CmsisNnKernelCost(const CortexMWork& w, Isa isa, const CortexMConfig& cpu) {
   const cortex_m::VariantCosts& c = cortex_m::CostsFor(isa);
   CortexMOpCost r;
   r.isa = isa;
@@ -253,10 +256,163 @@ CortexMOpCost CortexMKernelCost(const CortexMWork& w, Isa isa, const CortexMConf
   return r;
 }
 
+// Lanes of one multiply-accumulate step of mica's bodies: 1 scalar, 4 DSP (SIMD32 on four
+// bytes), 16 MVE (one 128-bit vector of int8).
+double Lanes(Isa isa) { return isa == Isa::kMve ? 16 : isa == Isa::kDsp ? 4 : 1; }
+
+}  // namespace
+
+CortexMMicaTerms CortexMMicaTermsFor(const CortexMWork& w, Isa isa) {
+  using cortex_m::MicaFamily;
+  CortexMMicaTerms t;
+  const bool is_float = w.dtype == DType::kFloat32 || w.dtype == DType::kFloat16;
+  if (is_float) return t;
+  const bool s16 = w.dtype == DType::kInt16;
+  const double n = std::max(1, w.batch);
+  const double pixels = n * w.out_h * w.out_w;
+  const double taps = static_cast<double>(w.k_h) * w.k_w;
+  const double outputs = pixels * w.out_c;
+  const double elements = w.elements > 0 ? double(w.elements) : outputs;
+  double lanes = Lanes(isa);
+  // floor(x / lanes) and x mod lanes, times `times`.
+  auto vec = [&](double x, double times) { return times * std::floor(x / lanes); };
+  auto tail = [&](double x, double times) { return times * std::fmod(x, lanes); };
+  auto set = [&](MicaFamily f, std::array<double, kCortexMMicaTerms> terms) {
+    t.family = cortex_m::MicaFamilyName(f);
+    t.terms = terms;
+  };
+  switch (w.kind) {
+    case OpKind::kConv2D: {
+      const double k = taps * w.in_c;
+      const bool one_by_one = w.k_h == 1 && w.k_w == 1 && w.stride_h == 1 && w.stride_w == 1 &&
+                              w.pad_h == 0 && w.pad_w == 0;
+      if (s16) {
+        // Conv16x8 has scalar and DSP bodies only: MVE builds run the DSP one.
+        lanes = Lanes(isa == Isa::kMve ? Isa::kDsp : isa);
+        set(MicaFamily::kConvS16,
+            {1, vec(k, outputs), tail(k, outputs), outputs, pixels, pixels * k, w.out_c * k / lanes});
+      } else if (one_by_one) {
+        set(MicaFamily::kConv1x1,
+            {1, vec(k, outputs), tail(k, outputs), outputs, pixels, 0, w.out_c * k / lanes});
+      } else {
+        set(MicaFamily::kConv,
+            {1, vec(k, outputs), tail(k, outputs), outputs, pixels, pixels * k, w.out_c * k / lanes});
+      }
+      break;
+    }
+    case OpKind::kDepthwiseConv2D:
+      if (s16) break;
+      set(MicaFamily::kDepthwise, {1, vec(w.out_c, pixels * taps), tail(w.out_c, pixels * taps),
+                                   outputs, pixels, pixels * taps, w.out_c * taps / lanes});
+      break;
+    case OpKind::kFullyConnected: {
+      if (s16) break;
+      const double out_n = std::max(1, w.out_c);
+      const double rows = std::max(1.0, elements / out_n);
+      const double k = w.macs > 0 ? double(w.macs) / std::max(1.0, elements) : 1.0;
+      set(MicaFamily::kFullyConnected,
+          {1, vec(k, rows * out_n), tail(k, rows * out_n), rows * out_n, rows, rows * k,
+           out_n * k / lanes});
+      break;
+    }
+    case OpKind::kTransposeConv: {
+      if (s16) break;
+      const double reach = taps / std::max(1, w.stride_h * w.stride_w);
+      set(MicaFamily::kTransposeConv, {1, vec(w.in_c, outputs * reach),
+                                       tail(w.in_c, outputs * reach), outputs, pixels,
+                                       pixels * reach, taps * w.in_c * w.out_c / lanes});
+      break;
+    }
+    case OpKind::kAdd:
+    case OpKind::kSub:
+    case OpKind::kMul:
+      if (s16 || w.broadcast) break;
+      set(w.kind == OpKind::kMul ? MicaFamily::kMul : MicaFamily::kAdd,
+          {1, vec(elements, 1), tail(elements, 1), 0, 0, 0, 0});
+      break;
+    case OpKind::kAveragePool2D:
+    case OpKind::kMaxPool2D:
+      if (s16) break;
+      set(w.kind == OpKind::kMaxPool2D ? MicaFamily::kMaxPool : MicaFamily::kAvgPool,
+          {1, vec(w.out_c, pixels * taps), tail(w.out_c, pixels * taps), outputs, pixels,
+           pixels * taps, 0});
+      break;
+    case OpKind::kSoftmax:
+      if (s16) break;
+      set(MicaFamily::kSoftmax, {1, elements, 0, double(std::max<int64_t>(1, w.rows)), 0, 0, 0});
+      break;
+    case OpKind::kUnidirectionalSequenceLstm: {
+      if (s16) break;
+      // One scalar body on every variant: the gate matmuls, then per step and unit the gate
+      // activations and the cell update.
+      const double steps = std::max<double>(1, elements / std::max(1, w.out_c));
+      set(MicaFamily::kLstm, {1, double(w.macs), elements, steps, 0, 0, 0});
+      break;
+    }
+    default:
+      if (CopiesRows(w.kind)) {
+        set(MicaFamily::kCopy,
+            {1, double(w.bytes), 0, double(std::max<int64_t>(1, w.rows)), 0, 0, 0});
+      }
+      break;
+  }
+  return t;
+}
+
+std::vector<std::string> CortexMMicaFamilies() {
+  std::vector<std::string> out;
+  for (int f = 0; f < static_cast<int>(cortex_m::MicaFamily::kCount); ++f) {
+    out.push_back(cortex_m::MicaFamilyName(static_cast<cortex_m::MicaFamily>(f)));
+  }
+  return out;
+}
+
+bool CortexMMicaCoefficients(const std::string& family, Isa isa,
+                             std::array<double, kCortexMMicaTerms>* out) {
+  for (int f = 0; f < static_cast<int>(cortex_m::MicaFamily::kCount); ++f) {
+    const auto fam = static_cast<cortex_m::MicaFamily>(f);
+    if (family != cortex_m::MicaFamilyName(fam)) continue;
+    const cortex_m::MicaCoefficients* c = cortex_m::MicaCoefficientsFor(fam, isa);
+    if (c == nullptr) return false;
+    for (int i = 0; i < kCortexMMicaTerms; ++i) (*out)[i] = (*c)[i];
+    return true;
+  }
+  return false;
+}
+
+CortexMOpCost CortexMKernelCost(const CortexMWork& w, Isa isa, const CortexMConfig& cpu,
+                                Runtime runtime) {
+  CortexMOpCost r = CmsisNnKernelCost(w, isa, cpu);
+  if (runtime != Runtime::kMica || w.kind == OpKind::kOpaque) return r;
+  const CortexMMicaTerms t = CortexMMicaTermsFor(w, isa);
+  std::array<double, kCortexMMicaTerms> coef{}, dispatch{};
+  CortexMMicaCoefficients("dispatch", isa, &dispatch);
+  if (t.family.empty() || !CortexMMicaCoefficients(t.family, isa, &coef)) {
+    // No measured mica kernel for this work: CMSIS-NN's cost stands in for it.
+    r.instructions += dispatch[0];
+    r.notes.push_back("no measured mica kernel for this operator: CMSIS-NN's cost used");
+  } else {
+    double instr = dispatch[0];
+    for (int i = 0; i < kCortexMMicaTerms; ++i) instr += coef[i] * t.terms[i];
+    r.instructions = instr * (isa == Isa::kScalar ? CortexMCodeFactor(cpu) : 1.0);
+    r.kernel = absl::StrCat("mica_", t.family, "/", kernels::IsaName(isa));
+    // The CMSIS-NN notes (uncalibrated formulas) do not describe mica's kernels.
+    r.notes.clear();
+  }
+  r.cycles = r.instructions + r.flash_wait_cycles;
+  return r;
+}
+
 absl::StatusOr<CortexMOpCost> CortexMOpCostFor(const Graph& graph, int op_index,
-                                               const CortexMConfig& cpu) {
+                                               const CortexMConfig& cpu, Isa isa,
+                                               Runtime runtime) {
   MICA_ASSIGN_OR_RETURN(CortexMWork w, DescribeCortexMWork(graph, op_index));
-  return CortexMKernelCost(w, CortexMVariant(cpu), cpu);
+  return CortexMKernelCost(w, isa, cpu, runtime);
+}
+
+absl::StatusOr<CortexMOpCost> CortexMOpCostFor(const Graph& graph, int op_index,
+                                               const CortexMConfig& cpu, Runtime runtime) {
+  return CortexMOpCostFor(graph, op_index, cpu, CortexMVariant(cpu), runtime);
 }
 
 namespace {
@@ -397,6 +553,10 @@ absl::StatusOr<CortexMWork> DescribeCortexMWork(const Graph& graph, int op_index
       w.in_c = in->shape[3];
       w.k_h = filter->shape[1];
       w.k_w = filter->shape[2];
+      if (std::holds_alternative<TransposeConvAttrs>(op.attrs)) {
+        const auto& a = op.Attrs<TransposeConvAttrs>();
+        w.stride_h = std::max(1, a.stride_h), w.stride_w = std::max(1, a.stride_w);
+      }
       break;
     }
     case OpKind::kFullyConnected: {

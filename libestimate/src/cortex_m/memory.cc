@@ -183,7 +183,8 @@ int64_t CortexMArenaBytes(const Graph& graph) {
   return peak;
 }
 
-absl::StatusOr<Estimate> EstimateCortexM(const Graph& graph, const TargetProfile& profile) {
+absl::StatusOr<Estimate> EstimateCortexM(const Graph& graph, const TargetProfile& profile,
+                                         Runtime runtime) {
   if (profile.kind != TargetKind::kCortexM) {
     return absl::InvalidArgumentError(
         absl::StrCat("EstimateCortexM: '", profile.name, "' is not a Cortex-M profile"));
@@ -198,7 +199,7 @@ absl::StatusOr<Estimate> EstimateCortexM(const Graph& graph, const TargetProfile
   std::set<std::string> notes;
   for (int i = 0; i < static_cast<int>(sg.ops.size()); ++i) {
     const Operator& op = sg.ops[i];
-    MICA_ASSIGN_OR_RETURN(CortexMOpCost c, CortexMOpCostFor(graph, i, cpu));
+    MICA_ASSIGN_OR_RETURN(CortexMOpCost c, CortexMOpCostFor(graph, i, cpu, runtime));
     OpEstimate o;
     o.op_index = i;
     o.op_name = std::string(op.name());
@@ -227,7 +228,9 @@ absl::StatusOr<Estimate> EstimateCortexM(const Graph& graph, const TargetProfile
     o.kernel = c.kernel;
     o.notes = c.notes;
     for (const std::string& n : c.notes) {
-      if (absl::StrContains(n, "soft-float")) notes.insert(n);
+      if (absl::StrContains(n, "soft-float") || absl::StrContains(n, "no measured mica")) {
+        notes.insert(n);
+      }
     }
     e.total_cycles += c.cycles;
     e.cpu_cycles += c.cycles;
@@ -249,8 +252,8 @@ absl::StatusOr<Estimate> EstimateCortexM(const Graph& graph, const TargetProfile
       static_cast<double>(e.arena_bytes + e.scratch_bytes);
   e.memory_used_bytes[static_cast<int>(MemoryArea::kOnChipFlash)] =
       static_cast<double>(e.weights_original_bytes + e.code_bytes);
-  e.notes.push_back(absl::StrCat("CMSIS-NN ", kernels::IsaName(CortexMVariant(cpu)),
-                                 " kernels on ", cpu.cpu, "; cycles = estimated instructions",
+  e.notes.push_back(absl::StrCat(runtime == Runtime::kMica ? "mica's own " : "CMSIS-NN ",
+                                 kernels::IsaName(CortexMVariant(cpu)), " kernels on ", cpu.cpu, "; cycles = estimated instructions",
                                  cpu.flash_wait_states > 0
                                      ? absl::StrCat(" + ", cpu.flash_wait_states,
                                                     " flash wait state(s) per weight load")

@@ -51,6 +51,7 @@
 #ifndef MICA_ESTIMATE_CORTEX_M_H_
 #define MICA_ESTIMATE_CORTEX_M_H_
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -58,6 +59,7 @@
 #include "absl/status/statusor.h"
 #include "mica/estimate/estimate.h"
 #include "mica/estimate/target.h"
+#include "mica/estimate/tflm_arena.h"
 #include "mica/kernels/types.h"
 #include "mica/model/graph.h"
 
@@ -111,17 +113,67 @@ kernels::Isa CortexMVariant(const CortexMConfig& cpu);
 double CortexMCodeFactor(const CortexMConfig& cpu);
 
 // Costs one kernel call described by `work` with variant `isa` on `cpu` (whose DSP/MVE flags
-// are not consulted: the caller picks the variant, as the calibration test does).
+// are not consulted: the caller picks the variant, as the calibration test does). `runtime`
+// says whose kernels run: TFLite Micro's (and ExecuTorch's) CMSIS-NN, or mica's own
+// (Runtime::kMica, the formulas of CortexMMicaTermsFor).
 CortexMOpCost CortexMKernelCost(const CortexMWork& work, kernels::Isa isa,
-                                const CortexMConfig& cpu);
+                                const CortexMConfig& cpu, Runtime runtime = Runtime::kTflm);
+
+// mica's own kernels (--runtime mica). A call costs sum(coefficient[i] * term[i]); the terms
+// follow the loops of mica's kernel bodies, with L the lanes of one multiply-accumulate step of
+// the variant (1 scalar, 4 DSP, 16 MVE), P output pixels, O output elements, K = KH*KW*Cin,
+// T = KH*KW taps, C channels, R rows of a fully connected layer with N outputs, E elements:
+//
+//   family           t0  t1                t2               t3    t4  t5        t6
+//   conv             1   O*floor(K/L)      O*(K mod L)      O     P   P*K       W/L
+//   conv1x1          1   O*floor(K/L)      O*(K mod L)      O     P   0         W/L
+//   conv_s16         as conv, with the DSP body's L on MVE (16x8 has no MVE body)
+//   depthwise        1   P*T*floor(C/L)    P*T*(C mod L)    O     P   P*T       W/L
+//   fully_connected  1   R*N*floor(K/L)    R*N*(K mod L)    R*N   R   R*K       W/L
+//   transpose_conv   1   O*Te*floor(Ci/L)  O*Te*(Ci mod L)  O     P   P*Te      W/L
+//                        (Te = T / (stride_h*stride_w): taps reaching one output)
+//   add, mul         1   floor(E/L)        E mod L          -     -   -         -
+//   avg/max_pool     1   P*T*floor(C/L)    P*T*(C mod L)    O     P   P*T       -
+//   softmax          1   E                 -                rows  -   -         -
+//   lstm             1   MACs              steps*units      steps -   -         -  (scalar)
+//   copy             1   bytes             -                rows  -   -         -
+//   dispatch         1 per operator (the device runtime's loop and hooks)
+//
+// (W = weight elements: per-call work over the filter, e.g. the per-channel sums of the
+// weights MVE bodies fold the input offset with.)
+//
+// The coefficients (libestimate/src/cortex_m/cost_table.cc) are solved per family and variant
+// from mica's own runs on QEMU (bench/cortex_m_vs_qemu.py, which re-measures and prints a new
+// table when the kernels change). Work outside these families (and families without
+// coefficients for a variant) is costed with the CMSIS-NN formulas.
+inline constexpr int kCortexMMicaTerms = 7;
+struct CortexMMicaTerms {
+  std::string family;  // "conv", "depthwise", ...; empty when no mica family applies
+  std::array<double, kCortexMMicaTerms> terms{};
+};
+
+// Returns the terms of one call of mica's kernel for `work` with variant `isa`.
+CortexMMicaTerms CortexMMicaTermsFor(const CortexMWork& work, kernels::Isa isa);
+
+// Returns the names of mica's kernel families, in table order (the last is "dispatch").
+std::vector<std::string> CortexMMicaFamilies();
+
+// Sets `*out` to the table's coefficients of `family` for `isa`; false when it has none.
+bool CortexMMicaCoefficients(const std::string& family, kernels::Isa isa,
+                             std::array<double, kCortexMMicaTerms>* out);
 
 // Describes operator `op_index` of the main subgraph as kernel work. InvalidArgument when its
 // tensors are inconsistent (rank, shapes), naming the operator.
 absl::StatusOr<CortexMWork> DescribeCortexMWork(const Graph& graph, int op_index);
 
-// Costs operator `op_index` of the main subgraph on `cpu` with the variant it would run.
+// Costs operator `op_index` of the main subgraph on `cpu` with the variant it would run (or
+// `isa` when given) and the kernels of `runtime`.
 absl::StatusOr<CortexMOpCost> CortexMOpCostFor(const Graph& graph, int op_index,
-                                               const CortexMConfig& cpu);
+                                               const CortexMConfig& cpu,
+                                               Runtime runtime = Runtime::kTflm);
+absl::StatusOr<CortexMOpCost> CortexMOpCostFor(const Graph& graph, int op_index,
+                                               const CortexMConfig& cpu, kernels::Isa isa,
+                                               Runtime runtime);
 
 // Returns the activation arena peak in bytes of the main subgraph: non-constant tensors placed
 // by a greedy first-fit planner over their lifetimes (largest first, 16-byte aligned; libmodel's
@@ -130,8 +182,11 @@ int64_t CortexMArenaBytes(const Graph& graph);
 
 // Estimates the whole model on the Cortex-M profile `profile` (kind kCortexM): per-op cycles and
 // kernels, totals, RAM (arena + largest scratch) and flash (weights + code) in
-// memory_used_bytes[kSram] / [kOnChipFlash].
-absl::StatusOr<Estimate> EstimateCortexM(const Graph& graph, const TargetProfile& profile);
+// memory_used_bytes[kSram] / [kOnChipFlash]. `runtime` picks the kernels costed (CMSIS-NN under
+// TFLite Micro by default, mica's own with Runtime::kMica); the memory figures stay TFLite
+// Micro's (AddRuntimeMemory replaces them).
+absl::StatusOr<Estimate> EstimateCortexM(const Graph& graph, const TargetProfile& profile,
+                                         Runtime runtime = Runtime::kTflm);
 
 }  // namespace estimate
 }  // namespace mica
