@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """mica's Cortex-M estimate (--runtime mica) against mica's own runs on QEMU.
 
-Runs every model of the corpus (test/corpus/models) and the ten int8/int16 models of the
-shared folder on the QEMU runner firmware of each build, through
+Runs the calibration shapes (single-operator int8 models over a grid of shapes, built by
+test/estimate/cortex_m_shapes.h), every model of the corpus (test/corpus/models) and the ten
+int8/int16 models of the shared folder on the QEMU runner firmware of each build, through
 
     mica check MODEL -t PROFILE --performance --backend qemu --runtime mica
 
@@ -12,7 +13,8 @@ instruction counts per operator and per inference (QEMU -icount) as data:
 
     test/corpus/reference/qemu/mica_instructions.csv
 
-with the model's sha256 and mica's git revision. Models the device runtime refuses are recorded
+with the model's sha256 and mica's git revision. The cost table's coefficients are solved from
+the calibration shapes; the corpus and shared models validate them. Models the device runtime refuses are recorded
 with the reason. Then it prints the estimate against the recording (median, 90th percentile and
 worst |error| per build, per operator type, and the worst cases) through the report case of
 mica_estimate_test, which the required suite checks without QEMU.
@@ -60,8 +62,10 @@ def shared_dir():
     return None
 
 
-def model_list(only):
-    models = sorted((HERE / "test/corpus/models").glob("*.tflite"))
+def model_list(only, shapes_dir):
+    # The calibration shapes first (the table is solved from them), then the validation models.
+    models = sorted(shapes_dir.glob("shape_*.tflite")) if shapes_dir else []
+    models += sorted((HERE / "test/corpus/models").glob("*.tflite"))
     shared = shared_dir()
     if shared is not None:
         models += sorted((shared / "models/mlperf-tiny").glob("*_int8.tflite"))
@@ -163,6 +167,13 @@ def main():
         os.environ.setdefault("MICA_FIRMWARE_DIR", str(build_dir / "firmware"))
         rev = revision()
         rows = read_rows(record)
+        test_bin = build_dir / "test/mica_estimate_test"
+        if not test_bin.exists():
+            sys.exit(f"cortex_m_vs_qemu: {test_bin} not built (--target mica_estimate_test)")
+        shapes_dir = build_dir / "cortex_m_shapes"
+        # The calibration shapes: single-operator int8 models built by the test binary.
+        subprocess.run([str(test_bin), "[.cortex-m-shapes-write]"], check=True,
+                       capture_output=True, env=dict(os.environ, MICA_SHAPES_DIR=str(shapes_dir)))
         for build in args.builds.split(","):
             if build not in BUILDS:
                 sys.exit(f"cortex_m_vs_qemu: unknown build '{build}' (valid: {', '.join(BUILDS)})")
@@ -170,7 +181,7 @@ def main():
             if not fw.exists():
                 sys.exit(f"cortex_m_vs_qemu: {fw} missing (cmake --build {build_dir} "
                          f"--target mica_firmware)")
-            for model in model_list(args.models):
+            for model in model_list(args.models, shapes_dir):
                 digest = sha256(model)
                 done = [r for r in rows if r["model"] == model.stem and r["build"] == build]
                 if done and not args.force and all(

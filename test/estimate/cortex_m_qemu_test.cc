@@ -12,12 +12,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "estimate/corpus_vela.h"
+#include "estimate/cortex_m_shapes.h"
 #include "mica/estimate/cortex_m.h"
 #include "mica/estimate/target.h"
 #include "mica/model/load.h"
@@ -50,6 +52,7 @@ struct OpRow {
 
 struct Case {
   std::string model, build;
+  bool calibration = false;  // a calibration shape (fits the table), else a validation model
   Isa isa = Isa::kScalar;
   CortexMConfig cpu;
   double measured_total = 0;
@@ -91,6 +94,8 @@ Recording Load() {
   std::map<std::string, Case> cases;
   std::map<std::string, Graph> graphs;
   std::set<std::string> missing;
+  std::map<std::string, shapes::Shape> shape_of;
+  for (const shapes::Shape& sh : shapes::CalibrationShapes()) shape_of[sh.name] = sh;
   for (const Row& r : corpus::ReadCsvFile(path)) {
     const std::string model = corpus::Str(r, "model"), build = corpus::Str(r, "build");
     out.revisions.insert(corpus::Str(r, "mica_revision"));
@@ -103,6 +108,15 @@ Recording Load() {
       if (build == k.name) b = &k;
     }
     if (b == nullptr) continue;
+    if (!graphs.count(model) && !missing.count(model) && shape_of.count(model)) {
+      absl::StatusOr<Graph> g = shapes::BuildInt8(shape_of[model]);
+      if (g.ok()) {
+        graphs[model] = *std::move(g);
+      } else {
+        missing.insert(model);
+        out.problems.push_back(model + ": " + std::string(g.status().message()));
+      }
+    }
     if (!graphs.count(model) && !missing.count(model)) {
       const std::string mp = ModelPath(model);
       absl::StatusOr<Graph> g = mp.empty() ? absl::NotFoundError("not found") : LoadModel(mp);
@@ -117,6 +131,7 @@ Recording Load() {
     Case& c = cases[model + "/" + build];
     c.model = model;
     c.build = build;
+    c.calibration = shape_of.count(model) > 0;
     c.isa = b->isa;
     absl::StatusOr<TargetProfile> p = FindTargetProfile(b->profile);
     if (p.ok()) c.cpu = p->cortex_m;
@@ -177,7 +192,7 @@ Stats Summarise(const Recording& rec, const std::string& build, Runtime runtime)
   Stats s;
   std::vector<double> errs;
   for (const Case& c : rec.cases) {
-    if (c.build != build) continue;
+    if (c.build != build || c.calibration) continue;
     const double e = std::fabs(Estimated(c, runtime) / c.measured_total - 1);
     errs.push_back(e);
     if (e >= s.worst) s.worst = e, s.worst_case = c.model;
@@ -210,6 +225,9 @@ TEST_CASE("Cortex-M estimate for mica's kernels matches mica's own QEMU counts",
   if (!testing::SharedDir().empty()) {
     int shared = 0;
     for (const Case& c : rec.cases) shared += c.model == "kws_ds_cnn_int8";
+    int calibration = 0;
+    for (const Case& c : rec.cases) calibration += c.calibration;
+    CHECK(calibration > 0);  // the table's coefficients come from the calibration shapes
     CHECK(shared == 3);
   }
 }
@@ -291,6 +309,74 @@ std::array<double, kCortexMMicaTerms> SolveNonNegative(
   return best;
 }
 
+using Coefficients = std::map<std::pair<std::string, int>, std::array<double, kCortexMMicaTerms>>;
+
+// Solves every family x variant from the recorded operators: from the calibration shapes where
+// they cover the family, else (families the shape generator cannot build: LSTM, transpose
+// conv, 16x8 conv, reshape) from the validation models but `exclude`, listed in `*in_sample`.
+Coefficients SolveAll(const Recording& rec, const std::string& exclude,
+                      std::set<std::pair<std::string, int>>* in_sample = nullptr) {
+  using Key = std::pair<std::string, int>;
+  std::map<Key, std::vector<std::array<double, kCortexMMicaTerms>>> a[2];
+  std::map<Key, std::vector<double>> y[2];
+  std::map<int, std::pair<double, double>> dispatch;
+  for (const Case& c : rec.cases) {
+    if (c.model == exclude) continue;
+    const int set = c.calibration ? 0 : 1;
+    double ops_sum = 0;
+    for (const OpRow& op : c.ops) {
+      ops_sum += op.measured;
+      const CortexMMicaTerms t = CortexMMicaTermsFor(op.work, c.isa);
+      if (t.family.empty() || op.measured <= 0) continue;
+      a[set][{t.family, static_cast<int>(c.isa)}].push_back(t.terms);
+      y[set][{t.family, static_cast<int>(c.isa)}].push_back(op.measured);
+    }
+    dispatch[static_cast<int>(c.isa)].first += c.measured_total - ops_sum;
+    dispatch[static_cast<int>(c.isa)].second += c.ops.size();
+  }
+  Coefficients out;
+  for (int set = 0; set < 2; ++set) {
+    for (const auto& [key, rows] : a[set]) {
+      if (out.count(key)) continue;
+      double residual = 0;
+      out[key] = SolveNonNegative(rows, y[set][key], &residual);
+      if (set == 1 && in_sample != nullptr) in_sample->insert(key);
+    }
+  }
+  for (const auto& [isa, v] : dispatch) {
+    std::array<double, kCortexMMicaTerms> d{};
+    d[0] = v.second > 0 ? v.first / v.second : 0;
+    out[{"dispatch", isa}] = d;
+  }
+  return out;
+}
+
+// Estimates a case with coefficients `k`; families `k` lacks fall back to CMSIS-NN's formulas.
+double EstimatedWith(const Case& c, const Coefficients& k, int* fallbacks) {
+  double sum = 0;
+  const int isa = static_cast<int>(c.isa);
+  auto d = k.find({"dispatch", isa});
+  for (const OpRow& op : c.ops) {
+    const CortexMMicaTerms t = CortexMMicaTermsFor(op.work, c.isa);
+    auto it = k.find({t.family, isa});
+    double one = 0;
+    if (t.family.empty() || it == k.end()) {
+      one = CortexMKernelCost(op.work, c.isa, c.cpu, Runtime::kTflm).instructions;
+      ++*fallbacks;
+    } else {
+      for (int j = 0; j < kCortexMMicaTerms; ++j) one += it->second[j] * t.terms[j];
+    }
+    sum += one;
+    if (const char* dbg = std::getenv("MICA_QEMU_DEBUG_MODEL"); dbg && c.model == dbg) {
+      std::printf("      %-10s #%-3d %-18s %-16s measured %10.0f held-out %10.0f %+6.1f%%\n",
+                  c.build.c_str(), op.index, op.kind.c_str(), t.family.c_str(), op.measured, one,
+                  100 * (one / op.measured - 1));
+    }
+    if (d != k.end()) sum += d->second[0];
+  }
+  return sum;
+}
+
 TEST_CASE("Cortex-M estimate vs mica's QEMU counts: report", "[.cortex-m-qemu-report]") {
   const Recording rec = Load();
   if (!rec.skipped.empty()) {
@@ -317,6 +403,36 @@ TEST_CASE("Cortex-M estimate vs mica's QEMU counts: report", "[.cortex-m-qemu-re
                 100 * now.median, 100 * now.p90, 100 * now.worst, now.worst_case.c_str());
   }
 
+  // Out of sample: each model predicted from coefficients solved without it (families only
+  // that model has fall back to the CMSIS-NN formulas).
+  std::printf("\nvalidation models, leave-one-model-out (families solved from the validation "
+              "models are solved again without the model predicted)\n");
+  std::map<std::string, std::vector<double>> held_out;
+  std::map<std::string, double> held_out_of;
+  std::set<std::string> models;
+  for (const Case& c : rec.cases) {
+    if (!c.calibration) models.insert(c.model);
+  }
+  for (const std::string& m : models) {
+    const Coefficients k = SolveAll(rec, m);
+    for (const Case& c : rec.cases) {
+      if (c.model != m) continue;
+      int fallbacks = 0;
+      const double e = EstimatedWith(c, k, &fallbacks) / c.measured_total - 1;
+      held_out[c.build].push_back(std::fabs(e));
+      held_out_of[c.build + " " + c.model] = e;
+    }
+  }
+  for (const Build& b : kBuilds) {
+    const auto& v = held_out[b.name];
+    std::printf("  %-11s %5zu  median %6.1f%%  p90 %6.1f%%  worst %6.1f%%\n", b.name, v.size(),
+                100 * Quantile(v, 0.5), 100 * Quantile(v, 0.9),
+                100 * (v.empty() ? 0 : *std::max_element(v.begin(), v.end())));
+  }
+  for (const auto& [key, e] : held_out_of) {
+    if (std::fabs(e) > 0.10) std::printf("    beyond 10 %%: %-45s %+7.1f%%\n", key.c_str(), 100 * e);
+  }
+
   std::printf("\nper model (estimate / measured - 1)\n");
   for (const Case& c : rec.cases) {
     std::printf("  %-11s %-34s measured %11.0f  before %+7.1f%%  now %+7.1f%%\n", c.build.c_str(),
@@ -325,61 +441,50 @@ TEST_CASE("Cortex-M estimate vs mica's QEMU counts: report", "[.cortex-m-qemu-re
                 100 * (Estimated(c, Runtime::kMica) / c.measured_total - 1));
   }
 
-  // Per family and build: the measured operators, the solved coefficients, and the error.
-  std::map<std::pair<std::string, int>, std::vector<std::array<double, kCortexMMicaTerms>>> a;
-  std::map<std::pair<std::string, int>, std::vector<double>> y;
-  std::map<int, std::pair<double, double>> dispatch;  // isa -> (instructions outside ops, ops)
+  // Per family and build: the operators measured (calibration shapes / validation models), the
+  // table's error on each set, and the coefficients solved again.
+  std::set<std::pair<std::string, int>> in_sample;
+  const Coefficients fresh = SolveAll(rec, "", &in_sample);
+  struct FamilyErr {
+    int n[2] = {0, 0};
+    double est[2] = {0, 0}, meas[2] = {0, 0};
+    std::vector<double> errs[2];
+  };
+  std::map<std::pair<std::string, int>, FamilyErr> fam;
   for (const Case& c : rec.cases) {
-    double ops_sum = 0;
     for (const OpRow& op : c.ops) {
-      ops_sum += op.measured;
       const CortexMMicaTerms t = CortexMMicaTermsFor(op.work, c.isa);
       if (t.family.empty() || op.measured <= 0) continue;
-      a[{t.family, static_cast<int>(c.isa)}].push_back(t.terms);
-      y[{t.family, static_cast<int>(c.isa)}].push_back(op.measured);
+      const double e = CortexMKernelCost(op.work, c.isa, c.cpu, Runtime::kMica).instructions;
+      FamilyErr& f = fam[{t.family, static_cast<int>(c.isa)}];
+      const int set = c.calibration ? 0 : 1;
+      ++f.n[set];
+      f.est[set] += e, f.meas[set] += op.measured;
+      f.errs[set].push_back(std::fabs(e / op.measured - 1));
     }
-    dispatch[static_cast<int>(c.isa)].first += c.measured_total - ops_sum;
-    dispatch[static_cast<int>(c.isa)].second += c.ops.size();
   }
-  std::printf("\nper kernel family: operators, sum estimate / sum measured, median |error| per "
-              "operator (now)\n");
+  std::printf("\nper kernel family (the table now): operators, sum estimate / sum measured, median "
+              "|error| per operator; calibration shapes | validation models\n");
+  for (const auto& [key, f] : fam) {
+    const Isa isa = static_cast<Isa>(key.second);
+    std::printf("  %-16s %-6s", key.first.c_str(), kernels::IsaName(isa));
+    for (int set = 0; set < 2; ++set) {
+      if (f.n[set] == 0) {
+        std::printf("   %4s %7s %8s", "-", "", "");
+        continue;
+      }
+      std::printf("   %4d %6.3fx %7.1f%%", f.n[set], f.est[set] / f.meas[set],
+                  100 * Quantile(f.errs[set], 0.5));
+    }
+    std::printf("%s\n", in_sample.count(key) ? "   (solved from the validation models)" : "");
+  }
   std::map<std::string, std::array<std::array<double, kCortexMMicaTerms>, 3>> solved;
   std::map<std::string, std::array<bool, 3>> has;
-  for (const auto& [key, rows] : a) {
-    const auto& ys = y[key];
+  for (const auto& [key, x] : fresh) {
     const Isa isa = static_cast<Isa>(key.second);
-    std::array<double, kCortexMMicaTerms> coef{};
-    const bool in_table = CortexMMicaCoefficients(key.first, isa, &coef);
-    double dispatch_now = 0;
-    std::array<double, kCortexMMicaTerms> d{};
-    if (CortexMMicaCoefficients("dispatch", isa, &d)) dispatch_now = d[0];
-    double est = 0, meas = 0;
-    std::vector<double> errs;
-    for (size_t i = 0; i < rows.size(); ++i) {
-      double pred = 0;
-      for (int j = 0; j < kCortexMMicaTerms; ++j) pred += coef[j] * rows[i][j];
-      pred += dispatch_now;
-      est += pred, meas += ys[i];
-      errs.push_back(std::fabs(pred / ys[i] - 1));
-    }
-    double residual = 0;
-    const auto x = SolveNonNegative(rows, ys, &residual);
     const int slot = isa == Isa::kScalar ? 0 : isa == Isa::kDsp ? 1 : 2;
     solved[key.first][slot] = x;
     has[key.first][slot] = true;
-    std::printf("  %-16s %-6s %4zu ops  %s  median %6.1f%%   re-solved rms %.1f%%\n",
-                key.first.c_str(), kernels::IsaName(isa), rows.size(),
-                in_table ? (std::to_string(est / meas).substr(0, 5) + "x").c_str()
-                         : "(not in table)",
-                100 * Quantile(errs, 0.5), 100 * std::sqrt(residual / rows.size()));
-  }
-  for (const auto& [isa, v] : dispatch) {
-    const int slot = static_cast<Isa>(isa) == Isa::kScalar ? 0
-                     : static_cast<Isa>(isa) == Isa::kDsp  ? 1
-                                                           : 2;
-    solved["dispatch"][slot] = {};
-    solved["dispatch"][slot][0] = v.second > 0 ? v.first / v.second : 0;
-    has["dispatch"][slot] = true;
   }
 
   // The table, in cost_table.cc's syntax, between the markers the script replaces.
@@ -437,6 +542,24 @@ TEST_CASE("Cortex-M estimate vs mica's QEMU counts: report", "[.cortex-m-qemu-re
   std::sort(off.begin(), off.end(), [](const Off& x, const Off& z) { return x.err > z.err; });
   std::printf("\noperators furthest off (weighted by size)\n");
   for (size_t i = 0; i < off.size() && i < 15; ++i) std::printf("  %s\n", off[i].text.c_str());
+}
+
+// bench/cortex_m_vs_qemu.py: writes the calibration shapes to MICA_SHAPES_DIR/<name>.tflite.
+TEST_CASE("Cortex-M calibration shapes: write", "[.cortex-m-shapes-write]") {
+  const char* dir = std::getenv("MICA_SHAPES_DIR");
+  REQUIRE(dir != nullptr);
+  std::filesystem::create_directories(dir);
+  for (const shapes::Shape& sh : shapes::CalibrationShapes()) {
+    absl::StatusOr<Graph> g = shapes::BuildInt8(sh);
+    CAPTURE(sh.name, g.status().message());
+    REQUIRE(g.ok());
+    absl::StatusOr<std::vector<uint8_t>> bytes = WriteTflite(*g);
+    REQUIRE(bytes.ok());
+    std::ofstream out(std::string(dir) + "/" + sh.name + ".tflite", std::ios::binary);
+    out.write(reinterpret_cast<const char*>(bytes->data()),
+              static_cast<std::streamsize>(bytes->size()));
+    REQUIRE(out.good());
+  }
 }
 
 }  // namespace

@@ -276,7 +276,18 @@ CortexMMicaTerms CortexMMicaTermsFor(const CortexMWork& w, Isa isa) {
   double lanes = Lanes(isa);
   // floor(x / lanes) and x mod lanes, times `times`.
   auto vec = [&](double x, double times) { return times * std::floor(x / lanes); };
-  auto tail = [&](double x, double times) { return times * std::fmod(x, lanes); };
+  // The remainder after the full steps: DSP and scalar bodies finish it one element at a time;
+  // MVE bodies finish a dot product with one predicated vector step, and a channel loop with
+  // 4-lane (int32) steps.
+  const bool mve = isa == Isa::kMve;
+  auto tail = [&](double x, double times) {
+    const double rest = std::fmod(x, lanes);
+    return times * (mve ? (rest > 0 ? 1.0 : 0.0) : rest);
+  };
+  auto ctail = [&](double x, double times) {
+    const double rest = std::fmod(x, lanes);
+    return times * (mve ? std::ceil(rest / 4) : rest);
+  };
   auto set = [&](MicaFamily f, std::array<double, kCortexMMicaTerms> terms) {
     t.family = cortex_m::MicaFamilyName(f);
     t.terms = terms;
@@ -302,7 +313,7 @@ CortexMMicaTerms CortexMMicaTermsFor(const CortexMWork& w, Isa isa) {
     }
     case OpKind::kDepthwiseConv2D:
       if (s16) break;
-      set(MicaFamily::kDepthwise, {1, vec(w.out_c, pixels * taps), tail(w.out_c, pixels * taps),
+      set(MicaFamily::kDepthwise, {1, vec(w.out_c, pixels * taps), ctail(w.out_c, pixels * taps),
                                    outputs, pixels, pixels * taps, w.out_c * taps / lanes});
       break;
     case OpKind::kFullyConnected: {
@@ -319,7 +330,7 @@ CortexMMicaTerms CortexMMicaTermsFor(const CortexMWork& w, Isa isa) {
       if (s16) break;
       const double reach = taps / std::max(1, w.stride_h * w.stride_w);
       set(MicaFamily::kTransposeConv, {1, vec(w.in_c, outputs * reach),
-                                       tail(w.in_c, outputs * reach), outputs, pixels,
+                                       ctail(w.in_c, outputs * reach), outputs, pixels,
                                        pixels * reach, taps * w.in_c * w.out_c / lanes});
       break;
     }
@@ -334,7 +345,7 @@ CortexMMicaTerms CortexMMicaTermsFor(const CortexMWork& w, Isa isa) {
     case OpKind::kMaxPool2D:
       if (s16) break;
       set(w.kind == OpKind::kMaxPool2D ? MicaFamily::kMaxPool : MicaFamily::kAvgPool,
-          {1, vec(w.out_c, pixels * taps), tail(w.out_c, pixels * taps), outputs, pixels,
+          {1, vec(w.out_c, pixels * taps), ctail(w.out_c, pixels * taps), outputs, pixels,
            pixels * taps, 0});
       break;
     case OpKind::kSoftmax:

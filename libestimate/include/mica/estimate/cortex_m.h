@@ -140,7 +140,9 @@ CortexMOpCost CortexMKernelCost(const CortexMWork& work, kernels::Isa isa,
 //   dispatch         1 per operator (the device runtime's loop and hooks)
 //
 // (W = weight elements: per-call work over the filter, e.g. the per-channel sums of the
-// weights MVE bodies fold the input offset with.)
+// weights MVE bodies fold the input offset with. "x mod L" counts the remainder steps: single
+// elements on scalar and DSP; on MVE one predicated step for a dot product (conv, FC) and
+// ceil((x mod 16) / 4) 4-lane steps for a channel loop (depthwise, pools, transpose conv).)
 //
 // The coefficients (libestimate/src/cortex_m/cost_table.cc) are solved per family and variant
 // from mica's own runs on QEMU (bench/cortex_m_vs_qemu.py, which re-measures and prints a new
