@@ -29,7 +29,9 @@ recording (non-negative least squares per family and variant on the measured ope
 MICA_COST_TABLE markers): rebuild and re-run the report to see the new figures.
 
 The recording is resumable: a (model, build) pair already recorded for the same model sha256
-and mica revision is not run again unless --force. Python 3 standard library only.
+and kernels (kernels_digest: FNV-1a over libkernels/core, libkernels/device and firmware/) is
+not run again unless --force. The required test warns when the kernels in the tree differ from
+the recording's: re-run this script (and --write-table) after kernel work. Python 3 standard library only.
 """
 import argparse
 import csv
@@ -47,7 +49,9 @@ BUILDS = {  # build -> (profile, board)
     "m55-scalar": ("cortex-m3", "mps3-an547"),
 }
 COLUMNS = ["model", "model_sha256", "build", "board", "status", "op_index", "op_kind",
-           "instructions", "mica_revision"]
+           "instructions", "mica_revision", "kernels_digest"]
+# What the measured instructions depend on: the kernels, the device runtime, the firmware.
+KERNEL_DIRS = ["libkernels/core", "libkernels/device", "firmware"]
 ROW = re.compile(r"^\s+(\d+)\s+(\S+)\s+(\d+)\s+\S+\s+\S+\s*$")
 TOTAL = re.compile(r"^\s+total \(one inference\)\s+(\d+)\s")
 
@@ -90,6 +94,19 @@ def revision():
         return rev + ("+dirty-kernels" if dirty else "")
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
+
+
+def kernels_digest():
+    """FNV-1a 64 over the sorted relative paths and contents of KERNEL_DIRS (the required test
+    computes the same digest to tell a recording made with other kernels)."""
+    h = 0xcbf29ce484222325
+    files = []
+    for d in KERNEL_DIRS:
+        files += [p for p in (HERE / d).rglob("*") if p.is_file()]
+    for rel in sorted(p.relative_to(HERE).as_posix() for p in files):
+        for byte in rel.encode() + b"\0" + (HERE / rel).read_bytes() + b"\0":
+            h = ((h ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return f"{h:016x}"
 
 
 def measure(mica, model, build, timeout):
@@ -166,6 +183,7 @@ def main():
             sys.exit(f"cortex_m_vs_qemu: {mica} not built (cmake --build {build_dir} --target mica)")
         os.environ.setdefault("MICA_FIRMWARE_DIR", str(build_dir / "firmware"))
         rev = revision()
+        digest_k = kernels_digest()
         rows = read_rows(record)
         test_bin = build_dir / "test/mica_estimate_test"
         if not test_bin.exists():
@@ -185,14 +203,16 @@ def main():
                 digest = sha256(model)
                 done = [r for r in rows if r["model"] == model.stem and r["build"] == build]
                 if done and not args.force and all(
-                        r["model_sha256"] == digest and r["mica_revision"] == rev for r in done):
+                        r["model_sha256"] == digest and r.get("kernels_digest") == digest_k
+                        for r in done):
                     continue
                 rows = [r for r in rows if not (r["model"] == model.stem and r["build"] == build)]
                 status, ops, total = measure(str(mica), model, build, args.timeout)
                 print(f"{build:10s} {model.stem:40s} {status:10.60s} "
                       f"{total if total is not None else '-'}", flush=True)
                 base = {"model": model.stem, "model_sha256": digest, "build": build,
-                        "board": BUILDS[build][1], "status": status, "mica_revision": rev}
+                        "board": BUILDS[build][1], "status": status, "mica_revision": rev,
+                        "kernels_digest": digest_k}
                 if status != "ok":
                     rows.append(dict(base, op_index="", op_kind="", instructions=""))
                 else:
