@@ -20,6 +20,19 @@
 //   mp_elem         8.0     8.1    0.443  fit: maxpool 2x2 s2 (mp_tap/pix/out priors)
 //   sm_row, sm_exp  252/504 182/511 318/537  fit: softmax 1x10 (diff_min -248) and 1x12 (-124)
 //   copy, unary, lut, other               priors (uncalibrated; no reference rows)
+//   dwm_*, dwg_*    priors from arm_depthwise_conv_s8's loops (no reference rows): the tile
+//                   kernel spends ~13 instructions per valid tap for 4 outputs (one input load
+//                   and offset, four weight loads and MLAs, pointer and loop), ~10 per kernel
+//                   row, 6 per tile, and requantizes 4 outputs in ~48 (scalar arm_nn_requantize
+//                   x4) or ~15 (MVE, one vector); the generic kernel ~42 per output (window
+//                   bounds, bias, requantization) and ~10 per tap (index arithmetic per tap)
+//   rec_*, act16, ew16, svdf_*            priors from the CMSIS-NN LSTM/SVDF sources: the
+//                   vec_mat_mul epilogue handles 4 rows per vector on MVE (~4 per row), 2 or 3
+//                   rows on DSP/scalar (~13 per row); arm_nn_activation_s16 is plain C (~18 per
+//                   element on every variant); s16 multiplies ~12/8/2 per element; one LSTM
+//                   step makes ~20 calls (~440 instructions); SVDF time dot products are a
+//                   plain C loop on scalar and MVE (~5.5 per element) and SMLAD blocks of four
+//                   on DSP (~3)
 //
 // Holdout: conv10x4 s2 1->64 (KWS input layer) was not used in the fit; the model lands within
 // 2-7 % of it on every variant. test/estimate/cortex_m_test.cc asserts every row within 25 %.
@@ -42,6 +55,10 @@ constexpr VariantCosts kScalar = {
     /*sm_row=*/252.0, /*sm_cheap=*/12.0, /*sm_exp=*/504.0,
     /*copy_byte=*/0.6, /*copy_row=*/20.0,
     /*unary_elem=*/5.0, /*lut_elem=*/30.0, /*other_elem=*/14.0,
+    /*dwm_pix=*/8, /*dwm_tile=*/6, /*dwm_row=*/10, /*dwm_tap4=*/13, /*dwm_req4=*/48,
+    /*dwg_out=*/42, /*dwg_tap=*/10,
+    /*rec_row=*/13, /*act16_elem=*/18, /*ew16_elem=*/12, /*rec_step=*/440,
+    /*svdf_time=*/5.5, /*svdf_feat=*/12, /*svdf_req=*/12,
 };
 
 constexpr VariantCosts kDsp = {
@@ -56,6 +73,10 @@ constexpr VariantCosts kDsp = {
     /*sm_row=*/182.0, /*sm_cheap=*/12.0, /*sm_exp=*/511.0,
     /*copy_byte=*/0.5, /*copy_row=*/20.0,
     /*unary_elem=*/2.5, /*lut_elem=*/30.0, /*other_elem=*/14.0,
+    /*dwm_pix=*/8, /*dwm_tile=*/6, /*dwm_row=*/10, /*dwm_tap4=*/13, /*dwm_req4=*/48,
+    /*dwg_out=*/42, /*dwg_tap=*/10,
+    /*rec_row=*/13, /*act16_elem=*/18, /*ew16_elem=*/8, /*rec_step=*/440,
+    /*svdf_time=*/3.0, /*svdf_feat=*/12, /*svdf_req=*/12,
 };
 
 constexpr VariantCosts kMve = {
@@ -70,6 +91,10 @@ constexpr VariantCosts kMve = {
     /*sm_row=*/318.0, /*sm_cheap=*/12.0, /*sm_exp=*/537.0,
     /*copy_byte=*/0.15, /*copy_row=*/20.0,
     /*unary_elem=*/0.5, /*lut_elem=*/30.0, /*other_elem=*/14.0,
+    /*dwm_pix=*/8, /*dwm_tile=*/6, /*dwm_row=*/10, /*dwm_tap4=*/13, /*dwm_req4=*/15,
+    /*dwg_out=*/42, /*dwg_tap=*/10,
+    /*rec_row=*/4, /*act16_elem=*/18, /*ew16_elem=*/2, /*rec_step=*/440,
+    /*svdf_time=*/5.5, /*svdf_feat=*/12, /*svdf_req=*/3,
 };
 
 // Reference float kernels: ~6 instructions per MAC with an FPU (loads, VFMA, index arithmetic);

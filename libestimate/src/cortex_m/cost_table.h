@@ -24,6 +24,17 @@ struct VariantCosts {
   double unary_elem;                          // clamps (ReLU family), abs, neg
   double lut_elem;                            // fixed-point transcendental (logistic, tanh, ...)
   double other_elem;                          // other reference elementwise (min, max, ...)
+  // arm_depthwise_conv_s8 with channel multiplier > 1 (CMSIS-NN source, loop by loop):
+  double dwm_pix, dwm_tile, dwm_row, dwm_tap4, dwm_req4;  // multiplier % 4 == 0 tile kernel
+  double dwg_out, dwg_tap;                                 // generic kernel
+  // Recurrent kernels (arm_lstm_unidirectional_s8, arm_svdf_s8):
+  double rec_row;      // per matrix row: requantize, accumulate, clamp, store (vec_mat_mul)
+  double act16_elem;   // arm_nn_activation_s16 per element (LUT + interpolation, plain C)
+  double ew16_elem;    // s16 elementwise multiply with requantization per element
+  double rec_step;     // per LSTM step: the step's calls (4 gates x 4 calls, 4 elementwise)
+  double svdf_time;    // per state element of the time-weight dot products
+  double svdf_feat;    // per filter: time-loop setup, bias and rank reduction
+  double svdf_req;     // per unit output: requantize, clamp, store
 };
 
 // Returns the constants for `isa`.

@@ -67,6 +67,25 @@ double CortexMCodeFactor(const CortexMConfig& cpu) {
 
 namespace {
 
+// Average count of kernel rows (columns) inside the input per output row (column): kernels
+// that skip the padding do that much work per output pixel.
+double ValidKernelSpan(int32_t in, int32_t out, int32_t k, int32_t stride, int32_t pad) {
+  if (out <= 0 || k <= 0) return std::max(1, k);
+  int64_t sum = 0;
+  for (int32_t o = 0; o < out; ++o) {
+    const int64_t base = int64_t{o} * stride - pad;
+    const int64_t lo = std::max<int64_t>(0, -base), hi = std::min<int64_t>(k, in - base);
+    sum += std::max<int64_t>(0, hi - lo);
+  }
+  return double(sum) / out;
+}
+double ValidKernelRows(const CortexMWork& w) {
+  return ValidKernelSpan(w.in_h, w.out_h, w.k_h, std::max(1, w.stride_h), w.pad_h);
+}
+double ValidKernelCols(const CortexMWork& w) {
+  return ValidKernelSpan(w.in_w, w.out_w, w.k_w, std::max(1, w.stride_w), w.pad_w);
+}
+
 // The CMSIS-NN (TFLite Micro) formulas of cortex_m.h.
 CortexMOpCost CmsisNnKernelCost(const CortexMWork& w, Isa isa, const CortexMConfig& cpu) {
   const cortex_m::VariantCosts& c = cortex_m::CostsFor(isa);
@@ -115,9 +134,23 @@ CortexMOpCost CmsisNnKernelCost(const CortexMWork& w, Isa isa, const CortexMConf
                    w.pad_w <= 1;
       double factor = 1.0;
       if (w.depth_multiplier != 1) {
+        // arm_depthwise_conv_s8: a tile kernel of 4 outputs per input channel when the
+        // multiplier is a multiple of 4 (batch 1), else the generic one; both skip the taps
+        // that fall in the padding.
         r.kernel = absl::StrCat("arm_depthwise_conv_", type_tag);
-        factor = 2.0;  // the generic (unoptimised) kernel
-        r.notes.push_back("depthwise with channel multiplier > 1: generic kernel (uncalibrated)");
+        const double rows = ValidKernelRows(w), valid = rows * ValidKernelCols(w);
+        const double m = w.depth_multiplier, cin = std::max(1, w.in_c);
+        if (w.depth_multiplier % 4 == 0 && w.batch <= 1) {
+          instr += pixels * (c.dwm_pix + cin * (m / 4) *
+                                             (c.dwm_tile + rows * c.dwm_row + valid * c.dwm_tap4 +
+                                              c.dwm_req4));
+        } else {
+          instr += outputs * (c.dwg_out + valid * c.dwg_tap);
+        }
+        r.notes.push_back(
+            "depthwise with channel multiplier > 1: cost from arm_depthwise_conv_s8's loops "
+            "(no measured reference)");
+        break;
       } else if (three && isa != Isa::kMve) {
         r.kernel = absl::StrCat("arm_depthwise_conv_3x3_", type_tag);
       } else {
@@ -136,11 +169,27 @@ CortexMOpCost CmsisNnKernelCost(const CortexMWork& w, Isa isa, const CortexMConf
                  : w.kind == OpKind::kSvdf        ? absl::StrCat("arm_svdf_", type_tag)
                                                   : absl::StrCat("arm_lstm_unidirectional_",
                                                                  type_tag);
-      instr += c.fc_mac * macs + c.fc_out * elements;
-      if (w.kind == OpKind::kSvdf || w.kind == OpKind::kUnidirectionalSequenceLstm) {
-        // Gates and state updates: a few requantized elementwise steps per output.
-        instr += 4 * c.mul_elem * elements;
-        r.notes.push_back("recurrent op: matmul formula plus gate arithmetic (uncalibrated)");
+      if (w.kind == OpKind::kUnidirectionalSequenceLstm) {
+        // Per step: 4 gates x (2 vec_mat_mul_result_acc + an s16 activation), the cell update
+        // (s16 multiplies) and tanh of the cell, all over U units.
+        const double su = double(std::max(1, w.steps)) * std::max(1, w.out_c);
+        instr += c.fc_mac * macs + su * (8 * c.rec_row + 5 * c.act16_elem + 3 * c.ew16_elem) +
+                 std::max(1, w.steps) * c.rec_step;
+        r.notes.push_back("LSTM: cost from arm_lstm_unidirectional_s8's structure (no measured "
+                          "reference)");
+      } else if (w.kind == OpKind::kSvdf && w.svdf_features > 0) {
+        // State shift, feature matmul, time dot products, bias and rank reduction, requantize.
+        const double f = w.svdf_features, mem = std::max(1, w.svdf_memory);
+        instr += c.fc_mac * f * std::max(1, w.in_c) + c.rec_row * f + f * mem * c.svdf_time +
+                 f * c.svdf_feat + c.copy_byte * f * mem * std::max(1, w.state_bytes) +
+                 double(std::max(1, w.out_c)) * std::max(1, w.batch) * c.svdf_req;
+        r.notes.push_back("SVDF: cost from arm_svdf_s8's structure (no measured reference)");
+      } else {
+        instr += c.fc_mac * macs + c.fc_out * elements;
+        if (w.kind == OpKind::kSvdf) {
+          instr += 4 * c.mul_elem * elements;
+          r.notes.push_back("recurrent op: matmul formula plus gate arithmetic (uncalibrated)");
+        }
       }
       break;
     }
@@ -595,6 +644,19 @@ absl::StatusOr<CortexMWork> DescribeCortexMWork(const Graph& graph, int op_index
       int64_t steps = 1;
       if (in != nullptr && !in->shape.empty() && in->shape.back() > 0) {
         steps = Elements(*in) / in->shape.back();
+        w.in_c = in->shape.back();
+      }
+      w.steps = static_cast<int32_t>(std::min<int64_t>(steps, 1 << 30));
+      if (op.kind == OpKind::kSvdf) {
+        // Inputs: input, weights_feature [F, K], weights_time [F, M], bias, state.
+        const Tensor* feature = input(1);
+        const Tensor* time = input(2);
+        const Tensor* state = input(4);
+        if (feature != nullptr && feature->shape.size() == 2) w.svdf_features = feature->shape[0];
+        if (time != nullptr && time->shape.size() == 2) w.svdf_memory = time->shape[1];
+        if (state != nullptr && state->num_elements() > 0) {
+          w.state_bytes = static_cast<int32_t>(state->num_bytes() / state->num_elements());
+        }
       }
       for (size_t i = 1; i < op.inputs.size(); ++i) {
         const Tensor* t = input(i);

@@ -26,6 +26,17 @@
 //   MUL                     arm_elementwise_mul_s8          call + mul*E
 //   AVERAGE_POOL_2D         arm_avgpool_s8                  call + aout*O + arow*O*KH + aelem*W
 //   MAX_POOL_2D             arm_max_pool_s8                 call + mtap*P*T + mpix*P + mout*O + melem*W
+//   DEPTHWISE, multiplier M>1  arm_depthwise_conv_s8: M%4==0 -> the 4-output tile kernel
+//                           call + P*(pix + Cin*(M/4)*(tile + KH*row + Tv*tap4 + req4));
+//                           else the generic one call + O*(gout + Tv*gtap) (Tv: valid taps)
+//   LSTM (S steps, U units) arm_lstm_unidirectional_s8: per step 4 gates, each two
+//                           vec_mat_mul_result_acc (fmac*MACs + row*rows) and an s16
+//                           activation (plain C on every variant), then s16 elementwise muls:
+//                           call + fmac*MACs + S*U*(8*row + 5*act16 + 3*ew16) + S*step
+//   SVDF (F filters, M memory, U units)  arm_svdf_s8: state shift (memmove), feature matmul,
+//                           time dot products (scalar loop also on MVE, SMLAD blocks on DSP),
+//                           bias + rank reduction, requantization:
+//                           call + fmac*F*K + row*F + F*M*time + F*feat + copy*F*M*b + U*req
 //   SOFTMAX (rows of n)     arm_softmax_s8                  call + rows*(row + n*(cheap + p*exp))
 //                           p = share of inputs within diff_min of the row maximum
 //                           (data-dependent; assumes inputs spread over the int8 range)
@@ -89,6 +100,11 @@ struct CortexMWork {
   // inputs take the exp path).
   int32_t softmax_diff_min = 0;
   bool broadcast = false;           // elementwise with broadcasting (reference kernel)
+  // Recurrent ops: LSTM time steps and units (out_c), input size (in_c); SVDF feature rows
+  // (filters = units x rank) and memory length.
+  int32_t steps = 1;
+  int32_t svdf_features = 0, svdf_memory = 0;
+  int32_t state_bytes = 1;          // bytes per SVDF state element (int8 or int16 state)
 };
 
 // The estimate for one operator on a Cortex-M.
