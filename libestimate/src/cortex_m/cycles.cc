@@ -185,7 +185,14 @@ CortexMOpCost CmsisNnKernelCost(const CortexMWork& w, Isa isa, const CortexMConf
                  double(std::max(1, w.out_c)) * std::max(1, w.batch) * c.svdf_req;
         r.notes.push_back("SVDF: cost from arm_svdf_s8's structure (no measured reference)");
       } else {
-        instr += c.fc_mac * macs + c.fc_out * elements;
+        // MVE: every row's dot product runs whole 16-byte vector steps (the last one
+        // predicated), so a short depth costs a full vector (fc 8 -> 128: 16 lanes for 8).
+        double mac_steps = macs;
+        if (isa == Isa::kMve && macs > 0 && elements > 0) {
+          const double depth = macs / elements;
+          mac_steps = elements * std::ceil(depth / 16) * 16;
+        }
+        instr += c.fc_mac * mac_steps + c.fc_out * elements;
         if (w.kind == OpKind::kSvdf) {
           instr += 4 * c.mul_elem * elements;
           r.notes.push_back("recurrent op: matmul formula plus gate arithmetic (uncalibrated)");
