@@ -236,7 +236,7 @@ def main():
         begin, end = "// MICA_COST_TABLE_BEGIN", "// MICA_COST_TABLE_END"
         out = p.stdout
         table = out[out.index(begin):out.index(end)]
-        table = table[table.index("\n") + 1:]
+        table = table[table.index("\n") + 1:table.rindex("\n") + 1]
         src = HERE / "libestimate/src/cortex_m/cost_table.cc"
         text = src.read_text()
         a = text.index(begin)

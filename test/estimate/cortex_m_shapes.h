@@ -90,6 +90,11 @@ inline std::vector<Shape> CalibrationShapes() {
   conv(10, 3, 20, 1, 1);
   conv(12, 10, 7, 1, 1);
   conv(8, 32, 32, 1, 2);
+  // Tiny ones pin the per-call costs.
+  conv(3, 4, 4, 3, 1);
+  conv(2, 8, 8, 1, 1);
+  conv(1, 16, 4, 1, 1);
+  conv(4, 2, 3, 3, 2);
   auto dw = [&](int hw, int c, int k, int stride) {
     s.push_back({"shape_dw" + std::to_string(k) + "x" + std::to_string(k) + "s" +
                      std::to_string(stride) + "_" + std::to_string(hw) + "x" + std::to_string(c),
@@ -106,6 +111,8 @@ inline std::vector<Shape> CalibrationShapes() {
   dw(8, 40, 5, 1);
   dw(12, 3, 3, 1);
   dw(6, 72, 5, 2);
+  dw(3, 8, 3, 1);
+  dw(2, 4, 3, 2);
   auto fc = [&](int rows, int k, int n) {
     s.push_back({"shape_fc_" + std::to_string(rows) + "x" + std::to_string(k) + "to" +
                      std::to_string(n),
@@ -122,6 +129,7 @@ inline std::vector<Shape> CalibrationShapes() {
   fc(1, 8, 8);
   fc(4, 64, 64);
   fc(1, 300, 2);
+  fc(1, 4, 2);
   auto ew = [&](bool mul, int h, int w, int c) {
     s.push_back({std::string(mul ? "shape_mul_" : "shape_add_") + std::to_string(h) + "x" +
                      std::to_string(w) + "x" + std::to_string(c),
@@ -135,6 +143,7 @@ inline std::vector<Shape> CalibrationShapes() {
   ew(false, 5, 7, 3);
   ew(false, 16, 16, 32);
   ew(false, 1, 1, 100);
+  ew(false, 1, 1, 4);
   ew(true, 8, 8, 16);
   ew(true, 5, 7, 3);
   auto pool = [&](bool max, int h, int w, int c, int k, int stride) {
@@ -151,6 +160,8 @@ inline std::vector<Shape> CalibrationShapes() {
   pool(true, 8, 8, 32, 2, 2);
   pool(true, 15, 15, 16, 3, 2);
   pool(true, 6, 6, 100, 2, 2);
+  pool(false, 2, 2, 4, 2, 2);
+  pool(true, 2, 2, 4, 2, 2);
   auto softmax = [&](int rows, int n) {
     s.push_back({"shape_softmax_" + std::to_string(rows) + "x" + std::to_string(n),
                  [=](GraphBuilder& b) {
