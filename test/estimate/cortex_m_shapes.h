@@ -172,6 +172,19 @@ inline std::vector<Shape> CalibrationShapes() {
   softmax(1, 10);
   softmax(1, 100);
   softmax(8, 16);
+  // Logits from a fully connected layer: a wider input range, so fewer inputs within diff_min
+  // of the maximum take the exponential.
+  auto fc_softmax = [&](int k, int n) {
+    s.push_back({"shape_fc_softmax_" + std::to_string(k) + "to" + std::to_string(n),
+                 [=](GraphBuilder& b) {
+                   const int32_t x = b.Input("x", {1, k});
+                   const int32_t w = b.RandomConstant("w", {n, k}, -2.0f, 2.0f);
+                   b.Output(b.Softmax(b.FullyConnected(x, w, b.RandomBias("b", n))));
+                 }});
+  };
+  fc_softmax(64, 10);
+  fc_softmax(256, 12);
+  fc_softmax(32, 40);
   return s;
 }
 

@@ -406,7 +406,14 @@ CortexMMicaTerms CortexMMicaTermsFor(const CortexMWork& w, Isa isa) {
       break;
     case OpKind::kSoftmax:
       if (s16) break;
-      set(MicaFamily::kSoftmax, {1, elements, 0, double(std::max<int64_t>(1, w.rows)), 0, 0, 0});
+    {
+      // Inputs further than diff_min below their row's maximum skip the exponential: the share
+      // that takes it, for inputs spread over the int8 range (as the CMSIS-NN formula).
+      double p = 1.0;
+      if (w.softmax_diff_min < 0) p = std::min(1.0, (-double(w.softmax_diff_min) + 1.0) / 256.0);
+      set(MicaFamily::kSoftmax, {1, elements * p, elements * (1 - p),
+                                 double(std::max<int64_t>(1, w.rows)), 0, 0, 0});
+    }
       break;
     case OpKind::kUnidirectionalSequenceLstm: {
       if (s16) break;

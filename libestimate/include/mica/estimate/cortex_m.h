@@ -150,7 +150,8 @@ CortexMOpCost CortexMKernelCost(const CortexMWork& work, kernels::Isa isa,
 //                        (Te = T / (stride_h*stride_w): taps reaching one output)
 //   add, mul         1   floor(E/L)        E mod L          -     -   -         -
 //   avg/max_pool     1   P*T*floor(C/L)    P*T*(C mod L)    O     P   P*T       -
-//   softmax          1   E                 -                rows  -   -         -
+//   softmax          1   E*p               E*(1-p)          rows  -   -         -
+//                        (p: share of inputs within diff_min of the maximum, as CMSIS-NN's)
 //   lstm             1   MACs              steps*units      steps -   -         -  (scalar)
 //   copy             1   bytes             -                rows  -   -         -
 //   dispatch         1 per operator (the device runtime's loop and hooks)
