@@ -1,10 +1,15 @@
 // mica estimate — Arm Cortex-M cost model: cycles, RAM and flash of a model run with
 // CMSIS-NN-style int8 kernels (the variant the CPU would run: scalar, DSP or MVE).
 //
-// The model counts executed instructions per operator from the work the kernel does (MACs,
-// im2col elements, outputs, window taps, elements) with per-variant constants calibrated on
-// CMSIS-NN's kernels measured instruction by instruction on QEMU
-// (../shared/reference/cmsis-nn/kernels.csv; test/estimate/cortex_m_test.cc checks every row).
+// Two sets of kernels are described. By default TFLite Micro + CMSIS-NN: the model counts
+// executed instructions per operator from the work the kernel does (MACs, im2col elements,
+// outputs, window taps, elements) with per-variant constants calibrated on CMSIS-NN's kernels
+// measured instruction by instruction on QEMU (../shared/reference/cmsis-nn/kernels.csv and the
+// whole-model totals of ../shared/reference/tflm-cmsis-nn; test/estimate/cortex_m_test.cc checks
+// both), and, where no measurement exists (LSTM, SVDF, depthwise with a channel multiplier),
+// from the loops of the CMSIS-NN sources. With Runtime::kMica, mica's own kernels: per-family
+// loop terms with coefficients solved from mica's own runs on QEMU (CortexMMicaTermsFor below;
+// test/estimate/cortex_m_qemu_test.cc checks them against test/corpus/reference/qemu).
 // Cycles are instructions (CPI 1, which is what the reference measures: QEMU counts
 // instructions, not pipeline stalls) times the CPU's code-generation factor, plus flash wait
 // states on weight loads.
