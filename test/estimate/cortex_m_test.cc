@@ -3,6 +3,7 @@
 // estimate on a graph built here.
 #include "mica/estimate/cortex_m.h"
 
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -389,6 +390,55 @@ TEST_CASE("Cortex-M whole-model estimate", "[cortex_m]") {
   CHECK(e->memory_used_bytes[static_cast<int>(MemoryArea::kOnChipFlash)] ==
         e->weights_original_bytes + e->code_bytes);
   CHECK(e->clock_hz == p->cortex_m.clock_hz);
+}
+
+TEST_CASE("Cortex-M estimate with mica's own kernels", "[cortex_m]") {
+  Graph g = SmallGraph();
+  auto p = FindTargetProfile("cortex-m4");
+  REQUIRE(p.ok());
+  auto tflm = EstimateCortexM(g, *p);
+  auto mica = EstimateCortexM(g, *p, Runtime::kMica);
+  REQUIRE(tflm.ok());
+  REQUIRE(mica.ok());
+  REQUIRE(mica->ops.size() == 3);
+  CHECK(mica->ops[0].kernel == "mica_conv/dsp");
+  CHECK(mica->ops[1].kernel == "mica_copy/dsp");
+  CHECK(mica->ops[2].kernel == "mica_softmax/dsp");
+  // The figures are the table's: the terms times the coefficients, plus the dispatch.
+  auto w = DescribeCortexMWork(g, 0);
+  REQUIRE(w.ok());
+  const CortexMMicaTerms t = CortexMMicaTermsFor(*w, Isa::kDsp);
+  std::array<double, kCortexMMicaTerms> coef{}, dispatch{};
+  REQUIRE(CortexMMicaCoefficients(t.family, Isa::kDsp, &coef));
+  REQUIRE(CortexMMicaCoefficients("dispatch", Isa::kDsp, &dispatch));
+  double expect = dispatch[0];
+  for (int i = 0; i < kCortexMMicaTerms; ++i) expect += coef[i] * t.terms[i];
+  CHECK(mica->ops[0].compute_cycles == Approx(expect));
+  CHECK(mica->ops[0].compute_cycles != Approx(tflm->ops[0].compute_cycles));
+  // Memory and flash wait states do not depend on whose kernels run.
+  CHECK(mica->arena_bytes == tflm->arena_bytes);
+  CHECK(mica->ops[0].access_cycles[static_cast<int>(MemoryArea::kOnChipFlash)] ==
+        Approx(tflm->ops[0].access_cycles[static_cast<int>(MemoryArea::kOnChipFlash)]));
+  // More MACs never cost fewer instructions, on every variant.
+  for (Isa isa : {Isa::kScalar, Isa::kDsp, Isa::kMve}) {
+    double prev = 0;
+    for (int c : {4, 8, 16, 32, 64, 128}) {
+      const double cyc = CortexMKernelCost(Conv(c, 16, 3, 16), isa, p->cortex_m,
+                                           Runtime::kMica).instructions;
+      CHECK(cyc > prev);
+      prev = cyc;
+    }
+  }
+  // Work without a measured mica kernel keeps CMSIS-NN's cost and says so.
+  CortexMWork mean;
+  mean.kind = OpKind::kMean;
+  mean.elements = 64;
+  mean.bytes = 4096;
+  const CortexMOpCost m = CortexMKernelCost(mean, Isa::kDsp, p->cortex_m, Runtime::kMica);
+  bool noted = false;
+  for (const std::string& n : m.notes) noted |= n.find("no measured mica kernel") != std::string::npos;
+  CHECK(noted);
+  CHECK(m.instructions > CortexMKernelCost(mean, Isa::kDsp, p->cortex_m).instructions);
 }
 
 TEST_CASE("Cortex-M softmax diff_min follows TFLite's input radius", "[cortex_m]") {

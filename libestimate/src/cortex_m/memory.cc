@@ -197,6 +197,7 @@ absl::StatusOr<Estimate> EstimateCortexM(const Graph& graph, const TargetProfile
   e.clock_hz = cpu.clock_hz;
   std::map<std::string, int64_t> code;
   std::set<std::string> notes;
+  std::set<std::string> unmeasured;  // --runtime mica: operators without a measured mica kernel
   for (int i = 0; i < static_cast<int>(sg.ops.size()); ++i) {
     const Operator& op = sg.ops[i];
     MICA_ASSIGN_OR_RETURN(CortexMOpCost c, CortexMOpCostFor(graph, i, cpu, runtime));
@@ -228,9 +229,8 @@ absl::StatusOr<Estimate> EstimateCortexM(const Graph& graph, const TargetProfile
     o.kernel = c.kernel;
     o.notes = c.notes;
     for (const std::string& n : c.notes) {
-      if (absl::StrContains(n, "soft-float") || absl::StrContains(n, "no measured mica")) {
-        notes.insert(n);
-      }
+      if (absl::StrContains(n, "soft-float")) notes.insert(n);
+      if (absl::StrContains(n, "no measured mica")) unmeasured.insert(std::string(op.name()));
     }
     e.total_cycles += c.cycles;
     e.cpu_cycles += c.cycles;
@@ -259,6 +259,12 @@ absl::StatusOr<Estimate> EstimateCortexM(const Graph& graph, const TargetProfile
                                                     " flash wait state(s) per weight load")
                                      : std::string()));
   for (const std::string& n : notes) e.notes.push_back(n);
+  if (!unmeasured.empty()) {
+    std::string kinds;
+    for (const std::string& k : unmeasured) absl::StrAppend(&kinds, kinds.empty() ? "" : ", ", k);
+    e.notes.push_back(absl::StrCat("no measured mica kernel for ", kinds,
+                                   ": costed with CMSIS-NN's formulas"));
+  }
   MICA_RETURN_IF_ERROR(AddRuntimeMemory(graph, profile, Runtime::kTflm, &e));
   return e;
 }
