@@ -23,6 +23,7 @@
 // as opaque operators with a reason (inputs: the tensor arguments read, outputs: those written).
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <numeric>
@@ -152,9 +153,26 @@ class Importer {
     return TensorOf(v);
   }
 
-  // Returns the mica tensor of tensor value `v` (physical shape), creating it on first use.
+  // Returns the mica tensor of tensor value `v` (physical shape), creating it on first use. A
+  // planned tensor that nothing wrote but that shares its arena bytes with a tensor an earlier
+  // operator wrote (ExecuTorch removes static views that way) is that tensor, reshaped.
   int32_t TensorOf(int32_t v) {
     if (value_tensor_[v] != kNoTensor) return value_tensor_[v];
+    const int32_t alias = AliasOf(v);
+    if (alias != kNoTensor) {
+      const int32_t src = value_tensor_[alias];
+      Tensor t;
+      t.name = absl::StrCat("v", v);
+      t.dtype = p_.values[v].tensor.dtype;
+      t.shape = p_.values[v].tensor.PhysicalShape();
+      value_tensor_[v] = AddTensor(std::move(t));
+      ReshapeAttrs a;
+      a.new_shape = sg_->tensors[value_tensor_[v]].shape;
+      if (IsQuantizedType(p_.values[v].tensor.dtype)) Tie(value_tensor_[v], src, 1.0);
+      AddOp(OpKind::kReshape, {src, Int32Const(absl::StrCat("v", v, "_shape"), a.new_shape)},
+            {value_tensor_[v]}, a);
+      return value_tensor_[v];
+    }
     const TensorValue& tv = p_.values[v].tensor;
     Tensor t;
     t.name = absl::StrCat("v", v);
@@ -163,6 +181,42 @@ class Importer {
     t.data = tv.data;
     value_tensor_[v] = AddTensor(std::move(t));
     return value_tensor_[v];
+  }
+
+  // Returns the latest written tensor value sharing `v`'s planned bytes, or kNoTensor.
+  int32_t AliasOf(int32_t v) const {
+    const TensorValue& tv = p_.values[v].tensor;
+    if (!tv.planned || !tv.data.empty()) return kNoTensor;
+    const size_t bytes = DTypeBytes(tv.dtype, [&] {
+      int64_t n = 1;
+      for (int32_t d : tv.sizes) n *= d;
+      return n;
+    }());
+    int32_t best = kNoTensor;
+    for (size_t u = 0; u < p_.values.size(); ++u) {
+      if (static_cast<int32_t>(u) == v || value_tensor_[u] == kNoTensor) continue;
+      if (p_.values[u].kind != ValueKind::kTensor) continue;
+      const TensorValue& tu = p_.values[u].tensor;
+      if (!tu.planned || tu.memory_id != tv.memory_id || tu.memory_offset != tv.memory_offset ||
+          tu.dtype != tv.dtype || sg_->tensors[value_tensor_[u]].num_bytes() != bytes) {
+        continue;
+      }
+      const int32_t t = value_tensor_[u];
+      if (produced_.count(t) == 0) continue;
+      // The latest writer: the highest-numbered producing operator.
+      if (best == kNoTensor || writer_index(t) > writer_index(value_tensor_[best])) {
+        best = static_cast<int32_t>(u);
+      }
+    }
+    return best;
+  }
+  int64_t writer_index(int32_t t) const {
+    for (size_t o = sg_->ops.size(); o-- > 0;) {
+      for (int32_t out : sg_->ops[o].outputs) {
+        if (out == t) return static_cast<int64_t>(o);
+      }
+    }
+    return -1;
   }
 
   int32_t AddTensor(Tensor t) {
@@ -485,6 +539,7 @@ class Importer {
   std::optional<NotMapped> MapSoftmax(const Call& c, bool cortex_m);
   std::optional<NotMapped> MapPermute(const Call& c);
   std::optional<NotMapped> MapView(const Call& c);
+  std::optional<NotMapped> MapClone(const Call& c);
   std::optional<NotMapped> MapCat(const Call& c);
   std::optional<NotMapped> MapPad(const Call& c, bool cortex_m);
   std::optional<NotMapped> MapBmm(const Call& c, bool cortex_m);
@@ -505,7 +560,12 @@ class Importer {
 
 // Output value of a call: its last argument (ExecuTorch passes out arguments last, and repeats
 // the returned value after them).
-int32_t OutValue(const Call& c) { return c.args.back(); }
+// A call returning several tensors ends with their list: the first is the output.
+int32_t OutValue(const Call& c, const Program& p) {
+  const Value& last = p.values[c.args.back()];
+  if ((last.kind == ValueKind::kTensorList) && !last.refs.empty()) return last.refs[0];
+  return c.args.back();
+}
 
 std::optional<NotMapped> Importer::ActivationFor(int64_t lo, int64_t hi, int32_t out, int64_t zp,
                                                  Activation* act) {
@@ -527,7 +587,9 @@ std::optional<NotMapped> Importer::ActivationFor(int64_t lo, int64_t hi, int32_t
 
 std::optional<NotMapped> Importer::Map(const std::string& name, const Call& c) {
   if (c.args.empty()) return NotMapped{"has no arguments"};
-  if (!IsTensor(c, c.args.size() - 1)) return NotMapped{"its last argument is not a tensor"};
+  if (p_.values[OutValue(c, p_)].kind != ValueKind::kTensor) {
+    return NotMapped{"its last argument is not a tensor"};
+  }
   if (name == "aten::convolution") return MapConv(c, false, false, false);
   if (name == "cortex_m::quantized_conv2d") return MapConv(c, true, false, false);
   if (name == "cortex_m::quantized_conv2d_nhwc") return MapConv(c, true, false, true);
@@ -556,6 +618,10 @@ std::optional<NotMapped> Importer::Map(const std::string& name, const Call& c) {
   if (name == "aten::_softmax" || name == "aten::softmax") return MapSoftmax(c, false);
   if (name == "cortex_m::softmax") return MapSoftmax(c, true);
   if (name == "aten::permute_copy" || name == "cortex_m::transpose") return MapPermute(c);
+  if (name == "dim_order_ops::_clone_dim_order" || name == "dim_order_ops::_to_dim_order_copy" ||
+      name == "aten::clone") {
+    return MapClone(c);
+  }
   if (name == "aten::view_copy" || name == "aten::_unsafe_view" || name == "aten::reshape" ||
       name == "executorch_prim::et_view" || name == "aten::squeeze_copy" ||
       name == "aten::unsqueeze_copy" || name == "aten::flatten") {
@@ -570,11 +636,11 @@ std::optional<NotMapped> Importer::Map(const std::string& name, const Call& c) {
     const bool is_min = name == "cortex_m::minimum";
     if (auto e = NeedArgs(c, 3)) return e;
     if (!IsTensor(c, 0) || !IsTensor(c, 1)) return NotMapped{"operands are not tensors"};
-    const TensorValue &a = T(c, 0), &b = T(c, 1), &o = p_.values[OutValue(c)].tensor;
+    const TensorValue &a = T(c, 0), &b = T(c, 1), &o = p_.values[OutValue(c, p_)].tensor;
     if (a.dim_order != o.dim_order || b.dim_order != o.dim_order) {
       return NotMapped{"operands in different memory orders"};
     }
-    const int32_t out = TensorOf(OutValue(c));
+    const int32_t out = TensorOf(OutValue(c, p_));
     Tie(TensorOf(c.args[0]), out, 1.0);
     Tie(TensorOf(c.args[1]), out, 1.0);
     AddOp(is_min ? OpKind::kMinimum : OpKind::kMaximum,
@@ -616,7 +682,7 @@ std::optional<NotMapped> Importer::MapTable(const std::string& name, const Call&
     }
   }
   const OpInfo& info = GetOpInfo(*kind);
-  const int32_t outv = OutValue(c);
+  const int32_t outv = OutValue(c, p_);
   const TensorValue& o = p_.values[outv].tensor;
   const bool unary = info.category == OpCategory::kElementwiseUnary ||
                      info.category == OpCategory::kActivation;
@@ -667,7 +733,7 @@ std::optional<NotMapped> Importer::MapConv(const Call& c, bool cortex_m, bool de
   if (!IsTensor(c, 0) || !IsTensor(c, 1)) return NotMapped{"input or weight is not a tensor"};
   const TensorValue& in = T(c, 0);
   const TensorValue& w = T(c, 1);
-  const int32_t outv = OutValue(c);
+  const int32_t outv = OutValue(c, p_);
   const TensorValue& o = p_.values[outv].tensor;
   if (in.sizes.size() != 4 || w.sizes.size() != 4 || o.sizes.size() != 4) {
     return NotMapped{"not a 2-D convolution (rank-4 input, weight and output)"};
@@ -691,15 +757,12 @@ std::optional<NotMapped> Importer::MapConv(const Call& c, bool cortex_m, bool de
     }
     depthwise = groups != 1;
   }
-  // Weight logical dims: [O, I/g, kh, kw] (aten, cortex_m) or [O, kh, kw, I] (nhwc variants;
+  // Weight logical dims: [O, I/g, kh, kw] (aten) or [O, kh, kw, I] (Cortex-M operators;
   // depthwise [1, kh, kw, C*M]). Bring them to OHWI / 1HW(C*M).
   std::vector<int32_t> worder;
   int32_t kh, kw;
-  if (nhwc) {
-    worder = {0, 1, 2, 3};
-    kh = w.sizes[1], kw = w.sizes[2];
-  } else if (depthwise && cortex_m && w.sizes[0] == 1) {
-    // Already 1, kh, kw, C*M in logical order? Only when the weight is laid out that way.
+  if (nhwc || cortex_m) {
+    // The Cortex-M operators take OHWI (depthwise 1HW(C*M)) weights whatever the variant.
     worder = {0, 1, 2, 3};
     kh = w.sizes[1], kw = w.sizes[2];
   } else {
@@ -823,39 +886,64 @@ std::optional<NotMapped> Importer::MapLinear(const Call& c, bool cortex_m) {
   if (!IsTensor(c, 0) || !IsTensor(c, 1)) return NotMapped{"input or weight is not a tensor"};
   const TensorValue& in = T(c, 0);
   const TensorValue& w = T(c, 1);
-  const int32_t outv = OutValue(c);
+  const int32_t outv = OutValue(c, p_);
   if (w.sizes.size() != 2 || w.data.empty()) return NotMapped{"weight is not a constant matrix"};
   if (!in.Contiguous()) return NotMapped{"non-contiguous input"};
+  if (in.sizes.empty() || in.sizes.back() != w.sizes[1]) {
+    return NotMapped{"input depth does not match the weights"};
+  }
   auto wdata = Reorder(c.args[1], {0, 1});
   if (!wdata) return NotMapped{"weight data does not match its shape"};
-  const int32_t wt = ConstTensor(c.args[1], *wdata, {w.sizes[0], w.sizes[1]}, "_w");
+  const int32_t rows = w.sizes[0], cols = w.sizes[1];
+  if (IsTensor(c, 2) && T(c, 2).data.empty()) return NotMapped{"bias is not constant"};
+  const int32_t wt = ConstTensor(c.args[1], *wdata, {rows, cols}, "_w");
   const int32_t out = TensorOf(outv);
   FullyConnectedAttrs a;
   a.keep_num_dims = in.sizes.size() != 2;
+  int32_t bias = IsTensor(c, 2) ? TensorOf(c.args[2]) : kNoTensor;
   if (cortex_m) {
     const auto ioff = Int(c, 4), foff = Int(c, 5), ooff = Int(c, 6);
     const auto mult = IntTensor(c, 7), shift = IntTensor(c, 8);
     const auto hi = Int(c, 9), lo = Int(c, 10);
     if (!ioff || !foff || !ooff || !mult || !shift || !hi || !lo || mult->empty() ||
-        mult->size() != shift->size() ||
-        (mult->size() != 1 && mult->size() != static_cast<size_t>(w.sizes[0]))) {
-      return NotMapped{"requantization arguments are missing or do not match the channels"};
+        mult->size() != shift->size()) {
+      return NotMapped{"requantization arguments are missing"};
     }
     if (*foff != 0) return NotMapped{"asymmetric weights (filter offset != 0)"};
     if (in.dtype != DType::kInt8 || w.dtype != DType::kInt8) return NotMapped{"not int8"};
     if (auto e = ActivationFor(*lo, *hi, out, *ooff, &a.activation)) return e;
-    std::vector<double> eff;
-    for (size_t k = 0; k < mult->size(); ++k) eff.push_back(RealFromMultiplier((*mult)[k], (*shift)[k]));
+    // The operator requantizes with its first multiplier (per tensor).
+    std::vector<double> eff = {RealFromMultiplier((*mult)[0], (*shift)[0])};
     ZeroPoint(TensorOf(c.args[0]), -*ioff);
     ZeroPoint(out, *ooff);
     WeightScales(wt, TensorOf(c.args[0]), out, eff);
+    if (IsTensor(c, 3)) {
+      // The MVE form folds bias and input offset into kernel_sum = bias + offset * row sum;
+      // mica's FULLY_CONNECTED takes the bias itself.
+      const TensorValue& ks = T(c, 3);
+      if (ks.data.empty() || ks.dtype != DType::kInt32 || ks.data.size != 4 * size_t(rows)) {
+        return NotMapped{"kernel_sum is not a constant int32 vector of the output channels"};
+      }
+      if (bias != kNoTensor) return NotMapped{"both bias and kernel_sum"};
+      std::vector<uint8_t> bytes(4 * static_cast<size_t>(rows));
+      const int8_t* wq = wdata->as<int8_t>();
+      for (int32_t r = 0; r < rows; ++r) {
+        int64_t sum = 0;
+        for (int32_t k = 0; k < cols; ++k) sum += wq[static_cast<size_t>(r) * cols + k];
+        const int64_t b = static_cast<int64_t>(ks.data.as<int32_t>()[r]) - *ioff * sum;
+        if (b < INT32_MIN || b > INT32_MAX) return NotMapped{"derived bias overflows int32"};
+        const int32_t b32 = static_cast<int32_t>(b);
+        std::memcpy(bytes.data() + 4 * r, &b32, 4);
+      }
+      Tensor bt;
+      bt.name = absl::StrCat("v", c.args[3], "_bias");
+      bt.dtype = DType::kInt32;
+      bt.shape = {rows};
+      bt.data = g_.AddConstData(std::move(bytes));
+      bias = AddTensor(std::move(bt));
+    }
   } else if (in.dtype != DType::kFloat32) {
     return NotMapped{"a non-float portable linear"};
-  }
-  int32_t bias = kNoTensor;
-  if (IsTensor(c, 2)) {
-    if (T(c, 2).data.empty()) return NotMapped{"bias is not constant"};
-    bias = TensorOf(c.args[2]);
   }
   AddOp(OpKind::kFullyConnected, {TensorOf(c.args[0]), wt, bias}, {out}, a);
   return std::nullopt;
@@ -871,7 +959,7 @@ std::optional<NotMapped> Importer::MapPool(const Call& c, bool max, bool cortex_
   if (!IsTensor(c, 0)) return NotMapped{"input is not a tensor"};
   const TensorValue& in = T(c, 0);
   // max_pool2d_with_indices writes (out, indices): the pooled values are the first out.
-  int32_t outv = OutValue(c);
+  int32_t outv = OutValue(c, p_);
   if (max && !cortex_m) {
     for (size_t k = 6; k < c.args.size(); ++k) {
       if (IsTensor(c, k)) {
@@ -959,7 +1047,7 @@ std::optional<NotMapped> Importer::MapQuantize(const Call& c, bool quantize) {
   const auto zp = Int(c, 2);
   if (!scale || !zp) return NotMapped{"scale or zero point is not a constant"};
   if (!(*scale > 0) || !std::isfinite(*scale)) return NotMapped{"scale is not positive"};
-  const int32_t outv = OutValue(c);
+  const int32_t outv = OutValue(c, p_);
   const TensorValue &in = T(c, 0), &o = p_.values[outv].tensor;
   if (in.dim_order != o.dim_order || in.sizes != o.sizes) return NotMapped{"changes the layout"};
   const int32_t q = quantize ? TensorOf(outv) : TensorOf(c.args[0]);
@@ -983,7 +1071,7 @@ std::optional<NotMapped> Importer::MapCortexAdd(const Call& c) {
     if (!v) return NotMapped{"a quantization argument is not an integer"};
     a[k] = *v;
   }
-  const int32_t outv = OutValue(c);
+  const int32_t outv = OutValue(c, p_);
   const TensorValue &x = T(c, 0), &y = T(c, 4), &o = p_.values[outv].tensor;
   if (x.dim_order != o.dim_order || y.dim_order != o.dim_order) {
     return NotMapped{"operands in different memory orders"};
@@ -996,9 +1084,9 @@ std::optional<NotMapped> Importer::MapCortexAdd(const Call& c) {
   const double r1 = RealFromMultiplier(a[2], a[3]), r2 = RealFromMultiplier(a[6], a[7]);
   const double ro = RealFromMultiplier(a[9], a[10]);
   const int32_t t0 = TensorOf(c.args[0]), t1 = TensorOf(c.args[4]);
-  // CMSIS-NN takes the negated input zero points (offsets); the operator passes them as such.
-  ZeroPoint(t0, -a[1]);
-  ZeroPoint(t1, -a[5]);
+  // The operator takes the zero points themselves (it subtracts them).
+  ZeroPoint(t0, a[1]);
+  ZeroPoint(t1, a[5]);
   ZeroPoint(out, a[8]);
   Tie(t0, out, r1 * ro * 1048576.0);
   Tie(t1, out, r2 * ro * 1048576.0);
@@ -1013,14 +1101,14 @@ std::optional<NotMapped> Importer::MapCortexMul(const Call& c) {
   if (!IsTensor(c, 0) || !IsTensor(c, 2)) return NotMapped{"operands are not tensors"};
   const auto z0 = Int(c, 1), z1 = Int(c, 3), zo = Int(c, 4), m = Int(c, 5), s = Int(c, 6);
   if (!z0 || !z1 || !zo || !m || !s) return NotMapped{"a quantization argument is missing"};
-  const int32_t outv = OutValue(c);
+  const int32_t outv = OutValue(c, p_);
   const TensorValue &x = T(c, 0), &y = T(c, 2), &o = p_.values[outv].tensor;
   if (x.dim_order != o.dim_order || y.dim_order != o.dim_order) {
     return NotMapped{"operands in different memory orders"};
   }
   const int32_t t0 = TensorOf(c.args[0]), t1 = TensorOf(c.args[2]), out = TensorOf(outv);
-  ZeroPoint(t0, -*z0);
-  ZeroPoint(t1, -*z1);
+  ZeroPoint(t0, *z0);  // subtracted by the operator: zero points
+  ZeroPoint(t1, *z1);
   ZeroPoint(out, *zo);
   Product(t0, t1, out, RealFromMultiplier(*m, *s));
   derived_scales_ = true;
@@ -1034,7 +1122,7 @@ std::optional<NotMapped> Importer::MapSoftmax(const Call& c, bool cortex_m) {
   if (auto e = NeedArgs(c, cortex_m ? 8 : 3)) return e;
   if (!IsTensor(c, 0)) return NotMapped{"input is not a tensor"};
   const TensorValue& in = T(c, 0);
-  const int32_t outv = OutValue(c);
+  const int32_t outv = OutValue(c, p_);
   const TensorValue& o = p_.values[outv].tensor;
   auto dim = Int(c, 1);
   const int64_t rank = static_cast<int64_t>(in.sizes.size());
@@ -1068,7 +1156,7 @@ std::optional<NotMapped> Importer::MapPermute(const Call& c) {
   if (!IsTensor(c, 0)) return NotMapped{"input is not a tensor"};
   const auto dims = Ints(c, 1);
   const TensorValue& in = T(c, 0);
-  const int32_t outv = OutValue(c);
+  const int32_t outv = OutValue(c, p_);
   const TensorValue& o = p_.values[outv].tensor;
   const size_t rank = in.sizes.size();
   if (!dims || dims->size() != rank || o.sizes.size() != rank) return NotMapped{"bad dims"};
@@ -1088,10 +1176,26 @@ std::optional<NotMapped> Importer::MapPermute(const Call& c) {
   return std::nullopt;
 }
 
+// A copy into another memory order (or the same one): TRANSPOSE (a no-op one when equal).
+std::optional<NotMapped> Importer::MapClone(const Call& c) {
+  if (!IsTensor(c, 0)) return NotMapped{"input is not a tensor"};
+  const TensorValue& in = T(c, 0);
+  const int32_t outv = OutValue(c, p_);
+  const TensorValue& o = p_.values[outv].tensor;
+  if (in.dtype != o.dtype) return NotMapped{"changes the element type"};
+  if (in.sizes != o.sizes) return NotMapped{"changes the sizes"};
+  std::vector<int32_t> perm(o.sizes.size());
+  for (size_t i = 0; i < perm.size(); ++i) perm[i] = PhysPos(in, o.dim_order[i]);
+  const int32_t x = TensorOf(c.args[0]), out = TensorOf(outv);
+  if (IsQuantizedType(o.dtype)) Tie(out, x, 1.0);
+  AddOp(OpKind::kTranspose, {x, Int32Const(sg_->tensors[out].name + "_perm", perm)}, {out});
+  return std::nullopt;
+}
+
 std::optional<NotMapped> Importer::MapView(const Call& c) {
   if (!IsTensor(c, 0)) return NotMapped{"input is not a tensor"};
   const TensorValue& in = T(c, 0);
-  const int32_t outv = OutValue(c);
+  const int32_t outv = OutValue(c, p_);
   const TensorValue& o = p_.values[outv].tensor;
   if (in.dtype != o.dtype) return NotMapped{"changes the element type"};
   int32_t x = TensorOf(c.args[0]);
@@ -1124,7 +1228,7 @@ std::optional<NotMapped> Importer::MapCat(const Call& c) {
   if (auto e = NeedArgs(c, 3)) return e;
   const Value& list = Arg(c, 0);
   if (list.kind != ValueKind::kTensorList || list.refs.empty()) return NotMapped{"no tensor list"};
-  const int32_t outv = OutValue(c);
+  const int32_t outv = OutValue(c, p_);
   const TensorValue& o = p_.values[outv].tensor;
   auto dim = Int(c, 1);
   const int64_t rank = static_cast<int64_t>(o.sizes.size());
@@ -1152,7 +1256,7 @@ std::optional<NotMapped> Importer::MapPad(const Call& c, bool cortex_m) {
   if (auto e = NeedArgs(c, cortex_m ? 5 : 4)) return e;
   if (!IsTensor(c, 0)) return NotMapped{"input is not a tensor"};
   const TensorValue& in = T(c, 0);
-  const int32_t outv = OutValue(c);
+  const int32_t outv = OutValue(c, p_);
   const TensorValue& o = p_.values[outv].tensor;
   const size_t rank = in.sizes.size();
   std::vector<int64_t> before(rank, 0), after(rank, 0);
@@ -1209,7 +1313,7 @@ std::optional<NotMapped> Importer::MapBmm(const Call& c, bool cortex_m) {
   const size_t rhs = cortex_m ? 2 : 1;
   if (!IsTensor(c, 0) || !IsTensor(c, rhs)) return NotMapped{"operands are not tensors"};
   const TensorValue &a = T(c, 0), &b = T(c, rhs);
-  const int32_t outv = OutValue(c);
+  const int32_t outv = OutValue(c, p_);
   if (!a.Contiguous() || !b.Contiguous()) return NotMapped{"non-contiguous operands"};
   const int32_t t0 = TensorOf(c.args[0]), t1 = TensorOf(c.args[rhs]), out = TensorOf(outv);
   BatchMatMulAttrs attrs;
@@ -1217,7 +1321,7 @@ std::optional<NotMapped> Importer::MapBmm(const Call& c, bool cortex_m) {
     const auto z0 = Int(c, 1), z1 = Int(c, 3), zo = Int(c, 4), m = Int(c, 5), s = Int(c, 6);
     if (!z0 || !z1 || !zo || !m || !s) return NotMapped{"a quantization argument is missing"};
     attrs.adj_y = true;
-    ZeroPoint(t0, -*z0);
+    ZeroPoint(t0, -*z0);  // added by the operator: offsets
     ZeroPoint(t1, -*z1);
     ZeroPoint(out, *zo);
     Product(t0, t1, out, RealFromMultiplier(*m, *s));

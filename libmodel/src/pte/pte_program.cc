@@ -217,6 +217,18 @@ class ProgramParser {
     for (size_t v = 0; v < num_values; ++v) {
       MICA_RETURN_IF_ERROR(ReadValue(program, where, v, values->Get(v), &out.values[v]));
     }
+    // Int lists are boxed: their items are the indices of Int values.
+    for (size_t v = 0; v < num_values; ++v) {
+      if (out.values[v].kind != ValueKind::kIntList) continue;
+      for (int64_t& item : out.values[v].ints) {
+        if (item < 0 || static_cast<uint64_t>(item) >= num_values ||
+            out.values[item].kind != ValueKind::kInt) {
+          return Error(absl::StrCat(where, "value ", v, ": int list item ", item,
+                                    " is not an Int value"));
+        }
+        item = out.values[item].i;
+      }
+    }
     out.inputs = ToVector(plan.inputs());
     out.outputs = ToVector(plan.outputs());
     MICA_RETURN_IF_ERROR(Charge(4 * (out.inputs.size() + out.outputs.size()), where));
@@ -431,6 +443,11 @@ class ProgramParser {
                                       " (tensor views are not supported)"));
     }
     t->planned = ft.allocation_info() != nullptr;
+    if (t->planned) {
+      t->memory_id = ft.allocation_info()->memory_id();
+      t->memory_offset = (uint64_t{ft.allocation_info()->memory_offset_high()} << 32) |
+                         ft.allocation_info()->memory_offset_low();
+    }
     if (const fb::ExtraTensorInfo* extra = ft.extra_tensor_info()) {
       if (extra->location() == 1) {
         return Unsupported(absl::StrCat(

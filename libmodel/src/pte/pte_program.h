@@ -42,6 +42,8 @@ struct TensorValue {
   std::vector<int32_t> dim_order; // memory order of the logical dimensions, outermost first
   ConstData data;                 // constants: their bytes (aligned for `dtype`)
   bool planned = false;           // the program places it in a memory-planned arena
+  uint32_t memory_id = 0;         // planned tensors: arena and byte offset in it (tensors at
+  uint64_t memory_offset = 0;     // one place share their bytes: ExecuTorch's removed views)
 
   // Returns the dimensions in memory order (sizes permuted by dim_order).
   std::vector<int32_t> PhysicalShape() const;
@@ -55,7 +57,7 @@ struct Value {
   bool b = false;
   double d = 0.0;
   std::string s;
-  std::vector<int64_t> ints;     // kIntList
+  std::vector<int64_t> ints;     // kIntList (the listed Int values), kBoolList
   std::vector<double> doubles;   // kDoubleList
   std::vector<int32_t> refs;     // kTensorList / kOptionalTensorList: value indices (-1: none)
   TensorValue tensor;            // kTensor
