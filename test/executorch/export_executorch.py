@@ -99,6 +99,20 @@ def _models():
     }
 
 
+def _trace(graph_module, x):
+    """Prints every operator's output (NHWC for rank 4, first values): for debugging readers."""
+    class Recorder(torch.fx.Interpreter):
+        def run_node(self, n):
+            r = super().run_node(n)
+            if isinstance(r, torch.Tensor) and n.op == "call_function":
+                t = r.permute(0, 2, 3, 1) if r.dim() == 4 else r
+                vals = t.flatten()[:10].tolist()
+                print(f"TRACE {n.name} {list(t.shape)} {t.dtype} {vals}")
+            return r
+    with torch.no_grad():
+        Recorder(graph_module).run(x)
+
+
 def export(name, ctor, make_input, quantize, out_dir):
     from executorch.backends.cortex_m.edge_compile_config import cortex_m_edge_compile_config
     from executorch.backends.cortex_m.passes.cortex_m_pass_manager import CortexMPassManager
@@ -143,6 +157,8 @@ def export(name, ctor, make_input, quantize, out_dir):
         if isinstance(y, (tuple, list)):
             y = y[0]
         reference = "cortex_m python reference" if quantize else "python reference"
+    if os.environ.get("MICA_ET_TRACE"):
+        _trace(lowered_graph, x)
     suite = MethodTestSuite(method_name="forward",
                             test_cases=[MethodTestCase(inputs=[x], expected_outputs=[y])])
     bundled = BundledProgram(et, [suite])

@@ -158,7 +158,7 @@ class Importer {
   // operator wrote (ExecuTorch removes static views that way) is that tensor, reshaped.
   int32_t TensorOf(int32_t v) {
     if (value_tensor_[v] != kNoTensor) return value_tensor_[v];
-    const int32_t alias = AliasOf(v);
+    const int32_t alias = writing_.count(v) ? kNoTensor : AliasOf(v);
     if (alias != kNoTensor) {
       const int32_t src = value_tensor_[alias];
       Tensor t;
@@ -313,6 +313,7 @@ class Importer {
       }
       AddOp(OpKind::kTranspose, {tmp, Int32Const(sg_->tensors[tmp].name + "_perm", perm)},
             {TensorOf(v)});
+      nhwc_cache_[{v, nhwc}] = tmp;  // a later conv or pool of v reads the NHWC form
     }
   }
   static int32_t PhysPos(const TensorValue& tv, int32_t logical) {
@@ -463,6 +464,22 @@ class Importer {
   absl::Status ImportCall(size_t index, const Call& call) {
     const std::string name = call.delegate ? absl::StrCat("delegate:", p_.delegates[call.index].id)
                                            : p_.operators[call.index];
+    // The values the call writes: ExecuTorch passes each out argument twice (as the out
+    // argument and as the returned value), or returns several in a trailing list.
+    writing_.clear();
+    for (size_t i = 0; i < call.args.size(); ++i) {
+      if (std::count(call.args.begin(), call.args.end(), call.args[i]) > 1) {
+        writing_.insert(call.args[i]);
+      }
+    }
+    if (!call.args.empty()) {
+      const Value& last = p_.values[call.args.back()];
+      if (last.kind == ValueKind::kTensorList) {
+        writing_.insert(last.refs.begin(), last.refs.end());
+      } else {
+        writing_.insert(call.args.back());
+      }
+    }
     // Snapshot, so a half-mapped operator can be rolled back to an opaque one.
     const size_t ops = sg_->ops.size(), tensors = sg_->tensors.size(), rels = rel_.size();
     const auto values = value_tensor_;
@@ -553,6 +570,7 @@ class Importer {
   std::vector<int32_t> value_tensor_;
   std::map<std::pair<int32_t, bool>, int32_t> nhwc_cache_;
   std::set<int32_t> produced_;
+  std::set<int32_t> writing_;  // values the current call writes (never aliases of others)
   std::vector<Relation> rel_;
   std::vector<Node> uf_;
   bool derived_scales_ = false;
