@@ -256,14 +256,31 @@ class Importer {
   }
   static bool IsQuantizedType(DType d) { return d == DType::kInt8 || d == DType::kInt16; }
 
+  // Adds TRANSPOSE(src, perm) writing `out`, or a RESHAPE when the permutation moves no
+  // element (it only reorders size-1 dimensions: channels-last with one channel is NCHW).
+  void Permute(int32_t src, const std::vector<int32_t>& perm, int32_t out) {
+    const std::vector<int32_t>& s = sg_->tensors[src].shape;
+    std::vector<int32_t> moved;
+    for (int32_t p : perm) {
+      if (p >= 0 && static_cast<size_t>(p) < s.size() && s[p] != 1) moved.push_back(p);
+    }
+    const std::string name = sg_->tensors[out].name;
+    if (std::is_sorted(moved.begin(), moved.end())) {
+      ReshapeAttrs a;
+      a.new_shape = sg_->tensors[out].shape;
+      AddOp(OpKind::kReshape, {src, Int32Const(name + "_shape", a.new_shape)}, {out}, a);
+    } else {
+      AddOp(OpKind::kTranspose, {src, Int32Const(name + "_perm", perm)}, {out});
+    }
+  }
+
   // Adds TRANSPOSE(src, perm) into a new tensor and returns it.
   int32_t Transpose(int32_t src, const std::vector<int32_t>& perm, const std::string& suffix) {
     const std::vector<int32_t>& s = sg_->tensors[src].shape;
     std::vector<int32_t> shape(perm.size());
     for (size_t i = 0; i < perm.size(); ++i) shape[i] = s[perm[i]];
     const int32_t out = NewLike(src, shape, suffix);
-    AddOp(OpKind::kTranspose, {src, Int32Const(sg_->tensors[src].name + suffix + "_perm", perm)},
-          {out});
+    Permute(src, perm, out);
     return out;
   }
 
@@ -311,8 +328,7 @@ class Importer {
         perm[i] = static_cast<int32_t>(std::find(have.begin(), have.end(), tv.dim_order[i]) -
                                        have.begin());
       }
-      AddOp(OpKind::kTranspose, {tmp, Int32Const(sg_->tensors[tmp].name + "_perm", perm)},
-            {TensorOf(v)});
+      Permute(tmp, perm, TensorOf(v));
       nhwc_cache_[{v, nhwc}] = tmp;  // a later conv or pool of v reads the NHWC form
     }
   }
@@ -377,7 +393,12 @@ class Importer {
     r.kind = kind, r.a = a, r.b = b, r.c = c, r.k = k;
     return r;
   }
-  void Tie(int32_t a, int32_t b, double k) { rel_.push_back(Rel(Relation::kTie, a, b, kNoTensor, k)); }
+  // s_a = k s_b; `same_zp`: a and b also share their zero point (copies, pools, pads).
+  void Tie(int32_t a, int32_t b, double k, bool same_zp = true) {
+    Relation r = Rel(Relation::kTie, a, b, kNoTensor, k);
+    r.has_zp = same_zp;
+    rel_.push_back(r);
+  }
   void Anchor(int32_t a, double s) { rel_.push_back(Rel(Relation::kAnchor, a, kNoTensor, kNoTensor, s)); }
   void Product(int32_t a, int32_t b, int32_t out, double real) {
     rel_.push_back(Rel(Relation::kProduct, a, b, out, real));
@@ -414,9 +435,23 @@ class Importer {
     for (size_t i = 0; i < n; ++i) uf_[i] = {static_cast<int32_t>(i), 1.0};
     std::vector<std::optional<double>> root_scale(n);
     std::vector<std::optional<int64_t>> zp(n);
-    // Ties first (they do not fix values), then absolute scales in program order.
+    // Zero points: given ones, then shared along ties that keep them until nothing changes.
     for (const Relation& r : rel_) {
       if (r.kind == Relation::kZeroPoint && !zp[r.a]) zp[r.a] = r.zp;
+    }
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (const Relation& r : rel_) {
+        if (r.kind != Relation::kTie || !r.has_zp || zp[r.a].has_value() == zp[r.b].has_value()) {
+          continue;
+        }
+        if (zp[r.a]) zp[r.b] = zp[r.a];
+        else zp[r.a] = zp[r.b];
+        changed = true;
+      }
+    }
+    // Ties first (they do not fix values), then absolute scales in program order.
+    for (const Relation& r : rel_) {
       if (r.kind != Relation::kTie) continue;
       auto [ra, ka] = Find(r.a);
       auto [rb, kb] = Find(r.b);
@@ -1106,8 +1141,8 @@ std::optional<NotMapped> Importer::MapCortexAdd(const Call& c) {
   ZeroPoint(t0, a[1]);
   ZeroPoint(t1, a[5]);
   ZeroPoint(out, a[8]);
-  Tie(t0, out, r1 * ro * 1048576.0);
-  Tie(t1, out, r2 * ro * 1048576.0);
+  Tie(t0, out, r1 * ro * 1048576.0, false);
+  Tie(t1, out, r2 * ro * 1048576.0, false);
   derived_scales_ = true;
   AddOp(OpKind::kAdd, {t0, t1}, {out}, attrs);
   return std::nullopt;
@@ -1190,7 +1225,7 @@ std::optional<NotMapped> Importer::MapPermute(const Call& c) {
   for (size_t i = 0; i < rank; ++i) perm[i] = PhysPos(in, d[o.dim_order[i]]);
   const int32_t x = TensorOf(c.args[0]), out = TensorOf(outv);
   if (IsQuantizedType(o.dtype)) Tie(out, x, 1.0);
-  AddOp(OpKind::kTranspose, {x, Int32Const(sg_->tensors[out].name + "_perm", perm)}, {out});
+  Permute(x, perm, out);
   return std::nullopt;
 }
 
@@ -1206,7 +1241,7 @@ std::optional<NotMapped> Importer::MapClone(const Call& c) {
   for (size_t i = 0; i < perm.size(); ++i) perm[i] = PhysPos(in, o.dim_order[i]);
   const int32_t x = TensorOf(c.args[0]), out = TensorOf(outv);
   if (IsQuantizedType(o.dtype)) Tie(out, x, 1.0);
-  AddOp(OpKind::kTranspose, {x, Int32Const(sg_->tensors[out].name + "_perm", perm)}, {out});
+  Permute(x, perm, out);
   return std::nullopt;
 }
 
@@ -1236,8 +1271,7 @@ std::optional<NotMapped> Importer::MapView(const Call& c) {
     std::vector<int32_t> perm(o.sizes.size());
     for (size_t i = 0; i < perm.size(); ++i) perm[i] = o.dim_order[i];
     Tie(out, target, 1.0);
-    AddOp(OpKind::kTranspose, {target, Int32Const(sg_->tensors[out].name + "_perm", perm)},
-          {out});
+    Permute(target, perm, out);
   }
   return std::nullopt;
 }
