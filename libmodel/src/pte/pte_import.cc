@@ -895,7 +895,10 @@ std::optional<NotMapped> Importer::MapConv(const Call& c, bool cortex_m, bool de
         ah >= ph && aw >= pw) {
       pad = Padding::kSame;
     } else {
-      const std::vector<int32_t>& s = sg_->tensors[x].shape;
+      const std::vector<int32_t> s = sg_->tensors[x].shape;
+      if (s[1] + 2 * ph > INT32_MAX || s[2] + 2 * pw > INT32_MAX) {
+        return NotMapped{"padded input too large"};
+      }
       const int32_t padded = NewLike(x, {s[0], static_cast<int32_t>(s[1] + 2 * ph),
                                          static_cast<int32_t>(s[2] + 2 * pw), s[3]}, "_pad");
       const int32_t pads = Int32Const(sg_->tensors[x].name + "_pads",

@@ -354,6 +354,10 @@ class ProgramParser {
   absl::Status ReadValue(const fb::Program& program, const std::string& method, size_t v,
                          const fb::EValue* ev, Value* out) {
     const std::string where = absl::StrCat(method, "value ", v, ": ");
+    if (ev->val_type() != fb::KernelTypes_NONE && ev->val_type() != fb::KernelTypes_Null &&
+        ev->val() == nullptr) {
+      return Error(where + "has a type but no contents");
+    }
     switch (ev->val_type()) {
       case fb::KernelTypes_NONE:
       case fb::KernelTypes_Null: out->kind = ValueKind::kNone; break;
@@ -491,6 +495,7 @@ class ProgramParser {
   absl::Status ReadInstruction(const std::string& method, uint32_t i,
                                const fb::Instruction& ins, Program& out) const {
     const std::string where = absl::StrCat(method, "instruction ", i, ": ");
+    if (ins.instr_args() == nullptr) return Error(where + "has no arguments table");
     Call call;
     switch (ins.instr_args_type()) {
       case fb::InstructionArguments_KernelCall: {
@@ -566,7 +571,7 @@ absl::StatusOr<Bundle> ParseBundle(const std::vector<uint8_t>& bytes, const std:
   }
   const bfb::BundledProgram& bp = *bfb::GetBundledProgram(bytes.data());
   if (bp.program() == nullptr || bp.program()->size() == 0) {
-    return error("bundled program holds no program");
+    return error("ExecuTorch bundled program holds no program");
   }
   Bundle out;
   out.program = std::make_shared<const std::vector<uint8_t>>(bp.program()->begin(),
@@ -580,7 +585,7 @@ absl::StatusOr<Bundle> ParseBundle(const std::vector<uint8_t>& bytes, const std:
     for (flatbuffers::uoffset_t i = 0; i < values->size(); ++i) {
       const bfb::Value* v = values->Get(i);
       const std::string what = absl::StrCat(where, " ", i, ": ");
-      if (v->val_type() != bfb::ValueUnion_Tensor) {
+      if (v->val_type() != bfb::ValueUnion_Tensor || v->val() == nullptr) {
         return absl::UnimplementedError(absl::StrCat(
             origin, ": ", what, "only tensor values are supported in bundled test cases"));
       }
@@ -598,6 +603,8 @@ absl::StatusOr<Bundle> ParseBundle(const std::vector<uint8_t>& bytes, const std:
       absl::StatusOr<int64_t> n = CheckShape(sizes, &order);
       if (!n.ok()) return error(what + std::string(n.status().message()));
       for (size_t k = 0; k < sizes.size(); ++k) bt.shape.push_back(sizes[order[k]]);
+      bt.sizes = sizes;
+      bt.dim_order_given = !order8.empty();
       const size_t want = DTypeBytes(bt.dtype, *n);
       const size_t have = t.data() == nullptr ? 0 : t.data()->size();
       if (have != want) {

@@ -38,6 +38,23 @@ absl::StatusOr<BundledProgram> LoadBundledProgram(const std::string& path) {
   graph.source_path = path;
   graph.storage.push_back(bundle.program);
   MICA_ASSIGN_OR_RETURN(pte::Program program, pte::ParseProgram(bundle.program, path, &graph));
+  // Test data are the bytes the runtime copies into the method's own tensor: they take its
+  // memory order. (ExecuTorch 1.5.1 records a contiguous dim order for channels-last test
+  // data whose bytes are the tensor's channels-last storage.)
+  auto resolve = [&program](std::vector<BundledTensor>* tensors, const std::vector<int32_t>& ids) {
+    for (size_t i = 0; i < tensors->size() && i < ids.size(); ++i) {
+      BundledTensor& t = (*tensors)[i];
+      const pte::Value& v = program.values[ids[i]];
+      if (v.kind != pte::ValueKind::kTensor || v.tensor.sizes != t.sizes) {
+        continue;
+      }
+      t.shape = v.tensor.PhysicalShape();
+    }
+  };
+  for (BundledTestCase& tc : bundle.test_cases) {
+    resolve(&tc.inputs, program.inputs);
+    resolve(&tc.expected_outputs, program.outputs);
+  }
   MICA_ASSIGN_OR_RETURN(out.graph, pte::ImportProgram(program, std::move(graph)));
   out.method = bundle.method;
   out.test_cases = std::move(bundle.test_cases);

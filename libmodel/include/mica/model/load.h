@@ -36,12 +36,17 @@ absl::StatusOr<Graph> LoadModel(const std::string& path);
 absl::StatusOr<Graph> LoadExecuTorch(std::shared_ptr<const std::vector<uint8_t>> bytes,
                                      const std::string& origin);
 
-// One tensor of a bundled test case, in the program's memory order (shape = sizes permuted by
-// the dim order, the layout the IR gives the graph's inputs and outputs).
+// One tensor of a bundled test case. `bytes` are in memory order; `shape` is the dimensions in
+// that order (the layout the IR gives the graph's inputs and outputs). Test data are the bytes
+// the runtime copies into the method's own input/output tensor, so when the sizes match they
+// take that tensor's dim order (ExecuTorch 1.5.1 records a contiguous dim order for
+// channels-last data whose bytes are the channels-last storage); otherwise the recorded one.
 struct BundledTensor {
   DType dtype = DType::kFloat32;
   std::vector<int32_t> shape;
   std::vector<uint8_t> bytes;
+  std::vector<int32_t> sizes;    // logical sizes, as in the file
+  bool dim_order_given = false;  // the file records a dim order
 };
 
 // Inputs and expected outputs of one test case of a bundled program.
