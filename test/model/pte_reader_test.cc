@@ -115,6 +115,30 @@ TEST_CASE("A bundled program gives its program and its test case", "[pte]") {
   CHECK_FALSE(LoadBundledProgram(Data("tiny_conv.pte")).ok());
 }
 
+TEST_CASE("Operators mica does not map load as opaque ones with a reason", "[pte]") {
+  std::vector<uint8_t> bytes = testing::ReadFile(Data("tiny_float.pte"));
+  // Rename the program's relu operator ("aten::relu" -> "aten::relv"): same length, so the
+  // flatbuffer stays valid.
+  const std::string from = "aten::relu";
+  auto it = std::search(bytes.begin(), bytes.end(), from.begin(), from.end());
+  REQUIRE(it != bytes.end());
+  it[from.size() - 1] = 'v';
+  absl::StatusOr<Graph> g = LoadBytes(bytes);
+  REQUIRE(g.ok());
+  int opaque = 0;
+  for (const Operator& op : g->main().ops) {
+    if (op.kind != OpKind::kOpaque) continue;
+    ++opaque;
+    CHECK(op.opaque_name == "aten::relv.out");
+    CHECK(op.opaque_reason == "not an operator mica maps");
+    REQUIRE(op.inputs.size() == 1);
+    REQUIRE(op.outputs.size() == 1);
+    CHECK(g->main().tensors[op.outputs[0]].shape == std::vector<int32_t>{1, 8, 8, 8});
+  }
+  CHECK(opaque == 2);
+  CHECK_FALSE(HasOp(*g, OpKind::kRelu));
+}
+
 // Every truncation and many single-byte corruptions of a valid program either load into a
 // valid graph or fail with one line naming the file.
 TEST_CASE("Hostile programs: truncations and corruptions are refused in one line", "[pte]") {
