@@ -7,6 +7,7 @@
 // memory median <= 5 %, placement 100 %) are printed next to them.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -172,6 +173,19 @@ TEST_CASE("ethos_u corpus report", "[.corpus-report]") {
   if (!c.skipped.empty()) {
     WARN("corpus report skipped: " << c.skipped);
     return;
+  }
+  // MICA_CORPUS_DUMP=FILE writes every case's figures as CSV (for analysis scripts).
+  if (const char* dump = std::getenv("MICA_CORPUS_DUMP")) {
+    std::ofstream out(dump);
+    out << "half,model,profile,config,vela_cycles,mica_cycles,vela_sram,mica_sram,vela_offchip,"
+           "mica_offchip,sram_limit,placement_diff,vela_weights,mica_weights\n";
+    for (const corpus::Case& k : c.cases) {
+      if (!k.mica_ok) continue;
+      out << k.half << ',' << k.model << ',' << k.profile << ',' << k.config << ','
+          << k.vela_cycles << ',' << k.mica_cycles << ',' << k.vela_sram << ',' << k.mica_sram
+          << ',' << k.vela_offchip << ',' << k.mica_offchip << ',' << k.sram_limit << ','
+          << k.placement_diff << ',' << k.vela_weights << ',' << k.mica_weights << '\n';
+    }
   }
   corpus::PrintStatsHeader();
   for (const char* half : {"fit", "validate"}) {

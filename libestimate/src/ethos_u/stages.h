@@ -68,7 +68,8 @@ std::vector<BlockConfig> ChooseBlocks(const Arch& arch, const Lowered& lw);
 std::vector<OpCost> CostOps(const Arch& arch, const MemSystem& ms, const Lowered& lw,
                             const Schedule& schedule, const std::vector<BlockConfig>& blocks);
 
-// Arena peaks from first-fit placement of the SRAM and arena-memory live ranges.
+// Arena peaks from HillClimb placement (Vela's default allocator) of the SRAM and
+// arena-memory live ranges.
 struct ArenaPeaks {
   int64_t sram = 0;   // SRAM: staged feature maps and buffered weights (or the whole arena)
   int64_t arena = 0;  // feature maps in the arena memory when it is not the SRAM
