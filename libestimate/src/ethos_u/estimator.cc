@@ -2,6 +2,7 @@
 // and 8), run in order by EstimateEthosU. ethos_u/stages.h lists them.
 #include <algorithm>
 #include <cstdint>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -53,6 +54,62 @@ int64_t AllocatedPeak(const std::vector<TensorLifetime>& ranges) {
 // a chain, touched by some step).
 bool Stored(const FeatureMap& fm) { return fm.alias_of < 0 && fm.first >= 0 && fm.bytes > 0; }
 
+// Bytes of the lookup tables the NPU ops load (Vela's LUT constants). A table is a constant
+// like any other, stored once however many ops use it: ops applying the same function between
+// the same quantizations share it (an LSTM's time steps). Sizes: an 8-bit activation table
+// holds 256 int8 entries; the 8-bit softmax's exponential 256 int32 entries; the 16-bit
+// softmax uses two tables of 512 int32 entries (exponential and reciprocal); 16-bit sigmoid
+// and tanh need none (the NPU computes them natively: Vela runs them as Sigmoid/Tanh
+// operations, not LUT ones); another 16-bit function takes a 2 KiB table.
+int64_t LutBytes(const Subgraph& sg, const Lowered& lw) {
+  std::vector<int32_t> producer(sg.tensors.size(), -1);
+  for (int32_t i = 0; i < static_cast<int32_t>(sg.ops.size()); ++i) {
+    for (int32_t t : sg.ops[i].outputs) {
+      if (t >= 0 && t < static_cast<int32_t>(producer.size())) producer[t] = i;
+    }
+  }
+  auto quant_key = [&](int32_t t) {
+    std::string k;
+    if (t < 0 || t >= static_cast<int32_t>(sg.tensors.size())) return k;
+    const Tensor& x = sg.tensors[t];
+    absl::StrAppend(&k, static_cast<int>(x.dtype));
+    if (!x.quant.scale.empty()) absl::StrAppend(&k, ":", x.quant.scale[0]);
+    if (!x.quant.zero_point.empty()) absl::StrAppend(&k, ":", x.quant.zero_point[0]);
+    return k;
+  };
+  std::set<std::string> tables;
+  int64_t bytes = 0;
+  for (const NpuOp& op : lw.ops) {
+    if (!op.needs_lut) continue;
+    const bool sixteen = op.ifm.bits == 16 || op.ofm.bits == 16;
+    const int32_t tensor = op.ofm.id >= 0 ? lw.fmaps[RootFmap(lw, op.ofm.id)].tensor : -1;
+    const int32_t fn = tensor >= 0 ? producer[tensor] : -1;
+    const Operator& src = sg.ops[op.src_op];
+    std::string key;
+    int64_t size = 0;
+    if (src.kind == OpKind::kSoftmax) {
+      // Softmax's tables, once per operator.
+      key = absl::StrCat("softmax", op.src_op);
+      size = op.ifm.bits == 16 ? 2 * 2048 : 1024;
+    } else if (fn >= 0 && !sg.ops[fn].inputs.empty()) {
+      // The op whose output the table produces is the function (a fused or standalone
+      // activation): its kind and the quantization on both sides define the table.
+      const Operator& f = sg.ops[fn];
+      if ((f.kind == OpKind::kLogistic || f.kind == OpKind::kTanh) && sixteen) continue;
+      key = absl::StrCat(static_cast<int>(f.kind), "/", quant_key(f.inputs[0]), "/",
+                         quant_key(f.outputs[0]));
+      size = sixteen ? 2048 : 256;
+    } else {
+      // A table inside another lowered operator (a recurrent cell's gate activations).
+      if (src.kind == OpKind::kUnidirectionalSequenceLstm && sixteen) continue;
+      key = absl::StrCat("op", op.src_op, "/", op.name, "/", op.ifm.bits);
+      size = sixteen ? 2048 : 256;
+    }
+    if (tables.insert(key).second) bytes += size;
+  }
+  return bytes;
+}
+
 }  // namespace
 
 int64_t Align16(int64_t v) { return (v + 15) / 16 * 16; }
@@ -86,9 +143,7 @@ WeightTotals EncodeWeights(const Subgraph& sg, const Arch& arch, Lowered* lw) {
     op.encoded_weight_bytes = enc_of_tensor[t];
     op.sparse24 = u85 && sparse_of_tensor[t];
   }
-  for (const NpuOp& op : lw->ops) {
-    if (op.needs_lut) w.const_bytes += op.ifm.bits == 16 ? 2048 : 1024;
-  }
+  w.const_bytes += LutBytes(sg, *lw);
   return w;
 }
 
