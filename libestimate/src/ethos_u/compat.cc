@@ -286,6 +286,13 @@ bool CheckOperatorType(const Operator& op, EthosUFamily fam, std::vector<std::st
                                 " (mica does not model it either)"));
       return false;
     }
+    // U85 reverses along any axis given as a constant (Vela runs REVERSE_V2 as one Reverse
+    // operation: a copy with reversed strides, lowered as data movement); U55/U65 refuse most
+    // axes ("unsupported reverse mask").
+    if (fam == EthosUFamily::kU85 && op.opaque_name == "REVERSE_V2" && op.inputs.size() == 2 &&
+        op.outputs.size() == 1) {
+      return true;
+    }
     // Supported by Vela but not modelled by mica: keep it on the NPU list only if typed.
     r->push_back(absl::StrCat("operator ", op.opaque_name,
                               " is supported by Vela but not modelled by mica; costed as CPU"));
