@@ -251,26 +251,154 @@ void LiveRanges(const Subgraph& sg, const Schedule& schedule, const Lowered& lw,
   }
 }
 
-// Keeps the staged set within `cache_bytes`: moves the largest staged maps back to the arena
-// memory until the bytes live at once fit.
-void FitStagingCache(const MemSystem& ms, int64_t cache_bytes, Lowered* lw) {
+// Vela's fast-storage allocation of a limited cache (doc 3.2, faststorage_allocator): every
+// intermediate starts in the staging SRAM; where the bytes live at some step pass the limit,
+// the maps live across such steps compete, and per group of time-overlapping rivals the set
+// kept in SRAM is the one with the most element accesses that fits at every step (an
+// exhaustive search, include-first, cut off after a fixed number of visits with the best set
+// found so far). The rest go back to the arena memory.
+class CacheFit {
+ public:
+  CacheFit(std::vector<int64_t> base, std::vector<int64_t> max, int64_t limit)
+      : base_(std::move(base)), max_(std::move(max)), limit_(limit) {}
+
+  struct Range {
+    int32_t fmap, first, last;
+    int64_t bytes;
+    double score;
+  };
+
+  // Returns which of `rs` (one group, by start) to evict.
+  std::vector<bool> Solve(const std::vector<Range>& rs) {
+    rs_ = &rs;
+    cur_.assign(rs.size(), false);
+    best_evicted_.assign(rs.size(), true);
+    best_score_ = -1;
+    visits_ = 0;
+    Visit(0, 0);
+    return best_evicted_;
+  }
+
+ private:
+  static constexpr int64_t kMaxVisits = 1 << 14;
+
+  int64_t Peak(const std::vector<int64_t>& u, const Range& r) const {
+    int64_t m = 0;
+    for (int32_t t = r.first; t <= r.last; ++t) m = std::max(m, u[t]);
+    return m;
+  }
+  void Add(std::vector<int64_t>* u, const Range& r, int64_t sign) {
+    for (int32_t t = r.first; t <= r.last; ++t) (*u)[t] += sign * r.bytes;
+  }
+  void Visit(size_t ix, double score) {
+    if (++visits_ > kMaxVisits && best_score_ >= 0) return;
+    if (ix == rs_->size()) {
+      if (score > best_score_) best_score_ = score, best_evicted_ = cur_;
+      return;
+    }
+    const Range& r = (*rs_)[ix];
+    const bool can_fit = Peak(base_, r) + r.bytes <= limit_;
+    const bool always_fits = can_fit && Peak(max_, r) <= limit_;
+    if (can_fit) {
+      cur_[ix] = false;
+      Add(&base_, r, 1);
+      Visit(ix + 1, score + r.score);
+      Add(&base_, r, -1);
+    }
+    if (!always_fits) {
+      cur_[ix] = true;
+      Add(&max_, r, -1);
+      Visit(ix + 1, score);
+      Add(&max_, r, 1);
+      cur_[ix] = false;
+    }
+  }
+
+  std::vector<int64_t> base_, max_;
+  const int64_t limit_;
+  const std::vector<Range>* rs_ = nullptr;
+  std::vector<bool> cur_, best_evicted_;
+  double best_score_ = -1;
+  int64_t visits_ = 0;
+};
+
+void FitStagingCache(const MemSystem& ms, int64_t cache_bytes, const Schedule& schedule,
+                     Lowered* lw) {
   const int32_t nf = static_cast<int32_t>(lw->fmaps.size());
-  for (int guard = 0; guard < nf; ++guard) {
-    std::vector<TensorLifetime> staged;
+  int32_t steps = std::max(schedule.steps, 1);
+  for (const FeatureMap& fm : lw->fmaps) steps = std::max(steps, fm.last + 1);
+  // Element accesses of each stored map: its size times the steps that read or write it.
+  std::vector<double> touches(nf, 0);
+  auto touch = [&](int32_t id) {
+    const int32_t r = RootFmap(*lw, id);
+    if (r >= 0) touches[r] += 1;
+  };
+  for (const NpuOp& op : lw->ops) {
+    touch(op.ifm.id);
+    if (op.has_ifm2) touch(op.ifm2.id);
+    touch(op.ofm.id);
+    for (int32_t e : op.extra_reads) touch(e);
+  }
+  std::vector<int64_t> usage(steps, 0);
+  std::vector<int32_t> staged;
+  for (int32_t f = 0; f < nf; ++f) {
+    const FeatureMap& fm = lw->fmaps[f];
+    if (!Stored(fm) || fm.area != ms.staging_area) continue;
+    staged.push_back(f);
+    for (int32_t t = fm.first; t <= fm.last; ++t) usage[t] += Align16(fm.bytes);
+  }
+  // Maps live across an over-full step compete; the others stay in SRAM.
+  std::vector<int64_t> base(steps, 0);
+  std::vector<CacheFit::Range> rivals;
+  for (int32_t f : staged) {
+    const FeatureMap& fm = lw->fmaps[f];
+    bool contested = false;
+    for (int32_t t = fm.first; t <= fm.last && !contested; ++t) contested = usage[t] > cache_bytes;
+    const int64_t bytes = Align16(fm.bytes);
+    if (!contested) {
+      for (int32_t t = fm.first; t <= fm.last; ++t) base[t] += bytes;
+      continue;
+    }
+    rivals.push_back({f, fm.first, fm.last, bytes, static_cast<double>(bytes) * touches[f]});
+  }
+  std::sort(rivals.begin(), rivals.end(), [](const CacheFit::Range& a, const CacheFit::Range& b) {
+    return a.first != b.first ? a.first < b.first : a.fmap < b.fmap;
+  });
+  // Groups of time-overlapping rivals are independent.
+  CacheFit fit(base, usage, cache_bytes);
+  size_t g0 = 0;
+  while (g0 < rivals.size()) {
+    size_t g1 = g0 + 1;
+    int32_t end = rivals[g0].last;
+    while (g1 < rivals.size() && rivals[g1].first <= end) end = std::max(end, rivals[g1++].last);
+    const std::vector<CacheFit::Range> group(rivals.begin() + static_cast<std::ptrdiff_t>(g0),
+                                             rivals.begin() + static_cast<std::ptrdiff_t>(g1));
+    const std::vector<bool> evict = fit.Solve(group);
+    for (size_t k = 0; k < group.size(); ++k) {
+      if (evict[k]) lw->fmaps[group[k].fmap].area = ms.arena_area;
+    }
+    g0 = g1;
+  }
+  // The addresses must fit too: while the allocated peak passes the limit (fragmentation),
+  // the least-accessed staged rival goes back.
+  std::sort(rivals.begin(), rivals.end(), [](const CacheFit::Range& a, const CacheFit::Range& b) {
+    return a.score < b.score;
+  });
+  for (size_t k = 0; k <= rivals.size(); ++k) {
+    std::vector<TensorLifetime> kept;
     for (const FeatureMap& fm : lw->fmaps) {
       if (Stored(fm) && fm.area == ms.staging_area) {
-        AddRange(&staged, Align16(fm.bytes), fm.first, fm.last);
+        AddRange(&kept, Align16(fm.bytes), fm.first, fm.last);
       }
     }
-    if (static_cast<int64_t>(PeakLiveBytes(staged)) <= cache_bytes) break;
-    int32_t worst = -1;
-    for (int32_t f = 0; f < nf; ++f) {
-      const FeatureMap& fm = lw->fmaps[f];
-      if (fm.alias_of >= 0 || fm.first < 0 || fm.area != ms.staging_area) continue;
-      if (worst < 0 || fm.bytes > lw->fmaps[worst].bytes) worst = f;
+    if (AllocatedPeak(kept) <= cache_bytes) break;
+    while (k < rivals.size() && lw->fmaps[rivals[k].fmap].area != ms.staging_area) ++k;
+    if (k == rivals.size()) {
+      // Fixed maps alone overflow (cannot happen by construction); keep the cap anyway.
+      for (int32_t f : staged) lw->fmaps[f].area = ms.arena_area;
+      break;
     }
-    if (worst < 0) break;
-    lw->fmaps[worst].area = ms.arena_area;
+    lw->fmaps[rivals[k].fmap].area = ms.arena_area;
   }
 }
 
@@ -292,7 +420,7 @@ void PlaceFeatureMaps(const Subgraph& sg, const EthosUConfig& cfg, const MemSyst
     if (dedicated && !fm.graph_io && !fm.cpu_touched) fm.area = ms.staging_area;
   }
   if (dedicated && cfg.memory_mode.arena_cache_bytes > 0) {
-    FitStagingCache(ms, cfg.memory_mode.arena_cache_bytes, lw);
+    FitStagingCache(ms, cfg.memory_mode.arena_cache_bytes, schedule, lw);
   }
   for (FeatureMap& fm : lw->fmaps) {
     if (fm.alias_of >= 0) fm.area = lw->fmaps[fm.alias_of].area;
