@@ -166,9 +166,12 @@ Schedule ScheduleSteps(const Subgraph& sg, const Lowered& lw) {
     }
     s.cpu_fmaps.resize(s.steps + 1);
     s.cpu_fmaps[s.steps] = std::move(touched);
+    s.cpu_step.resize(s.steps + 1, false);
+    s.cpu_step[s.steps] = true;
     ++s.steps;
   }
   s.cpu_fmaps.resize(s.steps + 1);
+  s.cpu_step.resize(s.steps + 1, false);
   return s;
 }
 
@@ -417,7 +420,14 @@ void PlaceFeatureMaps(const Subgraph& sg, const EthosUConfig& cfg, const MemSyst
     fm.first = first[f];
     fm.last = last[f];
     fm.area = ms.arena_area;
-    if (dedicated && !fm.graph_io && !fm.cpu_touched) fm.area = ms.staging_area;
+    if (!dedicated || fm.graph_io || fm.cpu_touched) continue;
+    // Vela's fast storage is scratch of one NPU command stream: a map live across a CPU op
+    // (which splits the NPU work into two streams) stays in the arena memory.
+    bool across_cpu = false;
+    for (int32_t t = fm.first; t <= fm.last && !across_cpu; ++t) {
+      across_cpu = t < static_cast<int32_t>(schedule.cpu_step.size()) && schedule.cpu_step[t];
+    }
+    if (!across_cpu) fm.area = ms.staging_area;
   }
   if (dedicated && cfg.memory_mode.arena_cache_bytes > 0) {
     FitStagingCache(ms, cfg.memory_mode.arena_cache_bytes, schedule, lw);
