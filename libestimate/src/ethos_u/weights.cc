@@ -76,34 +76,52 @@ constexpr int kZGrc[4] = {0x00, 0x01, 0x02, 0x03};
 std::vector<GrcSlice> SearchGrc(const std::vector<int32_t>& v, bool zrun, int uncompressed_bits) {
   const int n_cfg = zrun ? 4 : 13;
   const int* params = zrun ? kZGrc : kWGrc;
-  constexpr int64_t kCmdCost = 40;
-  std::array<int64_t, 13> bit_count{}, reset_pos{};
-  std::array<bool, 13> coded{};
-  int64_t active_bits = 0;
+  constexpr int32_t kCmdCost = 40;
+  constexpr int kLanes = 16;
+  // Bits per value and configuration (kUncodable where it cannot code the value), tabulated
+  // over the values that occur, one row of 16 lanes per value (unused lanes uncodable).
+  constexpr int32_t kUncodable = -1;
+  int32_t max_v = 0;
+  for (int32_t x : v) max_v = std::max(max_v, x);
+  const size_t nv = static_cast<size_t>(max_v) + 1;
+  std::vector<int32_t> table(nv * kLanes, kUncodable);
+  const int32_t add_uncompressed = uncompressed_bits > 0 ? uncompressed_bits : 100;
+  for (int j = 0; j < n_cfg; ++j) {
+    const int div = params[j] & 15, trunc = params[j] >> 4;
+    for (size_t value = 0; value < nv; ++value) {
+      const int q = static_cast<int>(value) >> div;
+      int32_t bits = trunc ? std::min(q + 1, 2) + div : q + 1 + div;
+      bool can = !(!zrun && ((trunc && q > 2) || q > 31));
+      if (trunc == 2) bits = add_uncompressed, can = true;
+      table[value * kLanes + static_cast<size_t>(j)] = can ? bits : kUncodable;
+    }
+  }
+  // Bit counts are kept relative to a base (rebased before they could overflow), so int32 lanes
+  // suffice and the per-value update over the configurations is branch-free.
+  std::array<int32_t, kLanes> bit_count{}, coded{};
+  std::array<int64_t, kLanes> reset_pos{};
+  int32_t active_bits = 0;
   int active = -1;
-  const int64_t add_uncompressed = uncompressed_bits > 0 ? uncompressed_bits : 100;
   std::vector<GrcSlice> out;
   const int64_t n = static_cast<int64_t>(v.size());
   for (int64_t i = 0; i < n; ++i) {
-    const int value = v[static_cast<size_t>(i)];
-    int64_t best_bits = std::numeric_limits<int64_t>::max();
-    int best = 0;
-    for (int j = 0; j < n_cfg; ++j) {
-      const int div = params[j] & 15, trunc = params[j] >> 4;
-      const int q = value >> div;
-      int64_t bits = trunc ? std::min(q + 1, 2) + div : q + 1 + div;
-      bool can = !(!zrun && ((trunc && q > 2) || q > 31));
-      if (trunc == 2) bits = add_uncompressed, can = true;
-      if (can) {
-        if (!coded[j]) bit_count[j] = active_bits;
-        bit_count[j] += bits;
-        if (bit_count[j] < best_bits) best_bits = bit_count[j], best = j;
-      } else {
-        reset_pos[j] = i + 1;
-        bit_count[j] += kCmdCost;
-      }
+    const int32_t* row = &table[static_cast<size_t>(v[static_cast<size_t>(i)]) * kLanes];
+    for (int j = 0; j < kLanes; ++j) {
+      const bool can = row[j] >= 0;
+      const int32_t start = coded[j] ? bit_count[j] : active_bits;
+      bit_count[j] = can ? start + row[j] : bit_count[j] + kCmdCost;
       coded[j] = can;
     }
+    int best = -1;
+    int32_t best_bits = std::numeric_limits<int32_t>::max();
+    for (int j = 0; j < n_cfg; ++j) {
+      if (coded[j]) {
+        if (bit_count[j] < best_bits) best_bits = bit_count[j], best = j;
+      } else {
+        reset_pos[static_cast<size_t>(j)] = i + 1;
+      }
+    }
+    if (best < 0) best = 0;
     const bool must = active < 0 || !coded[active];
     if (must || (best != active && best_bits + kCmdCost < active_bits)) {
       if (active >= 0) {
@@ -116,6 +134,14 @@ std::vector<GrcSlice> SearchGrc(const std::vector<int32_t>& v, bool zrun, int un
       active = best;
     }
     active_bits = bit_count[active];
+    if (active_bits > (1 << 29)) {
+      // Rebase: only differences between counts matter.
+      const int32_t base = active_bits;
+      for (int j = 0; j < kLanes; ++j) {
+        bit_count[j] = std::max(bit_count[j] - base, -(1 << 29));
+      }
+      active_bits = 0;
+    }
   }
   if (out.empty() || out.back().cfg != active) out.push_back({std::max(active, 0), 0});
   out.back().end = n;
@@ -333,8 +359,9 @@ void Traverse(const Traversal& t, int32_t cores, int32_t stream, F&& emit) {
 }  // namespace
 
 int64_t ConstantWeightStreamBytes(int64_t n) {
-  // One value repeated: no entropy, only the coding loss per value.
-  return static_cast<int64_t>(std::ceil(double(n) * kCodingLossBits / 8.0 / 16.0) * 16.0);
+  // One value repeated: a two-entry palette and one bit per value.
+  if (n <= 0) return 0;
+  return MlwStreamBytes(std::vector<int16_t>(static_cast<size_t>(std::min<int64_t>(n, 1 << 26)), 1));
 }
 
 WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const Arch& arch) {
