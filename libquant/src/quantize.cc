@@ -165,9 +165,32 @@ std::vector<uint8_t> Bytes(const std::vector<T>& v) {
   return b;
 }
 
+// A constant that holds real numbers: float32, or int8 with quantization parameters (the
+// weights of a dynamic-range "hybrid" float model, dequantized before requantizing).
+bool IsRealConstant(const Tensor& t) {
+  return t.is_constant() && (t.dtype == DType::kFloat32 ||
+                             (t.dtype == DType::kInt8 && !t.quant.scale.empty()));
+}
+
 std::vector<float> FloatValues(const Tensor& t) {
   std::vector<float> v(static_cast<size_t>(t.num_elements()));
-  if (!v.empty()) std::memcpy(v.data(), t.data.bytes(), v.size() * sizeof(float));
+  if (v.empty()) return v;
+  if (t.dtype == DType::kFloat32) {
+    std::memcpy(v.data(), t.data.bytes(), v.size() * sizeof(float));
+    return v;
+  }
+  // int8 with per-tensor or per-axis parameters.
+  const int8_t* q = reinterpret_cast<const int8_t*>(t.data.bytes());
+  const size_t channels = t.quant.scale.size();
+  size_t inner = 1;
+  if (channels > 1) {
+    for (size_t d = static_cast<size_t>(t.quant.axis) + 1; d < t.shape.size(); ++d) inner *= static_cast<size_t>(t.shape[d]);
+  }
+  for (size_t i = 0; i < v.size(); ++i) {
+    const size_t c = channels > 1 ? (i / inner) % channels : 0;
+    const int64_t zp = c < t.quant.zero_point.size() ? t.quant.zero_point[c] : 0;
+    v[i] = t.quant.scale[c] * static_cast<float>(q[i] - zp);
+  }
   return v;
 }
 
@@ -221,12 +244,10 @@ class Pass {
         reason = "TFLite has no 16x8 (int16 activation) kernel for this operator";
       } else if (const WeightSlots ws = SlotsOf(op.kind); ws.weight != SIZE_MAX) {
         const bool const_w = ws.weight < op.inputs.size() && op.inputs[ws.weight] >= 0 &&
-                             in_.tensors[static_cast<size_t>(op.inputs[ws.weight])].is_constant() &&
-                             in_.tensors[static_cast<size_t>(op.inputs[ws.weight])].dtype ==
-                                 DType::kFloat32;
+                             IsRealConstant(in_.tensors[static_cast<size_t>(op.inputs[ws.weight])]);
         const bool const_b = ws.bias >= op.inputs.size() || op.inputs[ws.bias] < 0 ||
                              in_.tensors[static_cast<size_t>(op.inputs[ws.bias])].is_constant();
-        if (!const_w) reason = "its weights are not a float32 constant";
+        if (!const_w) reason = "its weights are not a constant of real numbers";
         if (!const_b) reason = "its bias is computed at run time";
       }
       if (reason.empty()) continue;
@@ -448,8 +469,9 @@ class Pass {
   // Symmetric weights, per channel along `axis` (or per tensor when axis < 0): int8 on
   // [-127, 127] with the channel's absolute maximum, or int4 on [-7, 7] with the clip that
   // minimises the channel's squared error.
+  // `min_scale` (one per channel, or empty) raises a channel's scale so its bias fits.
   int32_t QuantizeWeights(const Tensor& w, int axis, bool int4, int32_t op,
-                          std::vector<float>* scales) {
+                          std::vector<float>* scales, const std::vector<double>& min_scale = {}) {
     const std::vector<float> v = FloatValues(w);
     const int64_t n = static_cast<int64_t>(v.size());
     const bool per_channel = axis >= 0 && axis < static_cast<int>(w.shape.size());
@@ -489,7 +511,14 @@ class Pass {
     }
     std::vector<int8_t> q(static_cast<size_t>(n));
     scales->clear();
-    for (float c : clip) scales->push_back(ChooseSymmetricParams(c, qmax).scale);
+    for (size_t c = 0; c < clip.size(); ++c) {
+      float sc = ChooseSymmetricParams(clip[c], qmax).scale;
+      if (c < min_scale.size() && sc < min_scale[c]) {
+        sc = static_cast<float>(min_scale[c]);
+        clip[c] = sc * static_cast<float>(qmax);
+      }
+      scales->push_back(sc);
+    }
     WeightReport rep;
     rep.op = op;
     rep.tensor = w.name;
@@ -585,9 +614,11 @@ class Pass {
       if (float_op_[i]) continue;
       Operator& op = sg_->ops[i];
       const std::string ctx = absl::StrCat("quantize: operator ", i, " (", std::string(op.name()), ")");
+      const WeightSlots slots = SlotsOf(op.kind);
       auto const_float = [&](size_t k) -> const Tensor* {
         if (k >= op.inputs.size() || op.inputs[k] < 0) return nullptr;
         const Tensor& t = in_.tensors[static_cast<size_t>(op.inputs[k])];
+        if (k == slots.weight) return IsRealConstant(t) ? &t : nullptr;
         return t.is_constant() && t.dtype == DType::kFloat32 ? &t : nullptr;
       };
       auto act_scale = [&](size_t k) -> std::optional<float> {
@@ -597,19 +628,40 @@ class Pass {
         }
         return act_[static_cast<size_t>(op.inputs[k])]->scale;
       };
-      const WeightSlots slots = SlotsOf(op.kind);
       const size_t weight = slots.weight, bias = slots.bias, data = slots.data;
       const int axis = opt_.per_channel ? slots.channel_axis : -1;
       if (weight != SIZE_MAX) {
         const Tensor* w = const_float(weight);
         if (w == nullptr) {
-          return absl::UnimplementedError(ctx + ": weights must be a float32 constant");
+          return absl::UnimplementedError(ctx + ": weights must be a constant of real numbers");
         }
         const std::optional<float> in_scale = act_scale(data);
         if (!in_scale) return absl::InvalidArgumentError(ctx + ": input is not a float activation");
         const bool int4 = opt_.weights == WeightType::kInt4 && op.kind != OpKind::kTransposeConv;
+        // An int8 operator's worst-case accumulator, 255 x sum |q_w| + |q_b|, must fit int32
+        // (TFLite Micro and mica refuse it otherwise): a channel whose float bias is large
+        // against input_scale x weight_scale gets a larger weight scale (TFLite's converter
+        // adjusts weight scales for its bias bound the same way).
+        std::vector<double> min_scale;
+        if (const Tensor* b = const_float(bias); b != nullptr && !int16()) {
+          const std::vector<float> bv = FloatValues(*b);
+          const int64_t per = std::max<int64_t>(1, w->num_elements() / std::max<int64_t>(1, b->num_elements()));
+          // Weights feeding one output: `per` of them, each at most 127 (7 for int4, bound
+          // kept at 127).
+          const double room = 2147483647.0 * 0.99 - 255.0 * 127.0 * static_cast<double>(per);
+          if (room > 0) {
+            double worst = 0;
+            for (float x : bv) worst = std::max(worst, std::fabs(static_cast<double>(x)));
+            if (axis >= 0) {
+              for (float x : bv) min_scale.push_back(std::fabs(static_cast<double>(x)) / (*in_scale * room));
+            } else {
+              min_scale.push_back(worst / (*in_scale * room));
+            }
+          }
+        }
         std::vector<float> scales;
-        op.inputs[weight] = QuantizeWeights(*w, axis, int4, static_cast<int32_t>(i), &scales);
+        op.inputs[weight] =
+            QuantizeWeights(*w, axis, int4, static_cast<int32_t>(i), &scales, min_scale);
         if (const Tensor* b = const_float(bias); b != nullptr) {
           if (b->num_elements() != static_cast<int64_t>(scales.size()) && scales.size() != 1) {
             return absl::InvalidArgumentError(ctx + ": bias length differs from output channels");
