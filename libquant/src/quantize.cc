@@ -629,7 +629,9 @@ class Pass {
         return act_[static_cast<size_t>(op.inputs[k])]->scale;
       };
       const size_t weight = slots.weight, bias = slots.bias, data = slots.data;
-      const int axis = opt_.per_channel ? slots.channel_axis : -1;
+      const int axis = !opt_.per_channel                          ? -1
+                       : op.kind == OpKind::kFullyConnected && opt_.per_channel_fc ? 0
+                                                                                 : slots.channel_axis;
       if (weight != SIZE_MAX) {
         const Tensor* w = const_float(weight);
         if (w == nullptr) {

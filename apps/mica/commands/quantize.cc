@@ -1,5 +1,5 @@
 // `mica quantize MODEL --calibration DATA -o OUT.tflite [--scheme a8w8|a16w8|a8w4]
-//                [--per-tensor] [--observer minmax|ema|percentile[=P]|mse]
+//                [--per-tensor] [--per-tensor-fc] [--observer minmax|ema|percentile[=P]|mse]
 //                [--exclude OP_OR_TENSOR ...] [--io int8|uint8|float] [--json]
 //                [-t PROFILE] [--seed N]`
 //
@@ -10,7 +10,8 @@
 //  2. runs the float model on them with the fp32 executor, an observer folding every float
 //     tensor into its range;
 //  3. quantizes: weights symmetric per output channel for convolutions (per tensor with
-//     --per-tensor and for fully-connected layers), activations int8 asymmetric (a8w8, a8w4)
+//     --per-tensor; fully-connected layers per channel too, as TensorFlow 2.21's converter,
+//     unless --per-tensor-fc), activations int8 asymmetric (a8w8, a8w4)
 //     or int16 symmetric (a16w8), int4 weights packed two per byte (a8w4); operators that
 //     cannot be quantized, and the --exclude ones (operator index, operator type such as
 //     SOFTMAX, or output tensor name), stay float32;
@@ -363,7 +364,9 @@ void PrintText(const std::string& model, const std::string& out, const Settings&
   std::cout << "mica quantize: " << model << " -> " << out << " (" << FormatInt(
                    static_cast<int64_t>(o.bytes.size()), true) << " bytes)\n"
             << "scheme " << s.scheme << ", weights "
-            << (s.options.per_channel ? "per-channel (convolutions)" : "per-tensor")
+            << (!s.options.per_channel      ? "per-tensor"
+                : s.options.per_channel_fc ? "per-channel (convolutions, fully connected)"
+                                           : "per-channel (convolutions)")
             << ", observer " << quant::ObserverName(s.observer) << ", io " << s.io
             << ", calibration " << CalibrationText(s, o.samples) << "\n\n";
   if (!o.q.fallbacks.empty()) {
@@ -424,6 +427,7 @@ void PrintJson(const std::string& model, const std::string& out, const Settings&
   w.Key("bytes").Int(static_cast<int64_t>(o.bytes.size()));
   w.Key("scheme").String(s.scheme);
   w.Key("per_channel").Bool(s.options.per_channel);
+  w.Key("per_channel_fc").Bool(s.options.per_channel_fc);
   w.Key("observer").String(quant::ObserverName(s.observer));
   w.Key("io").String(s.io);
   w.Key("calibration").BeginObject();
@@ -495,7 +499,7 @@ int RunQuantize(const std::vector<std::string>& args) {
   std::vector<std::string> model;
   std::string out, scheme = "a8w8", observer = "minmax", io = "int8", calibration, profile,
                    seed_text = "1";
-  bool per_tensor = false, json = false;
+  bool per_tensor = false, per_tensor_fc = false, json = false;
   std::vector<std::string> excludes;
   p.Positional("MODEL", &model, 1, 1);
   p.Option("--calibration", &calibration, "DATA",
@@ -504,6 +508,8 @@ int RunQuantize(const std::vector<std::string>& args) {
   p.Option("--scheme", &scheme, "a8w8|a16w8|a8w4",
            "activations/weights bits (default a8w8; a16w8: int16 activations)");
   p.Flag("--per-tensor", &per_tensor, "per-tensor weights everywhere (default: per channel)");
+  p.Flag("--per-tensor-fc", &per_tensor_fc,
+         "per-tensor FULLY_CONNECTED weights (older converters; default per channel as TF 2.21)");
   p.Option("--observer", &observer, "minmax|ema|percentile[=P]|mse",
            "how activation ranges are taken from the calibration data (default minmax)");
   p.Repeated("--exclude", &excludes, "OP_OR_TENSOR",
@@ -521,6 +527,7 @@ int RunQuantize(const std::vector<std::string>& args) {
   s.io = io;
   s.calibration = calibration;
   s.options.per_channel = !per_tensor;
+  s.options.per_channel_fc = !per_tensor && !per_tensor_fc;
   s.options.float_fallback = true;
   if (scheme == "a16w8") {
     s.options.activations = quant::ActivationType::kInt16;
@@ -608,7 +615,7 @@ int RunQuantize(const std::vector<std::string>& args) {
 const Registration kQuantize{
     {"quantize",
      "MODEL --calibration DATA|random[=N] -o OUT.tflite [--scheme a8w8|a16w8|a8w4] "
-     "[--per-tensor] [--observer minmax|ema|percentile[=P]|mse] [--exclude OP_OR_TENSOR] "
+     "[--per-tensor] [--per-tensor-fc] [--observer minmax|ema|percentile[=P]|mse] [--exclude OP_OR_TENSOR] "
      "[--io int8|uint8|float] [--json]",
      "Quantize a float model (post-training, calibrated) and report the error per layer",
      RunQuantize, 4}};

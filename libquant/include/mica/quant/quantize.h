@@ -48,6 +48,9 @@ struct QuantizeOptions {
   bool uint8_io = false;
   // Per-channel weights for convolutions (TFLite's default). Off: per tensor everywhere.
   bool per_channel = true;
+  // Per-channel (axis 0) weights for FULLY_CONNECTED too, as TensorFlow 2.21's converter
+  // writes them; off: per tensor, as the published MLPerf Tiny int8 models have them.
+  bool per_channel_fc = false;
   ActivationType activations = ActivationType::kInt8;
   WeightType weights = WeightType::kInt8;
   // Operator indices (entry subgraph) to keep in float32.
