@@ -563,6 +563,11 @@ int RunQuantize(const std::vector<std::string>& args) {
   if (!profile.empty()) {
     absl::StatusOr<estimate::TargetProfile> t = estimate::FindTargetProfile(profile);
     if (!t.ok()) return UsageError("quantize: " + std::string(t.status().message()));
+    if (t->kind == estimate::TargetKind::kEthosU && scheme == "a8w4") {
+      std::cerr << "mica quantize: warning: " << profile
+                << " needs 8-bit weights: operators with int4 weights run on the host CPU (and "
+                   "Vela 5.2 cannot read INT4 tensors at all)\n";
+    }
   }
 
   absl::StatusOr<Graph> g = LoadModel(model[0]);
