@@ -467,6 +467,27 @@ TEST_CASE("QuantizeWithReport keeps unsupported and excluded operators float") {
   CHECK(strict.status().code() == absl::StatusCode::kUnimplemented);
 }
 
+TEST_CASE("QuantizeWithReport int16: operators without a 16x8 kernel stay float") {
+  GraphBuilder b;
+  const int32_t x = b.Input("x", {1, 4});
+  b.Output(b.Unary(OpKind::kHardSwish, b.Unary(OpKind::kRelu, x, "relu"), "hswish"));
+  auto g = b.Build();
+  REQUIRE(g.ok());
+  QuantizeOptions opt;
+  opt.activations = ActivationType::kInt16;
+  auto strict = QuantizeWithReport(*g, FakeRanges(*g), opt);
+  REQUIRE_FALSE(strict.ok());
+  CHECK(std::string(strict.status().message()).find("no 16x8") != std::string::npos);
+  opt.float_fallback = true;
+  auto r = QuantizeWithReport(*g, FakeRanges(*g), opt);
+  REQUIRE(r.ok());
+  REQUIRE(r->fallbacks.size() == 1);
+  CHECK(r->fallbacks[0].op_name == "HARD_SWISH");
+  const Subgraph& sg = r->graph.main();
+  CHECK(sg.tensors[static_cast<size_t>(sg.ops[0].outputs[0])].dtype == DType::kInt16);
+  CHECK(sg.ops[1].kind == OpKind::kDequantize);
+}
+
 }  // namespace
 }  // namespace quant
 }  // namespace mica
