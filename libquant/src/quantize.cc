@@ -570,8 +570,9 @@ class Pass {
       }
       return NewConstant(b, DType::kInt32, Bytes(q), std::move(qp));
     }
-    // |bias| <= 2^40 keeps the 16x8 kernels' int64 arithmetic exact (TFLite Micro's bound).
-    constexpr double kMax = 1099511627776.0;
+    // |bias| < 2^40 keeps the 16x8 kernels' int64 arithmetic exact (TFLite Micro's bound;
+    // Vela refuses 2^40 itself).
+    constexpr double kMax = 1099511627775.0;
     std::vector<int64_t> q(v.size());
     for (size_t i = 0; i < v.size(); ++i) {
       const double s = static_cast<double>(in_scale) * ws[ws.size() == 1 ? 0 : i];
@@ -644,13 +645,15 @@ class Pass {
         // (TFLite Micro and mica refuse it otherwise): a channel whose float bias is large
         // against input_scale x weight_scale gets a larger weight scale (TFLite's converter
         // adjusts weight scales for its bias bound the same way).
+        // int16 operators: |bias| < 2^40 (TFLite Micro's 16x8 bound and Vela's), so the same
+        // widening applies there.
         std::vector<double> min_scale;
-        if (const Tensor* b = const_float(bias); b != nullptr && !int16()) {
+        if (const Tensor* b = const_float(bias); b != nullptr) {
           const std::vector<float> bv = FloatValues(*b);
           const int64_t per = std::max<int64_t>(1, w->num_elements() / std::max<int64_t>(1, b->num_elements()));
-          // Weights feeding one output: `per` of them, each at most 127 (7 for int4, bound
-          // kept at 127).
-          const double room = 2147483647.0 * 0.99 - 255.0 * 127.0 * static_cast<double>(per);
+          // Weights feeding one output: `per` of them, each at most 127.
+          const double room = int16() ? 1099511627775.0 * 0.99
+                                      : 2147483647.0 * 0.99 - 255.0 * 127.0 * static_cast<double>(per);
           if (room > 0) {
             double worst = 0;
             for (float x : bv) worst = std::max(worst, std::fabs(static_cast<double>(x)));

@@ -124,6 +124,10 @@ TEST_CASE("mica quantize: each scheme writes a model mica loads and runs", "[qua
     CHECK(sqnr > 25.0);
     if (scheme == "a8w8") a8w8_sqnr = sqnr;
     if (scheme == "a16w8") CHECK(sqnr > a8w8_sqnr + 10.0);
+    // Every operator places on the NPU (int16 biases stay below Vela's 2^40 bound).
+    CliResult c = RunMica({"check", out, "-t", "ethos-u55-128", "--compatibility", "--json"});
+    CHECK(c.exit_code == 0);
+    CHECK_FALSE(Has(c.out, "\"placement\": \"cpu\""));
     // `mica run` on the file, with a raw input of the input's dtype and size.
     const std::string input = dir + "/in_" + scheme + ".bin";
     REQUIRE(WriteFileBytes(input, std::vector<uint8_t>(static_cast<size_t>(in.num_bytes()), 3)).ok());
