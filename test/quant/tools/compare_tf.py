@@ -148,7 +148,7 @@ def dequantize_hybrid(float_path, out_path):
     return Path(out_path)
 
 
-def tf_ptq_from_tflite(float_path, calib, out_path):
+def tf_ptq_from_tflite(float_path, calib, out_path, int16=False):
     import numpy as np
     import tensorflow as tf
     from tensorflow.lite.python.optimize import calibrator
@@ -157,11 +157,12 @@ def tf_ptq_from_tflite(float_path, calib, out_path):
     def gen():
         for x in calib:
             yield [x[None].astype(np.float32)]
-    q = c.calibrate_and_quantize(gen, tf.int8, tf.int8, False, tf.int8)
+    t = tf.int16 if int16 else tf.int8
+    q = c.calibrate_and_quantize(gen, t, t, False, t)
     Path(out_path).write_bytes(q)
 
 
-def corpus_models(names, tmp, calib_n, held_n):
+def corpus_models(names, tmp, calib_n, held_n, int16=False):
     """Builds each corpus architecture; yields (name, float path, TF int8 path, calib, held)."""
     import numpy as np
     import tensorflow as tf
@@ -190,9 +191,13 @@ def corpus_models(names, tmp, calib_n, held_n):
         conv = tf.lite.TFLiteConverter.from_concrete_functions([fn.get_concrete_function()], model)
         conv.optimizations = [tf.lite.Optimize.DEFAULT]
         conv.representative_dataset = lambda: ([x[None]] for x in calib)
-        conv.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
-        conv.inference_input_type = tf.int8
-        conv.inference_output_type = tf.int8
+        if int16:
+            conv.target_spec.supported_ops = [
+                tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8]
+            conv.inference_input_type = conv.inference_output_type = tf.int16
+        else:
+            conv.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+            conv.inference_input_type = conv.inference_output_type = tf.int8
         qpath = tmp / (name + "_tf_int8.tflite")
         qpath.write_bytes(conv.convert())
         yield name, "corpus (random weights)", fpath, qpath, calib, held
@@ -209,6 +214,8 @@ def main():
     ap.add_argument("--tflm-samples", type=int, default=8)
     ap.add_argument("--corpus", nargs="*", default=CORPUS)
     ap.add_argument("--mlperf", nargs="*", default=list(MLPERF))
+    ap.add_argument("--scheme", choices=["a8w8", "a16w8"], default="a8w8",
+                    help="a16w8: TensorFlow's 16x8 mode against mica's --scheme a16w8")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
 
@@ -220,10 +227,12 @@ def main():
         shared = Path("/work/shared")
 
     jobs = []
+    orig_sha = {}  # the shipped file, when the quantizers got a dequantized copy
     for name in args.mlperf:
         fpath = shared / "models" / "mlperf-tiny" / (name + "_float.tflite")
         if not fpath.exists():
             continue
+        orig_sha[name] = sha256(fpath)
         fpath = dequantize_hybrid(fpath, tmp / (name + "_float32.tflite"))
         it = tf.lite.Interpreter(model_path=str(fpath))
         shape = tuple(it.get_input_details()[0]["shape"][1:])
@@ -231,9 +240,10 @@ def main():
         calib = smooth_samples(np.random.default_rng(1), shape, args.calibration, lo, hi)
         held = smooth_samples(np.random.default_rng(2), shape, args.held_out, lo, hi)
         qpath = tmp / (name + "_tf_int8.tflite")
-        tf_ptq_from_tflite(fpath, calib, qpath)
+        tf_ptq_from_tflite(fpath, calib, qpath, args.scheme == "a16w8")
         jobs.append((name, "MLPerf Tiny (trained)", fpath, qpath, calib, held))
-    jobs_iter = list(jobs) + list(corpus_models(args.corpus, tmp, args.calibration, args.held_out))
+    jobs_iter = list(jobs) + list(corpus_models(args.corpus, tmp, args.calibration, args.held_out,
+                                                  args.scheme == "a16w8"))
 
     vela_version = subprocess.run([args.vela, "--version"], capture_output=True, text=True).stdout.strip()
     tflm_version = subprocess.run(
@@ -246,8 +256,10 @@ def main():
         np.save(d / "calibration.npy", calib)
         mica_path = d / "mica_int8.tflite"
         r = subprocess.run([args.mica, "quantize", str(fpath), "--calibration", str(d / "calibration.npy"),
-                            "-o", str(mica_path), "--json"], capture_output=True, text=True)
-        row = {"model": name, "source": source, "float_sha256": sha256(fpath),
+                            "-o", str(mica_path), "--scheme", args.scheme, "--json"],
+                           capture_output=True, text=True)
+        row = {"model": name, "source": source, "model_sha256": orig_sha.get(name, sha256(fpath)),
+               "quantized_from_sha256": sha256(fpath),
                "calibration_samples": len(calib), "held_out_samples": len(held)}
         if r.returncode != 0:
             row["mica_error"] = r.stderr.strip()
@@ -265,7 +277,7 @@ def main():
         if ref.shape[1] > 1 and "autoencoder" not in name:
             row["mica_top1"] = float(np.mean(ref.argmax(1) == got_m.argmax(1)))
             row["tf_top1"] = float(np.mean(ref.argmax(1) == got_t.argmax(1)))
-        # TFLite Micro vs `mica run` on held-out inputs (int8, as the file takes them).
+        # TFLite Micro vs `mica run` on held-out inputs (integers, as the file takes them).
         import tensorflow as tf2  # noqa: F401
         it = tf.lite.Interpreter(model_path=str(mica_path))
         idet = it.get_input_details()[0]
@@ -273,7 +285,8 @@ def main():
         n = min(args.tflm_samples, len(held))
         equal = True
         for k in range(n):
-            x = np.clip(np.round(held[k] / s) + z, -128, 127).astype(np.int8).reshape(idet["shape"])
+            info = np.iinfo(idet["dtype"])
+            x = np.clip(np.round(held[k] / s) + z, info.min, info.max).astype(idet["dtype"]).reshape(idet["shape"])
             np.save(d / ("in_%d.npy" % k), x)
             rr = subprocess.run([args.mica, "run", str(mica_path), "--input", str(d / ("in_%d.npy" % k)),
                                  "--output-dir", str(d / ("run_%d" % k))], capture_output=True, text=True)
@@ -305,7 +318,7 @@ def main():
     doc = {"tool": "test/quant/tools/compare_tf.py", "tensorflow": tf.__version__,
            "tflite_micro": tflm_version, "vela": vela_version,
            "data": "synthetic smooth random fields (no real data set offline); calibration seed 1/11, "
-                   "held-out seed 2/12", "scheme": "a8w8, int8 I/O, mica defaults (minmax)",
+                   "held-out seed 2/12", "scheme": args.scheme + ", integer I/O, mica defaults (minmax observer)",
            "rows": rows}
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
