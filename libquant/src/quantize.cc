@@ -530,7 +530,12 @@ class Pass {
       const size_t c = static_cast<size_t>(channel_of(i));
       const QuantParams p{(*scales)[c], 0};
       const float x = v[static_cast<size_t>(i)];
-      const int32_t qi = QuantizeToInt(x, p, -qmax, qmax);
+      // TFLite's converter multiplies by the float reciprocal of the scale (then rounds half
+      // away from zero); doing the same keeps ties on the same side as its files.
+      const float inv = 1.0f / p.scale;
+      const float scaled = std::isfinite(x) ? std::round(x * inv) : 0.0f;
+      const int32_t qi = static_cast<int32_t>(std::clamp(scaled, static_cast<float>(-qmax),
+                                                         static_cast<float>(qmax)));
       q[static_cast<size_t>(i)] = static_cast<int8_t>(qi);
       if (std::fabs(x) > clip[c] * (1.0f + 1e-6f)) ++rep.clipped;
       const double r = DequantizeValue(qi, p);
