@@ -25,6 +25,12 @@ namespace fs = std::filesystem;
 
 bool Has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
+// TempDir wipes its folder: ctest runs the test cases in parallel processes, so each process
+// gets its own folders.
+std::string Dir(const std::string& tag) {
+  return testing::TempDir(tag + "-" + std::to_string(getpid()));
+}
+
 // A version 1.0 .npy file of `dtype_descr` ("<f4", "|i1") and `shape` holding `bytes`.
 void WriteNpy(const std::string& path, const std::string& descr, const std::vector<int32_t>& shape,
               const std::vector<uint8_t>& bytes) {
@@ -55,7 +61,7 @@ std::vector<uint8_t> FloatBytes(size_t n, uint64_t seed, float lo = 0.0f, float 
 // Float KWS (49x10x1 input) written once by `mica zoo`.
 const std::string& KwsFloat() {
   static const std::string path = [] {
-    const std::string dir = testing::TempDir("quantize-zoo");
+    const std::string dir = Dir("quantize-zoo");
     CliResult r = RunMica({"zoo", "--output-dir", dir, "--model", "kws_ds_cnn",
                            "--calibration-samples", "1"});
     REQUIRE(r.exit_code == 0);
@@ -66,7 +72,7 @@ const std::string& KwsFloat() {
 
 // A calibration folder of `n` .npy files (one 1x49x10x1 sample each) for the KWS model.
 std::string KwsCalibration(int n) {
-  const std::string dir = testing::TempDir("quantize-calib-" + std::to_string(n));
+  const std::string dir = Dir("quantize-calib-" + std::to_string(n));
   for (int i = 0; i < n; ++i) {
     WriteNpy(dir + "/s" + std::to_string(i) + ".npy", "<f4", {1, 49, 10, 1},
              FloatBytes(490, 100 + static_cast<uint64_t>(i), -1.0f, 1.0f));
@@ -83,7 +89,7 @@ double JsonNumber(const std::string& json, const std::string& key, size_t from =
 
 TEST_CASE("mica quantize: each scheme writes a model mica loads and runs", "[quantize]") {
   const std::string calib = KwsCalibration(4);
-  const std::string dir = testing::TempDir("quantize-schemes");
+  const std::string dir = Dir("quantize-schemes");
   double a8w8_sqnr = 0;
   for (const std::string scheme : {"a8w8", "a16w8", "a8w4"}) {
     CAPTURE(scheme);
@@ -139,7 +145,7 @@ TEST_CASE("mica quantize: each scheme writes a model mica loads and runs", "[qua
 }
 
 TEST_CASE("mica quantize: the text report lists every layer and the worst ones", "[quantize]") {
-  const std::string out = testing::TempDir("quantize-text") + "/q.tflite";
+  const std::string out = Dir("quantize-text") + "/q.tflite";
   CliResult r = RunMica({"quantize", KwsFloat(), "--calibration", KwsCalibration(2), "-o", out,
                          "--observer", "percentile=99.9"});
   CAPTURE(r.out, r.err);
@@ -177,7 +183,7 @@ TEST_CASE("mica quantize: operators without an integer rule stay float, with the
   REQUIRE(g.ok());
   auto bytes = WriteTflite(*g);
   REQUIRE(bytes.ok());
-  const std::string dir = testing::TempDir("quantize-fallback");
+  const std::string dir = Dir("quantize-fallback");
   REQUIRE(WriteFileBytes(dir + "/f.tflite", *bytes).ok());
   WriteNpy(dir + "/calib.npy", "<f4", {8, 16}, FloatBytes(128, 7, -1.0f, 1.0f));
 
@@ -226,7 +232,7 @@ TEST_CASE("mica quantize: operators without an integer rule stay float, with the
 }
 
 TEST_CASE("mica quantize: --io float and uint8 put conversions at the edges", "[quantize]") {
-  const std::string dir = testing::TempDir("quantize-io");
+  const std::string dir = Dir("quantize-io");
   for (const std::string io : {"float", "uint8"}) {
     CAPTURE(io);
     const std::string out = dir + "/q_" + io + ".tflite";
@@ -246,7 +252,7 @@ TEST_CASE("mica quantize: --io float and uint8 put conversions at the edges", "[
 }
 
 TEST_CASE("mica quantize: calibration formats (stacked .npy, .npz, raw)", "[quantize]") {
-  const std::string dir = testing::TempDir("quantize-formats");
+  const std::string dir = Dir("quantize-formats");
   const std::string out = dir + "/q.tflite";
   WriteNpy(dir + "/stacked.npy", "<f4", {3, 49, 10, 1}, FloatBytes(3 * 490, 1));
   CliResult r = RunMica({"quantize", KwsFloat(), "--calibration", dir + "/stacked.npy", "-o", out,
@@ -254,7 +260,7 @@ TEST_CASE("mica quantize: calibration formats (stacked .npy, .npz, raw)", "[quan
   CAPTURE(r.err);
   CHECK(r.exit_code == 0);
   CHECK(Has(r.out, "\"samples\": 3"));
-  const std::string raw_dir = testing::TempDir("quantize-raw");
+  const std::string raw_dir = Dir("quantize-raw");
   REQUIRE(WriteFileBytes(raw_dir + "/two.raw", FloatBytes(2 * 490, 2)).ok());
   r = RunMica({"quantize", KwsFloat(), "--calibration", raw_dir, "-o", out, "--json"});
   CAPTURE(r.err);
@@ -288,9 +294,9 @@ TEST_CASE("mica quantize: calibration formats (stacked .npy, .npz, raw)", "[quan
 
 TEST_CASE("mica quantize: malformed calibration data gives one clear line and no file",
           "[quantize]") {
-  const std::string dir = testing::TempDir("quantize-bad");
+  const std::string dir = Dir("quantize-bad");
   const std::string out = dir + "/never.tflite";
-  const std::string empty = testing::TempDir("quantize-empty");
+  const std::string empty = Dir("quantize-empty");
   WriteNpy(dir + "/shape.npy", "<f4", {1, 10, 49, 2}, FloatBytes(980, 1));
   WriteNpy(dir + "/type.npy", "|i1", {1, 49, 10, 1}, std::vector<uint8_t>(490, 1));
   REQUIRE(WriteFileBytes(dir + "/short.raw", std::vector<uint8_t>(100, 0)).ok());
@@ -316,7 +322,7 @@ TEST_CASE("mica quantize: malformed calibration data gives one clear line and no
   CHECK(RunMica({"quantize", KwsFloat(), "-o", out}).exit_code == 2);
   CHECK(RunMica({"quantize", KwsFloat(), "--calibration", "random=0", "-o", out}).exit_code == 2);
   // An int8 model is refused: it is already quantized.
-  const std::string qdir = testing::TempDir("quantize-twice");
+  const std::string qdir = Dir("quantize-twice");
   REQUIRE(RunMica({"quantize", KwsFloat(), "--calibration", "random=1", "-o", qdir + "/q.tflite"})
               .exit_code == 0);
   CliResult twice = RunMica({"quantize", qdir + "/q.tflite", "--calibration", "random", "-o", out});
@@ -332,7 +338,7 @@ TEST_CASE("mica quantize: the MLPerf Tiny float models place on the NPU like TF'
     WARN("shared models absent: skipped");
     return;
   }
-  const std::string dir = testing::TempDir("quantize-npu");
+  const std::string dir = Dir("quantize-npu");
   for (const std::string m : {"kws_ds_cnn", "ad_autoencoder", "ic_resnet8", "vww_mobilenet_v1_025"}) {
     CAPTURE(m);
     const std::string out = dir + "/" + m + ".tflite";
