@@ -635,8 +635,11 @@ class Pass {
         return act_[static_cast<size_t>(op.inputs[k])]->scale;
       };
       const size_t weight = slots.weight, bias = slots.bias, data = slots.data;
-      const int axis = !opt_.per_channel                          ? -1
-                       : op.kind == OpKind::kFullyConnected && opt_.per_channel_fc ? 0
+      // TFLite Micro runs int4 FULLY_CONNECTED weights per tensor only (its prepare refuses
+      // per-channel int4 filters), so a8w4 keeps those per tensor.
+      const bool int4_fc = op.kind == OpKind::kFullyConnected && opt_.weights == WeightType::kInt4;
+      const int axis = !opt_.per_channel                                      ? -1
+                       : op.kind == OpKind::kFullyConnected && opt_.per_channel_fc && !int4_fc ? 0
                                                                                  : slots.channel_axis;
       if (weight != SIZE_MAX) {
         const Tensor* w = const_float(weight);

@@ -262,8 +262,22 @@ absl::StatusOr<Outcome> Quantize(const Graph& fg, const std::vector<Sample>& sam
     }
   }
 
-  // Evaluation: the reloaded quantized model next to the float one, sample by sample.
-  auto qexec = runtime::Executor::Create(qg);
+  // Evaluation: the reloaded quantized model next to the float one, sample by sample. mica's
+  // kernels take int8 weights only: int4 weights are unpacked into int8 tensors with the same
+  // values and scales for the evaluation (what TFLite Micro does at prepare time), so the
+  // figures are those of the written file.
+  Graph eval = qg;
+  for (Tensor& t : eval.main().tensors) {
+    if (t.dtype != DType::kInt4 || !t.is_constant()) continue;
+    std::vector<uint8_t> unpacked(static_cast<size_t>(t.num_elements()));
+    for (size_t i = 0; i < unpacked.size(); ++i) {
+      const uint8_t nib = (i % 2 ? t.data.bytes()[i / 2] >> 4 : t.data.bytes()[i / 2]) & 0x0F;
+      unpacked[i] = nib >= 8 ? static_cast<uint8_t>(nib | 0xF0) : nib;
+    }
+    t.dtype = DType::kInt8;
+    t.data = eval.AddConstData(std::move(unpacked));
+  }
+  auto qexec = runtime::Executor::Create(eval);
   if (!qexec.ok()) {
     o.evaluation_note = absl::StrCat("mica cannot run the quantized model (",
                                      qexec.status().message(), "); no per-layer errors");

@@ -16,7 +16,8 @@
 //    Operators TFLite has no 16x8 kernel for stay float (with float_fallback) or fail.
 //  * int4 weights (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED): symmetric q in [-7, 7],
 //    packed two per byte, low nibble first (TFLite's INT4 tensors); the per-channel scale is
-//    the MSE-optimal clip of the channel's range, so some weights may saturate.
+//    the MSE-optimal clip of the channel's range, so some weights may saturate. int4
+//    FULLY_CONNECTED weights stay per tensor (TFLite Micro refuses per-channel int4 filters).
 //  * float fallback: listed operators (keep_float) and, with float_fallback, the ones the pass
 //    cannot quantize stay float32, with DEQUANTIZE before and QUANTIZE after them.
 //
