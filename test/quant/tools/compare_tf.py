@@ -148,6 +148,26 @@ def dequantize_hybrid(float_path, out_path):
     return Path(out_path)
 
 
+def unpack_int4(path, out_path):
+    """Writes `path` with its INT4 constants stored as INT8 (same values and scales)."""
+    import numpy as np
+    from tensorflow.lite.tools import flatbuffer_utils as fu
+    from tensorflow.lite.python import schema_py_generated as schema
+    m = fu.read_model_from_bytearray(bytearray(Path(path).read_bytes()))
+    for sg in m.subgraphs:
+        for t in sg.tensors:
+            if t.type != schema.TensorType.INT4:
+                continue
+            b = np.array(m.buffers[t.buffer].data, np.uint8)
+            v = np.empty(b.size * 2, np.int16)
+            v[0::2], v[1::2] = b & 0x0F, b >> 4
+            v = np.where(v >= 8, v - 16, v).astype(np.int8)[:int(np.prod(t.shape))]
+            m.buffers[t.buffer].data = np.frombuffer(v.tobytes(), np.uint8)
+            t.type = schema.TensorType.INT8
+    fu.write_model(m, str(out_path))
+    return Path(out_path)
+
+
 def tf_ptq_from_tflite(float_path, calib, out_path, int16=False):
     import numpy as np
     import tensorflow as tf
@@ -203,6 +223,10 @@ def corpus_models(names, tmp, calib_n, held_n, int16=False):
         yield name, "corpus (random weights)", fpath, qpath, calib, held
 
 
+def tf_path_absent(row):
+    return row.get("tf_error", "").startswith("no TensorFlow counterpart")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--mica", default=str(REPO / "build" / "fast" / "bin" / "mica"))
@@ -214,8 +238,10 @@ def main():
     ap.add_argument("--tflm-samples", type=int, default=8)
     ap.add_argument("--corpus", nargs="*", default=CORPUS)
     ap.add_argument("--mlperf", nargs="*", default=list(MLPERF))
-    ap.add_argument("--scheme", choices=["a8w8", "a16w8"], default="a8w8",
-                    help="a16w8: TensorFlow's 16x8 mode against mica's --scheme a16w8")
+    ap.add_argument("--scheme", choices=["a8w8", "a16w8", "a8w4"], default="a8w8",
+                    help="a16w8: TensorFlow's 16x8 mode against mica's --scheme a16w8; a8w4: "
+                         "mica only (TensorFlow's converter has no int4 PTQ), measured on an int8 "
+                         "unpacking of the int4 weights, TFLite Micro running the int4 file")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
 
@@ -240,7 +266,10 @@ def main():
         calib = smooth_samples(np.random.default_rng(1), shape, args.calibration, lo, hi)
         held = smooth_samples(np.random.default_rng(2), shape, args.held_out, lo, hi)
         qpath = tmp / (name + "_tf_int8.tflite")
-        tf_ptq_from_tflite(fpath, calib, qpath, args.scheme == "a16w8")
+        if args.scheme == "a8w4":
+            qpath = None
+        else:
+            tf_ptq_from_tflite(fpath, calib, qpath, args.scheme == "a16w8")
         jobs.append((name, "MLPerf Tiny (trained)", fpath, qpath, calib, held))
     jobs_iter = list(jobs) + list(corpus_models(args.corpus, tmp, args.calibration, args.held_out,
                                                   args.scheme == "a16w8"))
@@ -251,6 +280,8 @@ def main():
         capture_output=True, text=True).stdout.strip()
     rows = []
     for name, source, fpath, tf_path, calib, held in jobs_iter:
+        if args.scheme == "a8w4":
+            tf_path = None
         d = tmp / name
         d.mkdir(exist_ok=True)
         np.save(d / "calibration.npy", calib)
@@ -269,12 +300,17 @@ def main():
         rep = json.loads(r.stdout)
         row["mica_fallbacks"] = [f["kind"] for f in rep["fallbacks"]]
         ref = run_tflite(fpath, held)
-        got_m = run_tflite(mica_path, held)
-        try:
-            got_t = run_tflite(tf_path, held)
-        except RuntimeError as e:  # TensorFlow's own file may not run (16x8 calibrator)
-            got_t = None
-            row["tf_error"] = str(e).strip().splitlines()[0][:300]
+        # int4: LiteRT and `mica run` take the int8 unpacking (same values); TFLite Micro the file.
+        eval_path = unpack_int4(mica_path, d / "mica_int4_as_int8.tflite") if args.scheme == "a8w4" else mica_path
+        got_m = run_tflite(eval_path, held)
+        got_t = None
+        if tf_path is None:
+            row["tf_error"] = "no TensorFlow counterpart for this scheme"
+        else:
+            try:
+                got_t = run_tflite(tf_path, held)
+            except RuntimeError as e:  # TensorFlow's own file may not run (16x8 calibrator)
+                row["tf_error"] = str(e).strip().splitlines()[0][:300]
         row["mica_sqnr_db"] = round(sqnr(ref, got_m), 2)
         if got_t is not None:
             row["tf_sqnr_db"] = round(sqnr(ref, got_t), 2)
@@ -294,7 +330,7 @@ def main():
             info = np.iinfo(idet["dtype"])
             x = np.clip(np.round(held[k] / s) + z, info.min, info.max).astype(idet["dtype"]).reshape(idet["shape"])
             np.save(d / ("in_%d.npy" % k), x)
-            rr = subprocess.run([args.mica, "run", str(mica_path), "--input", str(d / ("in_%d.npy" % k)),
+            rr = subprocess.run([args.mica, "run", str(eval_path), "--input", str(d / ("in_%d.npy" % k)),
                                  "--output-dir", str(d / ("run_%d" % k))], capture_output=True, text=True)
             if rr.returncode != 0:
                 equal = False
@@ -313,6 +349,8 @@ def main():
         row["tflm_equal_mica_run"] = equal
         row["tflm_samples"] = n
         for who, path in (("mica", mica_path), ("tf", tf_path)):
+            if path is None:
+                continue
             v = subprocess.run([args.vela, str(path), "--output-dir", str(d / ("vela_" + who)),
                                 "--accelerator-config", "ethos-u55-128"], capture_output=True, text=True)
             row[who + "_vela_ok"] = v.returncode == 0
@@ -337,12 +375,14 @@ def main():
             continue
         tf_top = ("%.3f" % r["tf_top1"]) if "tf_top1" in r else "-"
         top = ("%.3f / %s" % (r["mica_top1"], tf_top)) if "mica_top1" in r else "n/a"
-        tf_sqnr = ("%.1f" % r["tf_sqnr_db"]) if "tf_sqnr_db" in r else "TF file fails in LiteRT"
+        tf_sqnr = ("%.1f" % r["tf_sqnr_db"]) if "tf_sqnr_db" in r else (
+            "-" if tf_path_absent(r) else "TF file fails in LiteRT")
         delta = ("%+.1f" % r["delta_db"]) if "delta_db" in r else "-"
         print("| %s | %s | %.1f | %s | %s | %s | %s | %s / %s |" % (
             r["model"], r["source"], r["mica_sqnr_db"], tf_sqnr, delta, top,
             "yes (%d inputs)" % r["tflm_samples"] if r["tflm_equal_mica_run"] else "NO",
-            "ok" if r["mica_vela_ok"] else "FAIL", "ok" if r["tf_vela_ok"] else "FAIL"))
+            "ok" if r["mica_vela_ok"] else "FAIL",
+            "-" if "tf_vela_ok" not in r else "ok" if r["tf_vela_ok"] else "FAIL"))
 
 
 if __name__ == "__main__":
