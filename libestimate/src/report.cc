@@ -57,11 +57,11 @@ bool HasFloatActivations(const Graph& graph) {
   return false;
 }
 
-// How to get a full-integer int8 model today (mica has no quantize command for user models).
+// The other way to a full-integer int8 model: TensorFlow's converter.
 constexpr const char* kInt8Conversion =
-    "e.g. TensorFlow Lite's post-training integer quantization: TFLiteConverter with "
-    "optimizations=[tf.lite.Optimize.DEFAULT], a representative_dataset and "
-    "target_spec.supported_ops=[tf.lite.OpsSet.TFLITE_BUILTINS_INT8]";
+    "TensorFlow Lite's TFLiteConverter with optimizations=[tf.lite.Optimize.DEFAULT], a "
+    "representative_dataset and target_spec.supported_ops=[tf.lite.OpsSet.TFLITE_BUILTINS_INT8] "
+    "works too";
 
 // Returns `arg` quoted for a POSIX shell when it needs it.
 std::string ShellWord(const std::string& arg) {
@@ -80,6 +80,25 @@ std::string CommandText(const std::vector<std::string>& command) {
   std::vector<std::string> words = {"mica"};
   for (const std::string& a : command) words.push_back(ShellWord(a));
   return absl::StrJoin(words, " ");
+}
+
+// `mica quantize MODEL --calibration random -o <stem>_int8.tflite` (in the current folder), or
+// empty without a model path.
+std::vector<std::string> QuantizeCommand(const std::string& model_path) {
+  if (model_path.empty()) return {};
+  std::string stem = model_path.substr(model_path.find_last_of('/') + 1);
+  if (const size_t dot = stem.rfind('.'); dot != std::string::npos && dot > 0) stem.resize(dot);
+  if (stem.empty()) stem = "model";
+  return {"quantize", model_path, "--calibration", "random", "-o", stem + "_int8.tflite"};
+}
+
+// How to quantize: the mica command when there is one, and TensorFlow's converter.
+std::string QuantizeHint(const std::vector<std::string>& command) {
+  if (command.empty()) return absl::StrCat("e.g. ", kInt8Conversion);
+  return absl::StrCat("e.g. `", CommandText(command),
+                      "`, with a folder of representative inputs (.npy) in place of random, "
+                      "which fixes shapes only; ",
+                      kInt8Conversion);
 }
 
 bool IsNamedMode(const std::string& name) { return VelaMemoryMode(name).ok(); }
@@ -303,21 +322,24 @@ std::vector<Advice> Advise(const Graph& graph, const TargetProfile& profile, con
 
   // 1. Compatibility.
   if (HasFloatActivations(graph)) {
+    const std::vector<std::string> quantize = QuantizeCommand(model_path);
     if (ethos) {
       add(AdviceCategory::kCompatibility, AdviceSeverity::kError,
-          absl::StrCat("The model computes in floating point, which Ethos-U cannot run: convert "
+          absl::StrCat("The model computes in floating point, which Ethos-U cannot run: quantize "
                        "it to a full-integer int8 model (",
-                       kInt8Conversion, ") so its operators can move to the NPU."));
+                       QuantizeHint(quantize), ") so its operators can move to the NPU."),
+          quantize);
     } else {
       add(AdviceCategory::kCompatibility, AdviceSeverity::kWarning,
           absl::StrCat("The model computes in floating point: CMSIS-NN kernels are int8/int16; "
                        "an int8 model (",
-                       kInt8Conversion,
+                       QuantizeHint(quantize),
                        ") cuts weights 4x and cycles by roughly an order of magnitude",
                        profile.cortex_m.has_fpu
                            ? "."
                            : absl::StrCat(" (", profile.cortex_m.cpu,
-                                          " has no FPU, so float runs as soft-float).")));
+                                          " has no FPU, so float runs as soft-float).")),
+          quantize);
     }
   }
   if (ethos && e.cpu_ops > 0) {

@@ -2,6 +2,7 @@
 // profile names, per-profile options (`--target-profile NAME:system-config=...`), the global
 // --system-config/--memory-mode refused unless they fit every profile, and advice whose
 // suggested command lines all run.
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <string>
@@ -221,23 +222,42 @@ TEST_CASE("mica check: every command line the advice suggests runs", "[check][ad
     if (Has(line, "memory-mode=Sram_Only")) kinds.insert("sram only");
     if (Has(line, "--target-profile ethos-u85-1024")) kinds.insert("smaller npu");
     if (line == "targets ") kinds.insert("list targets");
+    if (cmd[0] == "quantize") kinds.insert("quantize");
   }
   CAPTURE(all_reports);
   CHECK(kinds == std::set<std::string>{"larger dedicated", "arena cache size", "shared sram",
-                                       "sram only", "smaller npu", "list targets"});
-  // Float models are told something they can do; no command that does not exist.
+                                       "sram only", "smaller npu", "list targets", "quantize"});
+  // Float models are told to quantize: with mica (run below) or TensorFlow's converter.
   CHECK(Has(all_reports, "TFLITE_BUILTINS_INT8"));
-  CHECK_FALSE(Has(all_reports, "mica quantize"));
+  CHECK(Has(all_reports, "`mica quantize "));
   CHECK(Has(all_reports, "[error, compatibility]"));
   // And each suggested command is accepted by mica.
   REQUIRE_FALSE(commands.empty());
-  for (const auto& cmd : commands) {
+  for (auto cmd : commands) {
     CAPTURE(cmd);
     REQUIRE_FALSE(cmd.empty());
+    // The quantize suggestion writes <stem>_int8.tflite in the current folder: here, a
+    // scratch folder (the words are otherwise run as suggested).
+    std::string written;
+    if (cmd[0] == "quantize") {
+      REQUIRE(cmd.size() == 6);
+      CHECK(cmd[4] == "-o");
+      written = dir + "/" + cmd[5];
+      cmd[5] = written;
+    }
     CliResult r = RunMica(cmd);
     CAPTURE(r.err);
     CHECK(r.exit_code == 0);
-    CHECK(Has(r.out, cmd[0] == "check" ? "Advice for" : "cortex-m85"));
+    CHECK(Has(r.out, cmd[0] == "check"      ? "Advice for"
+                     : cmd[0] == "quantize" ? "SQNR dB"
+                                            : "cortex-m85"));
+    if (!written.empty()) {
+      CHECK(std::filesystem::exists(written));
+      // The quantized model places on the NPU: no floating-point advice any more.
+      CliResult c = RunMica({"check", written, "--target-profile", "ethos-u55-128"});
+      CHECK(c.exit_code == 0);
+      CHECK_FALSE(Has(c.out, "computes in floating point"));
+    }
   }
 }
 

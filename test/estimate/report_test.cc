@@ -239,7 +239,9 @@ TEST_CASE("Float models are told how to get an int8 model today", "[report]") {
     CHECK(advice[0].severity ==
           (p->kind == TargetKind::kEthosU ? AdviceSeverity::kError : AdviceSeverity::kWarning));
     CHECK(HasText(advice[0].message, "TFLITE_BUILTINS_INT8"));
-    for (const Advice& a : advice) CHECK_FALSE(HasText(a.message, "mica quantize"));
+    CHECK(HasText(advice[0].message, "`mica quantize m.tflite --calibration random -o m_int8.tflite`"));
+    CHECK(advice[0].command == std::vector<std::string>{"quantize", "m.tflite", "--calibration",
+                                                        "random", "-o", "m_int8.tflite"});
   }
 }
 

@@ -369,3 +369,126 @@ TEST_CASE("Quantized zoo models carry the real MLPerf Tiny int8 models' quantiza
 }  // namespace
 }  // namespace quant
 }  // namespace mica
+
+namespace mica {
+namespace quant {
+namespace {
+
+TEST_CASE("QuantizeGraph int16 activations: symmetric, int64 conv biases, fixed softmax") {
+  ConvNet n = MakeConvNet();
+  QuantizeOptions opt;
+  opt.activations = ActivationType::kInt16;
+  auto q = QuantizeGraph(n.g, FakeRanges(n.g), opt);
+  REQUIRE(q.ok());
+  const Subgraph& sg = q->main();
+  for (const Operator& op : sg.ops) {
+    for (int32_t t : op.outputs) {
+      const Tensor& y = sg.tensors[static_cast<size_t>(t)];
+      CAPTURE(y.name);
+      CHECK(y.dtype == DType::kInt16);
+      CHECK(y.quant.zero_point[0] == 0);
+    }
+    if (op.kind == OpKind::kConv2D || op.kind == OpKind::kDepthwiseConv2D ||
+        op.kind == OpKind::kFullyConnected) {
+      CHECK(sg.tensors[static_cast<size_t>(op.inputs[1])].dtype == DType::kInt8);
+      CHECK(sg.tensors[static_cast<size_t>(op.inputs[2])].dtype == DType::kInt64);
+    }
+  }
+  const Tensor& probs = sg.tensors[static_cast<size_t>(sg.outputs[0])];
+  CHECK(probs.quant.scale[0] == 1.0f / 32768);
+  // The conv output range [-(k+1), 2(k+1)] becomes scale 2(k+1)/32767.
+  const Tensor& conv_out = sg.tensors[static_cast<size_t>(sg.ops[0].outputs[0])];
+  CHECK(conv_out.quant.scale[0] == Approx(2.0f * static_cast<float>(n.conv + 1) / 32767));
+}
+
+TEST_CASE("QuantizeGraph int4 weights: packed low nibble first, values in [-7, 7]") {
+  GraphBuilder b("int4", 5);
+  const int32_t x = b.Input("x", {1, 3});
+  const std::vector<float> w = {0.7f, -0.35f, 0.1f, 0.0f, -0.7f, 0.2f};  // 2 x 3
+  const int32_t wt = b.FloatConstant("w", {2, 3}, w);
+  b.Output(b.FullyConnected(x, wt, kNoTensor, {}, "fc"));
+  auto g = b.Build();
+  REQUIRE(g.ok());
+  QuantizeOptions opt;
+  opt.weights = WeightType::kInt4;
+  opt.per_channel_fc = true;
+  auto r = QuantizeWithReport(*g, FakeRanges(*g), opt);
+  REQUIRE(r.ok());
+  const Subgraph& sg = r->graph.main();
+  const Tensor& qw = sg.tensors[static_cast<size_t>(sg.ops[0].inputs[1])];
+  REQUIRE(qw.dtype == DType::kInt4);
+  REQUIRE(qw.data.size == 3);
+  // Per-channel was asked for; int4 FULLY_CONNECTED stays per tensor (TFLite Micro).
+  REQUIRE(qw.quant.scale.size() == 1);
+  // Unpack and dequantize: each channel's values come back within half a step (or clipped).
+  const uint8_t* p = qw.data.bytes();
+  for (size_t i = 0; i < w.size(); ++i) {
+    int v = (i % 2 ? p[i / 2] >> 4 : p[i / 2]) & 0x0F;
+    if (v > 7) v -= 16;
+    CHECK(v >= -7);
+    const float s = qw.quant.scale[0];
+    CHECK(std::fabs(static_cast<float>(v) * s - w[i]) <= 0.5f * s + 1e-6f +
+                                                           (std::fabs(w[i]) > 7 * s ? std::fabs(w[i]) - 7 * s : 0));
+  }
+  REQUIRE(r->weights.size() == 1);
+  CHECK(r->weights[0].bits == 4);
+  CHECK(r->weights[0].channels == 1);
+  CHECK(r->weights[0].elements == 6);
+}
+
+TEST_CASE("QuantizeWithReport keeps unsupported and excluded operators float") {
+  GraphBuilder b;
+  const int32_t x = b.Input("x", {1, 4});
+  const int32_t r1 = b.Unary(OpKind::kRelu, x, "relu");
+  const int32_t e = b.Unary(OpKind::kExp, r1, "exp");
+  b.Output(b.Unary(OpKind::kRelu, e, "relu2"));
+  auto g = b.Build();
+  REQUIRE(g.ok());
+  QuantizeOptions opt;
+  opt.float_fallback = true;
+  opt.keep_float = {2};
+  auto r = QuantizeWithReport(*g, FakeRanges(*g), opt);
+  REQUIRE(r.ok());
+  REQUIRE(r->fallbacks.size() == 2);
+  CHECK(r->fallbacks[0].op == 1);
+  CHECK(r->fallbacks[0].op_name == "EXP");
+  CHECK(r->fallbacks[1].reason == "excluded (--exclude)");
+  const Subgraph& sg = r->graph.main();
+  // RELU (int8) -> DEQUANTIZE -> EXP -> RELU2, both float; the output stays float.
+  REQUIRE(sg.ops.size() == 4);
+  CHECK(sg.ops[0].kind == OpKind::kRelu);
+  CHECK(sg.ops[1].kind == OpKind::kDequantize);
+  CHECK(sg.ops[2].kind == OpKind::kExp);
+  CHECK(sg.tensors[static_cast<size_t>(sg.inputs[0])].dtype == DType::kInt8);
+  CHECK(sg.tensors[static_cast<size_t>(sg.outputs[0])].dtype == DType::kFloat32);
+  REQUIRE(r->source_tensor.size() == sg.tensors.size());
+  CHECK(r->source_tensor[static_cast<size_t>(sg.outputs[0])] == g->main().outputs[0]);
+  // Without float_fallback the old error stands.
+  auto strict = QuantizeGraph(*g, FakeRanges(*g));
+  CHECK(strict.status().code() == absl::StatusCode::kUnimplemented);
+}
+
+TEST_CASE("QuantizeWithReport int16: operators without a 16x8 kernel stay float") {
+  GraphBuilder b;
+  const int32_t x = b.Input("x", {1, 4});
+  b.Output(b.Unary(OpKind::kHardSwish, b.Unary(OpKind::kRelu, x, "relu"), "hswish"));
+  auto g = b.Build();
+  REQUIRE(g.ok());
+  QuantizeOptions opt;
+  opt.activations = ActivationType::kInt16;
+  auto strict = QuantizeWithReport(*g, FakeRanges(*g), opt);
+  REQUIRE_FALSE(strict.ok());
+  CHECK(std::string(strict.status().message()).find("no 16x8") != std::string::npos);
+  opt.float_fallback = true;
+  auto r = QuantizeWithReport(*g, FakeRanges(*g), opt);
+  REQUIRE(r.ok());
+  REQUIRE(r->fallbacks.size() == 1);
+  CHECK(r->fallbacks[0].op_name == "HARD_SWISH");
+  const Subgraph& sg = r->graph.main();
+  CHECK(sg.tensors[static_cast<size_t>(sg.ops[0].outputs[0])].dtype == DType::kInt16);
+  CHECK(sg.ops[1].kind == OpKind::kDequantize);
+}
+
+}  // namespace
+}  // namespace quant
+}  // namespace mica
