@@ -256,11 +256,27 @@ void Run(const char* table, const nna_case& c) {
   bench_puts(line);
 }
 
+// BENCH_ONLY="case": run that one case only (profile.py traces it).
+bool Selected(const char* name) {
+#ifdef BENCH_ONLY
+  const char* want = BENCH_ONLY;
+  while (*want != 0 && *want == *name) ++want, ++name;
+  return *want == 0 && *name == 0;
+#else
+  (void)name;
+  return true;
+#endif
+}
+
 }  // namespace
 
 int main() {
-  for (int i = 0; i < NNA_NUM_CASES; ++i) Run("anchor", nna_cases[i]);
-  for (const nna_case& c : kLayers) Run("layer", c);
+  for (int i = 0; i < NNA_NUM_CASES; ++i) {
+    if (Selected(nna_cases[i].name)) Run("anchor", nna_cases[i]);
+  }
+  for (const nna_case& c : kLayers) {
+    if (Selected(c.name)) Run("layer", c);
+  }
   bench_puts("bench: done\n");
   return 0;
 }

@@ -75,6 +75,7 @@ struct Requant4 {
   const int32_t* shift;
   int32_t out_off, lo, hi;
 };
+template <bool kBounded>
 __attribute__((noinline)) void Finish4(const Requant4& f, const int32_t acc[4], int32_t c,
                                        int8_t* o) {
   const int32_t* const bias = f.bias;
@@ -84,14 +85,16 @@ __attribute__((noinline)) void Finish4(const Requant4& f, const int32_t acc[4], 
   for (int i = 0; i < 4; ++i) {
     int32_t a = acc[i];
     if (bias != nullptr) a += bias[c + i];
-    const int32_t v = AddZeroPoint(MultiplyByQuantizedMultiplierNonNeg(a, mult[i], shift[i]), out_off);
+    const int32_t v = AddZeroPoint(RequantNonNeg<kBounded>(a, mult[i], shift[i]), out_off);
     o[i] = static_cast<int8_t>(Clamp(v, lo, hi));
   }
 }
 
 // int8, depth multiplier 1: four channels per pass over pointer-stepped taps (the window's
 // address arithmetic is shared by the four accumulators), then single channels. Parameters are
-// copied into the lambdas: the output stores could alias them and force reloads.
+// copied into the lambdas: the output stores could alias them and force reloads. kBounded:
+// BoundedRequantOk holds for the call.
+template <bool kBounded>
 void DepthwiseInt8Mult1(const DepthwiseConvParams& p, const PerChannelRequant& q,
                         const int8_t* input, const int8_t* filter, const int32_t* bias,
                         int8_t* out) {
@@ -106,7 +109,7 @@ void DepthwiseInt8Mult1(const DepthwiseConvParams& p, const PerChannelRequant& q
   const Requant4 requant4{bias, mult, shift, out_off, lo, hi};
   const auto finish = [=](int32_t acc, int32_t c) {
     if (bias != nullptr) acc += bias[c];
-    const int32_t v = AddZeroPoint(MultiplyByQuantizedMultiplierNonNeg(acc, mult[c], shift[c]), out_off);
+    const int32_t v = AddZeroPoint(RequantNonNeg<kBounded>(acc, mult[c], shift[c]), out_off);
     return static_cast<int8_t>(Clamp(v, lo, hi));
   };
   ForEachDepthwisePixel(p, input, filter, out, c_count, [=](DepthwiseTaps<int8_t> t, int8_t* o) {
@@ -118,7 +121,7 @@ void DepthwiseInt8Mult1(const DepthwiseConvParams& p, const PerChannelRequant& q
       } else {
         Taps4Int8<false>(t.x_first + c, t.w_first + c, t.rows, t.cols, block, off, a);
       }
-      Finish4(requant4, a, c, o);
+      Finish4<kBounded>(requant4, a, c, o);
       o += 4;
     }
     for (; c < c_count; ++c) {
@@ -143,7 +146,12 @@ KernelStatus DepthwiseConvScalar(const DepthwiseConvParams& params, const PerCha
                                              false);
   if (st != KernelStatus::kOk) return st;
   if (params.depth_multiplier == 1) {
-    DepthwiseInt8Mult1(params, quant, input, filter, bias, output);
+    if (BoundedRequantOk(int64_t{params.filter.h} * params.filter.w, params.input_offset, bias,
+                         params.output.c, quant.shift, params.output.c)) {
+      DepthwiseInt8Mult1<true>(params, quant, input, filter, bias, output);
+    } else {
+      DepthwiseInt8Mult1<false>(params, quant, input, filter, bias, output);
+    }
   } else {
     DepthwiseLoops<int8_t, int32_t, int32_t, int8_t, false>(params, quant, input, filter, bias,
                                                             output);

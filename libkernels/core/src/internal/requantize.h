@@ -57,6 +57,49 @@ inline int32_t MultiplyByQuantizedMultiplierNonNeg(int32_t x, int32_t multiplier
   return RoundingDivideByPOT(high, right_shift);
 }
 
+// MultiplyByQuantizedMultiplier for a bounded accumulator (|x| <= kBoundedAccMax), a
+// multiplier >= 0 and a right shift of at least one (shift in [-31, -1]), in about half the
+// instructions: the rounding doubling high multiply is floor((2x * m + 2^31) / 2^32), the high
+// word of the product 2x * m plus the top bit of its low word (2x cannot overflow), and
+// RoundingDivideByPOT(v, e) is floor((v + 2^(e-1) - [v < 0]) / 2^e), which cannot overflow as
+// |v| <= 2^29 + 1. Callers check the bounds once per call (BoundedRequantOk).
+constexpr int64_t kBoundedAccMax = int64_t{1} << 29;
+inline int32_t MultiplyByQuantizedMultiplierBounded(int32_t x, int32_t multiplier,
+                                                    int32_t shift) {
+  const int64_t product = int64_t{x * 2} * multiplier;
+  const int32_t high = static_cast<int32_t>(static_cast<uint64_t>(product) >> 32) +
+                       static_cast<int32_t>(static_cast<uint32_t>(product) >> 31);
+  const int32_t nudge = int32_t{1} << ~shift;  // 2^(e - 1), e = -shift
+  return (high + nudge + (high >> 31)) >> -shift;
+}
+
+// Whether MultiplyByQuantizedMultiplierBounded applies to a call: the `shifts` shifts all in
+// [-31, -1] and every accumulator at most kBoundedAccMax in magnitude, the accumulators being a
+// bias (one of `biases`; `bias` may be null) plus `taps` products of an int8 weight (|w| <= 128)
+// and an int8 input plus `input_offset`. O(biases + shifts).
+inline bool BoundedRequantOk(int64_t taps, int32_t input_offset, const int32_t* bias,
+                             int32_t biases, const int32_t* shift, int32_t shifts) {
+  for (int32_t c = 0; c < shifts; ++c) {
+    if (shift[c] > -1 || shift[c] < -31) return false;
+  }
+  int64_t bias_max = 0;
+  for (int32_t c = 0; bias != nullptr && c < biases; ++c) {
+    const int64_t b = bias[c] < 0 ? -int64_t{bias[c]} : int64_t{bias[c]};
+    bias_max = b > bias_max ? b : bias_max;
+  }
+  const int64_t x_max =
+      input_offset >= 0 ? 127 + int64_t{input_offset} : 128 - int64_t{input_offset};
+  return taps <= kBoundedAccMax && taps * 128 * x_max + bias_max <= kBoundedAccMax;
+}
+
+// MultiplyByQuantizedMultiplierBounded when kBounded (the caller checked BoundedRequantOk),
+// else MultiplyByQuantizedMultiplierNonNeg.
+template <bool kBounded>
+inline int32_t RequantNonNeg(int32_t x, int32_t multiplier, int32_t shift) {
+  return kBounded ? MultiplyByQuantizedMultiplierBounded(x, multiplier, shift)
+                  : MultiplyByQuantizedMultiplierNonNeg(x, multiplier, shift);
+}
+
 // The int64 overload TFLite's 16x8 kernels (conv, depthwise, fully connected) use: the Q31
 // multiplier is reduced to Q15 (rounded, saturated to 0x7FFF), then one rounding right shift
 // by 15 - shift (half rounds up). Valid for multiplier >= 0, shift in [-31, 14].
