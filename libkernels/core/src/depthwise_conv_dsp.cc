@@ -43,8 +43,8 @@ __attribute__((noinline)) void Taps4(const int8_t* xr, const int8_t* wr, int32_t
   acc[3] = a3;
 }
 
-// kBounded: BoundedRequantOk holds for the call.
-template <bool kBounded>
+// kMode: the call's RequantMode.
+template <int kMode>
 void DepthwiseMult1(const DepthwiseConvParams& p, const PerChannelRequant& q, const int8_t* input,
                     const int8_t* filter, const int32_t* bias, int8_t* out) {
   // Parameters copied into the lambdas: the output stores could alias them.
@@ -60,8 +60,7 @@ void DepthwiseMult1(const DepthwiseConvParams& p, const PerChannelRequant& q, co
   const bool same_col = x_col == c_count;
   const auto finish = [=](int32_t acc, int32_t c) {
     if (bias != nullptr) acc += bias[c];
-    const int32_t v = AddZeroPoint(RequantNonNeg<kBounded>(acc, mult[c], shift[c]), out_off);
-    return static_cast<int8_t>(Clamp(v, lo, hi));
+    return RequantInt8<kMode>(acc, mult[c], shift[c], out_off, lo, hi);
   };
   ForEachDepthwisePixel(p, input, filter, out, c_count, [=](DepthwiseTaps<int8_t> t, int8_t* o) {
     int32_t c = 0;
@@ -166,12 +165,14 @@ KernelStatus DepthwiseConvDsp(const DepthwiseConvParams& params, const PerChanne
   if (params.depth_multiplier != 1) {
     return DepthwiseConvScalar(params, quant, input, filter, bias, output, scratch);
   }
-  if (BoundedRequantOk(int64_t{params.filter.h} * params.filter.w, params.input_offset, bias,
-                       params.output.c, quant.shift, params.output.c)) {
-    DepthwiseMult1<true>(params, quant, input, filter, bias, output);
-  } else {
-    DepthwiseMult1<false>(params, quant, input, filter, bias, output);
-  }
+  const bool bounded =
+      BoundedRequantOk(int64_t{params.filter.h} * params.filter.w, params.input_offset, bias,
+                       params.output.c, quant.shift, params.output.c);
+  WithRequantMode(Requant8ModeOf(bounded, params.activation.min, params.activation.max),
+                  [&](auto mode) {
+                    DepthwiseMult1<decltype(mode)::value>(params, quant, input, filter, bias,
+                                                          output);
+                  });
   return KernelStatus::kOk;
 }
 

@@ -75,7 +75,7 @@ struct Requant4 {
   const int32_t* shift;
   int32_t out_off, lo, hi;
 };
-template <bool kBounded>
+template <int kMode>
 __attribute__((noinline)) void Finish4(const Requant4& f, const int32_t acc[4], int32_t c,
                                        int8_t* o) {
   const int32_t* const bias = f.bias;
@@ -85,16 +85,15 @@ __attribute__((noinline)) void Finish4(const Requant4& f, const int32_t acc[4], 
   for (int i = 0; i < 4; ++i) {
     int32_t a = acc[i];
     if (bias != nullptr) a += bias[c + i];
-    const int32_t v = AddZeroPoint(RequantNonNeg<kBounded>(a, mult[i], shift[i]), out_off);
-    o[i] = static_cast<int8_t>(Clamp(v, lo, hi));
+    o[i] = RequantInt8<kMode>(a, mult[i], shift[i], out_off, lo, hi);
   }
 }
 
 // int8, depth multiplier 1: four channels per pass over pointer-stepped taps (the window's
 // address arithmetic is shared by the four accumulators), then single channels. Parameters are
-// copied into the lambdas: the output stores could alias them and force reloads. kBounded:
-// BoundedRequantOk holds for the call.
-template <bool kBounded>
+// copied into the lambdas: the output stores could alias them and force reloads. kMode:
+// the call's RequantMode.
+template <int kMode>
 void DepthwiseInt8Mult1(const DepthwiseConvParams& p, const PerChannelRequant& q,
                         const int8_t* input, const int8_t* filter, const int32_t* bias,
                         int8_t* out) {
@@ -109,8 +108,7 @@ void DepthwiseInt8Mult1(const DepthwiseConvParams& p, const PerChannelRequant& q
   const Requant4 requant4{bias, mult, shift, out_off, lo, hi};
   const auto finish = [=](int32_t acc, int32_t c) {
     if (bias != nullptr) acc += bias[c];
-    const int32_t v = AddZeroPoint(RequantNonNeg<kBounded>(acc, mult[c], shift[c]), out_off);
-    return static_cast<int8_t>(Clamp(v, lo, hi));
+    return RequantInt8<kMode>(acc, mult[c], shift[c], out_off, lo, hi);
   };
   ForEachDepthwisePixel(p, input, filter, out, c_count, [=](DepthwiseTaps<int8_t> t, int8_t* o) {
     int32_t c = 0;
@@ -121,7 +119,7 @@ void DepthwiseInt8Mult1(const DepthwiseConvParams& p, const PerChannelRequant& q
       } else {
         Taps4Int8<false>(t.x_first + c, t.w_first + c, t.rows, t.cols, block, off, a);
       }
-      Finish4<kBounded>(requant4, a, c, o);
+      Finish4<kMode>(requant4, a, c, o);
       o += 4;
     }
     for (; c < c_count; ++c) {
@@ -146,12 +144,14 @@ KernelStatus DepthwiseConvScalar(const DepthwiseConvParams& params, const PerCha
                                              false);
   if (st != KernelStatus::kOk) return st;
   if (params.depth_multiplier == 1) {
-    if (BoundedRequantOk(int64_t{params.filter.h} * params.filter.w, params.input_offset, bias,
-                         params.output.c, quant.shift, params.output.c)) {
-      DepthwiseInt8Mult1<true>(params, quant, input, filter, bias, output);
-    } else {
-      DepthwiseInt8Mult1<false>(params, quant, input, filter, bias, output);
-    }
+    const bool bounded =
+        BoundedRequantOk(int64_t{params.filter.h} * params.filter.w, params.input_offset, bias,
+                         params.output.c, quant.shift, params.output.c);
+    WithRequantMode(Requant8ModeOf(bounded, params.activation.min, params.activation.max),
+                    [&](auto mode) {
+                      DepthwiseInt8Mult1<decltype(mode)::value>(params, quant, input, filter,
+                                                                bias, output);
+                    });
   } else {
     DepthwiseLoops<int8_t, int32_t, int32_t, int8_t, false>(params, quant, input, filter, bias,
                                                             output);

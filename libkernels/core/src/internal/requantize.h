@@ -9,6 +9,11 @@
 
 #include <cstdint>
 #include <limits>
+#include <type_traits>
+
+#if defined(__ARM_FEATURE_SAT) && __ARM_FEATURE_SAT
+#include <arm_acle.h>
+#endif
 
 namespace mica {
 namespace kernels {
@@ -92,14 +97,6 @@ inline bool BoundedRequantOk(int64_t taps, int32_t input_offset, const int32_t* 
   return taps <= kBoundedAccMax && taps * 128 * x_max + bias_max <= kBoundedAccMax;
 }
 
-// MultiplyByQuantizedMultiplierBounded when kBounded (the caller checked BoundedRequantOk),
-// else MultiplyByQuantizedMultiplierNonNeg.
-template <bool kBounded>
-inline int32_t RequantNonNeg(int32_t x, int32_t multiplier, int32_t shift) {
-  return kBounded ? MultiplyByQuantizedMultiplierBounded(x, multiplier, shift)
-                  : MultiplyByQuantizedMultiplierNonNeg(x, multiplier, shift);
-}
-
 // The int64 overload TFLite's 16x8 kernels (conv, depthwise, fully connected) use: the Q31
 // multiplier is reduced to Q15 (rounded, saturated to 0x7FFF), then one rounding right shift
 // by 15 - shift (half rounds up). Valid for multiplier >= 0, shift in [-31, 14].
@@ -121,6 +118,51 @@ inline int32_t AddZeroPoint(int32_t v, int32_t zero_point) {
 }
 
 inline int32_t Clamp(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
+
+// How a call requantizes its int8 outputs, decided once per call (Requant8ModeOf):
+//   kRequantGeneric    MultiplyByQuantizedMultiplierNonNeg, clamp to [lo, hi];
+//   kRequantBounded    MultiplyByQuantizedMultiplierBounded (BoundedRequantOk holds), clamp;
+//   kRequantBoundedFull the same with [lo, hi] = [-128, 127]: the clamp is one SSAT on Arm.
+enum RequantMode { kRequantGeneric, kRequantBounded, kRequantBoundedFull };
+
+inline RequantMode Requant8ModeOf(bool bounded, int32_t lo, int32_t hi) {
+  if (!bounded) return kRequantGeneric;
+  return lo == -128 && hi == 127 ? kRequantBoundedFull : kRequantBounded;
+}
+
+// Calls fn(std::integral_constant<int, mode>{}): one instantiation of a body per mode.
+template <typename Fn>
+inline void WithRequantMode(RequantMode mode, Fn&& fn) {
+  switch (mode) {
+    case kRequantBoundedFull:
+      fn(std::integral_constant<int, kRequantBoundedFull>{});
+      break;
+    case kRequantBounded:
+      fn(std::integral_constant<int, kRequantBounded>{});
+      break;
+    default:
+      fn(std::integral_constant<int, kRequantGeneric>{});
+      break;
+  }
+}
+
+// acc requantized, plus the output zero point, clamped to [lo, hi], as int8 (mode as above).
+template <int kMode>
+inline int8_t RequantInt8(int32_t acc, int32_t multiplier, int32_t shift, int32_t out_off,
+                       int32_t lo, int32_t hi) {
+  const int32_t r = kMode == kRequantGeneric
+                        ? MultiplyByQuantizedMultiplierNonNeg(acc, multiplier, shift)
+                        : MultiplyByQuantizedMultiplierBounded(acc, multiplier, shift);
+  const int32_t v = AddZeroPoint(r, out_off);
+  if (kMode == kRequantBoundedFull) {
+#if defined(__ARM_FEATURE_SAT) && __ARM_FEATURE_SAT
+    return static_cast<int8_t>(__ssat(v, 8));
+#else
+    return static_cast<int8_t>(v < -128 ? -128 : (v > 127 ? 127 : v));
+#endif
+  }
+  return static_cast<int8_t>(v < lo ? lo : (v > hi ? hi : v));
+}
 
 }  // namespace internal
 }  // namespace kernels
