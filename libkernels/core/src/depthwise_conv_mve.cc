@@ -44,11 +44,18 @@ inline int32x4_t Taps4(const int8_t* x_base, const int8_t* w_base, int32_t rows,
 // most vector registers there).
 // Without pre-allocation scheduling: GCC would hoist all four loads of a tap above the
 // arithmetic and spill an accumulator in the tap loop.
+// The strides and offset of the tap loop, by reference: four register arguments instead of
+// six more on the stack at every call.
+struct Taps8Args {
+  ptrdiff_t x_row, w_row, x_col, w_col;
+  int16_t off;
+};
 template <int kGroups>
-__attribute__((noinline, optimize("no-schedule-insns"))) void Taps8(const int8_t* x_base, const int8_t* w_base, int32_t rows,
-                                     ptrdiff_t x_row, ptrdiff_t w_row, int32_t cols,
-                                     ptrdiff_t x_col, ptrdiff_t w_col, int16_t off,
-                                     int32x4_t* acc) {
+__attribute__((noinline, optimize("no-schedule-insns"))) void Taps8(
+    const int8_t* x_base, const int8_t* w_base, int32_t rows, int32_t cols,
+    const Taps8Args& a, int32x4_t* acc) {
+  const ptrdiff_t x_row = a.x_row, w_row = a.w_row, x_col = a.x_col, w_col = a.w_col;
+  const int16_t off = a.off;
   int32x4_t e0 = vdupq_n_s32(0), o0 = e0, e1 = e0, o1 = e0;
   for (int32_t r = 0; r < rows; ++r, x_base += x_row, w_base += w_row) {
     const int8_t* x = x_base;
@@ -111,6 +118,7 @@ void DepthwiseMult1(const DepthwiseConvParams& p, const PerChannelRequant& q, co
   bool right_only = true;
   for (int32_t c = 0; c < c_count; ++c) right_only = right_only && shift[c] <= 0;
   const bool full = lo == -128 && hi == 127;
+  const Taps8Args targs{x_row, w_row, x_col, c_count, off16};
   ForEachDepthwisePixel(p, input, filter, out, c_count, [=](DepthwiseTaps<int8_t> t, int8_t* o) {
     int32_t c = 0;
     if (wide_ok) {
@@ -138,14 +146,12 @@ void DepthwiseMult1(const DepthwiseConvParams& p, const PerChannelRequant& q, co
       const auto groups = [&](auto tag) {
         int32x4_t acc[4];
         for (; c + 16 <= c_count; c += 16, o += 16) {
-          Taps8<2>(t.x_first + c, t.w_first + c, t.rows, x_row, w_row, t.cols, x_col, c_count,
-                   off16, acc);
+          Taps8<2>(t.x_first + c, t.w_first + c, t.rows, t.cols, targs, acc);
           finish8(tag, acc, c, o);
           finish8(tag, acc + 2, c + 8, o + 8);
         }
         if (c + 8 <= c_count) {
-          Taps8<1>(t.x_first + c, t.w_first + c, t.rows, x_row, w_row, t.cols, x_col, c_count,
-                   off16, acc);
+          Taps8<1>(t.x_first + c, t.w_first + c, t.rows, t.cols, targs, acc);
           finish8(tag, acc, c, o);
           c += 8;
           o += 8;
