@@ -61,16 +61,18 @@ __attribute__((noinline, optimize("no-schedule-insns"))) void Taps8(
     const int8_t* x = x_base;
     const int8_t* w = w_base;
     for (int32_t k = 0; k < cols; ++k, x += x_col, w += w_col) {
-      const int16x8_t xv = vaddq_n_s16(vldrbq_s16(x), off);
-      const int16x8_t wv = vldrbq_s16(w);
-      e0 = vaddq_s32(e0, vmullbq_int_s16(xv, wv));
-      o0 = vaddq_s32(o0, vmulltq_int_s16(xv, wv));
+      // The second group first: loaded through x + 8 before x, GCC addresses both with
+      // immediate offsets instead of post-incrementing copies of the pointers.
       if (kGroups == 2) {
         const int16x8_t xv1 = vaddq_n_s16(vldrbq_s16(x + 8), off);
         const int16x8_t wv1 = vldrbq_s16(w + 8);
         e1 = vaddq_s32(e1, vmullbq_int_s16(xv1, wv1));
         o1 = vaddq_s32(o1, vmulltq_int_s16(xv1, wv1));
       }
+      const int16x8_t xv = vaddq_n_s16(vldrbq_s16(x), off);
+      const int16x8_t wv = vldrbq_s16(w);
+      e0 = vaddq_s32(e0, vmullbq_int_s16(xv, wv));
+      o0 = vaddq_s32(o0, vmulltq_int_s16(xv, wv));
     }
   }
   acc[0] = e0;
