@@ -71,6 +71,10 @@ const nna_case kLayers[] = {
     {"ad_fc_128to128", "128 -> 128", "Autoencoder (AD) dense 2",
      NNA_FC, 0x15000, 1, 1, 128, 0, 0, 1, 1, 128, 0, 0, 0, 0,
      7, -128, -128, 127, -10, 16384, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    // Depth 103 = 12 x 8 + 4 + 3 (every tail of the DSP loop) and an odd output count.
+    {"fc_103to11_tails", "103 -> 11", "tail coverage",
+     NNA_FC, 0x1D000, 1, 1, 103, 0, 0, 1, 1, 11, 0, 0, 0, 0,
+     -9, 4, -128, 127, -9, 16384, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
 };
 
 constexpr size_t kMaxAct = 20 * 1024;
