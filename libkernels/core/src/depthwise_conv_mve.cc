@@ -84,8 +84,9 @@ __attribute__((noinline, optimize("no-schedule-insns"))) void Taps8(
 }
 
 // Bias, requantization and output offset of four channels `step` apart starting at c
-// (gathers), not clamped. kRightOnly: every shift is <= 0 (TFLite's usual case), so there is no
-// left shift and the shift vector is the (negative) rounding right shift itself.
+// (gathers), not clamped. kRightOnly: every shift is <= -1 (TFLite's usual case), so there is
+// no left shift, the shift vector is the (negative) rounding right shift itself and the
+// rounding fixup applies to every negative lane.
 template <bool kRightOnly>
 inline int32x4_t Requant4Strided(int32x4_t acc, const int32_t* bias, const int32_t* mult,
                                  const int32_t* shift, uint32x4_t idx, int32_t out_off) {
@@ -94,7 +95,7 @@ inline int32x4_t Requant4Strided(int32x4_t acc, const int32_t* bias, const int32
   const int32x4_t s = vldrwq_gather_shifted_offset_s32(shift, idx);
   if (kRightOnly) {
     acc = vqrdmulhq_s32(acc, m);
-    const int32x4_t fixup = vshrq_n_s32(vandq_s32(acc, s), 31);  // -1 iff acc < 0, s < 0
+    const int32x4_t fixup = vshrq_n_s32(acc, 31);  // -1 iff acc < 0
     acc = vrshlq_s32(vqaddq_s32(acc, fixup), s);
   } else {
     acc = mve::MulQuantLanes(acc, m, s);
@@ -118,7 +119,7 @@ void DepthwiseMult1(const DepthwiseConvParams& p, const PerChannelRequant& q, co
   const int16_t off16 = static_cast<int16_t>(wide_ok ? p.input_offset : 0);
   const uint32x4_t idx = vidupq_n_u32(0, 2);  // channels 0, 2, 4, 6 of a group of eight
   bool right_only = true;
-  for (int32_t c = 0; c < c_count; ++c) right_only = right_only && shift[c] <= 0;
+  for (int32_t c = 0; c < c_count; ++c) right_only = right_only && shift[c] <= -1;
   const bool full = lo == -128 && hi == 127;
   const Taps8Args targs{x_row, w_row, x_col, c_count, off16};
   ForEachDepthwisePixel(p, input, filter, out, c_count, [=](DepthwiseTaps<int8_t> t, int8_t* o) {
