@@ -75,6 +75,11 @@ const nna_case kLayers[] = {
     {"fc_103to11_tails", "103 -> 11", "tail coverage",
      NNA_FC, 0x1D000, 1, 1, 103, 0, 0, 1, 1, 11, 0, 0, 0, 0,
      -9, 4, -128, 127, -9, 16384, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    // A left shift (shift_base 1: shift 1 or 0, the general requantization), a clamp inside
+    // int8 and 4k + 2 outputs.
+    {"fc_72to22_lshift", "72 -> 22", "shift coverage",
+     NNA_FC, 0x1E000, 1, 1, 72, 0, 0, 1, 1, 22, 0, 0, 0, 0,
+     3, -5, -100, 90, 1, 200, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
 };
 
 constexpr size_t kMaxAct = 20 * 1024;

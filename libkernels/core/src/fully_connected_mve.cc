@@ -31,6 +31,63 @@ inline int8_t FinishOne(const FcFinish& f, int32_t dot, int32_t wsum, int32_t o)
   return RequantInt8<kMode>(acc, f.mult[c], f.shift[c], f.out_off, f.lo, f.hi);
 }
 
+// dot and weight sum of two weight rows (w0, w1) against x, over depth.
+struct Dot2 {
+  int32_t d0, d1, s0, s1;
+};
+inline Dot2 DotRows2(const int8_t* x, const int8_t* w0, const int8_t* w1, int32_t depth) {
+  int32_t d0 = 0, d1 = 0, s0 = 0, s1 = 0;
+  for (int32_t i = depth >> 4; i > 0; --i) {
+    const int8x16_t xv = vld1q_s8(x), a = vld1q_s8(w0), b = vld1q_s8(w1);
+    d0 = vmladavaq_s8(d0, xv, a);
+    d1 = vmladavaq_s8(d1, xv, b);
+    s0 = vaddvaq_s8(s0, a);
+    s1 = vaddvaq_s8(s1, b);
+    x += 16, w0 += 16, w1 += 16;
+  }
+  if ((depth & 15) != 0) {
+    const mve_pred16_t pr = vctp8q(static_cast<uint32_t>(depth & 15));
+    const int8x16_t xv = vldrbq_z_s8(x, pr), a = vldrbq_z_s8(w0, pr), b = vldrbq_z_s8(w1, pr);
+    d0 = vmladavaq_s8(d0, xv, a);
+    d1 = vmladavaq_s8(d1, xv, b);
+    s0 = vaddvaq_s8(s0, a);
+    s1 = vaddvaq_s8(s1, b);
+  }
+  return {d0, d1, s0, s1};
+}
+
+// Four weight rows from w0 (depth apart) against x, as two passes of two rows (four dot
+// products and four weight sums at once would spill), and outputs o .. o + 3 requantized
+// together in one vector: the same arithmetic as FinishOne lane by lane (VQRDMULH is the
+// saturating rounding doubling high multiply; with every shift <= -1 the rounding fixup is -1
+// on negative lanes, else MulQuantLanes' general form).
+template <int kMode>
+__attribute__((noinline)) void Rows4(const int8_t* x, const int8_t* w0, int32_t depth,
+                                     const FcFinish& f, int32_t o, int8_t* out) {
+  const Dot2 a = DotRows2(x, w0, w0 + depth, depth);
+  const Dot2 b = DotRows2(x, w0 + 2 * depth, w0 + 3 * depth, depth);
+  int32x4_t dot = vdupq_n_s32(a.d0);
+  dot = vsetq_lane_s32(a.d1, dot, 1);
+  dot = vsetq_lane_s32(b.d0, dot, 2);
+  dot = vsetq_lane_s32(b.d1, dot, 3);
+  int32x4_t wsum = vdupq_n_s32(a.s0);
+  wsum = vsetq_lane_s32(a.s1, wsum, 1);
+  wsum = vsetq_lane_s32(b.s0, wsum, 2);
+  wsum = vsetq_lane_s32(b.s1, wsum, 3);
+  int32x4_t acc = vaddq_n_s32(vmlaq_n_s32(dot, wsum, f.xo), f.base);  // wraps, as AddScaled
+  if (f.bias != nullptr) acc = vaddq_s32(acc, vldrwq_s32(f.bias + o));
+  const int32_t c = o & f.channel_mask;
+  const int32x4_t m = f.channel_mask != 0 ? vldrwq_s32(f.mult + c) : vdupq_n_s32(f.mult[0]);
+  const int32x4_t sh = f.channel_mask != 0 ? vldrwq_s32(f.shift + c) : vdupq_n_s32(f.shift[0]);
+  if (kMode == kRequantGeneric) {
+    acc = mve::MulQuantLanes(acc, m, sh);
+  } else {
+    acc = vqrdmulhq_s32(acc, m);
+    acc = vrshlq_s32(vqaddq_s32(acc, vshrq_n_s32(acc, 31)), sh);
+  }
+  vstrbq_s32(out, mve::OffsetClamp(acc, f.out_off, f.lo, f.hi));  // low byte of each lane
+}
+
 // Two weight rows (w0 and w0 + depth, or w0 alone when !two) against x, and their outputs
 // o, o + 1 requantized into out[0], out[1]; out of line, one call per pair, so the dot loop
 // (two dot products, two weight sums, three pointers) and then the requantization each have
@@ -74,7 +131,11 @@ void FullyConnectedInt8(const FullyConnectedParams& p, const PerChannelRequant& 
     const int8_t* x = input + static_cast<ptrdiff_t>(b) * depth;
     f.base = wo != 0 ? mve::AddScaled(nwx, wo, mve::SumS8(x, depth)) : nwx;
     int8_t* const out = output + static_cast<ptrdiff_t>(b) * out_depth;
-    for (int32_t o = 0; o < out_depth; o += 2) {
+    int32_t o = 0;
+    for (; o + 4 <= out_depth; o += 4) {
+      Rows4<kMode>(x, weights + static_cast<ptrdiff_t>(o) * depth, depth, f, o, out + o);
+    }
+    for (; o < out_depth; o += 2) {
       Rows2<kMode>(x, weights + static_cast<ptrdiff_t>(o) * depth, depth, o + 1 < out_depth, f,
                    o, out + o);
     }
