@@ -38,16 +38,27 @@ void DepthwiseLoops(const DepthwiseConvParams& p, const PerChannelRequant& q, co
   });
 }
 
-// Four channels' accumulators over a rows x cols tap block, out of line so the loop gets the
-// registers to itself (inlined, GCC spills the accumulators and offset inputs to the stack).
+// The tap block's strides, and what requantizing an output needs, copied out of p and q (the
+// output stores could alias those).
 struct TapBlock {
   ptrdiff_t x_row, w_row, x_col, w_col;
 };
-// kSameCol: the input and filter column strides are equal (dilation 1), one register for both.
-template <bool kSameCol>
-__attribute__((noinline)) void Taps4Int8(const int8_t* xr, const int8_t* wr, int32_t rows,
-                                         int32_t cols, const TapBlock& b, int32_t off,
-                                         int32_t acc[4]) {
+struct Requant4 {
+  const int32_t* bias;
+  const int32_t* mult;
+  const int32_t* shift;
+  int32_t out_off, lo, hi;
+};
+
+// Channels c .. c + 3 of one output pixel: four accumulators over a rows x cols tap block,
+// then requantized into o[0..3] (kMode: the call's RequantMode). Out of line so the tap loop
+// and then the requantization each get the registers (inlined, GCC spills the accumulators
+// and offset inputs to the stack). kSameCol: the input and filter column strides are equal
+// (dilation 1), one register for both.
+template <int kMode, bool kSameCol>
+__attribute__((noinline)) void Group4(const int8_t* xr, const int8_t* wr, int32_t rows,
+                                      int32_t cols, const TapBlock& b, int32_t off,
+                                      const Requant4& f, int32_t c, int8_t* o) {
   int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
   const ptrdiff_t w_col = b.w_col;
   const ptrdiff_t x_col = kSameCol ? w_col : b.x_col;
@@ -61,23 +72,7 @@ __attribute__((noinline)) void Taps4Int8(const int8_t* xr, const int8_t* wr, int
       a3 += w[3] * (x[3] + off);
     }
   }
-  acc[0] = a0;
-  acc[1] = a1;
-  acc[2] = a2;
-  acc[3] = a3;
-}
-
-// Requantizes four channels' accumulators (channels c .. c + 3) into o[0..3]. Out of line so
-// the parameters stay in registers (in the pixel loop GCC reloads each from the stack).
-struct Requant4 {
-  const int32_t* bias;
-  const int32_t* mult;
-  const int32_t* shift;
-  int32_t out_off, lo, hi;
-};
-template <int kMode>
-__attribute__((noinline)) void Finish4(const Requant4& f, const int32_t acc[4], int32_t c,
-                                       int8_t* o) {
+  const int32_t acc[4] = {a0, a1, a2, a3};
   const int32_t* const bias = f.bias;
   const int32_t* const mult = f.mult + c;
   const int32_t* const shift = f.shift + c;
@@ -113,13 +108,13 @@ void DepthwiseInt8Mult1(const DepthwiseConvParams& p, const PerChannelRequant& q
   ForEachDepthwisePixel(p, input, filter, out, c_count, [=](DepthwiseTaps<int8_t> t, int8_t* o) {
     int32_t c = 0;
     for (; c + 4 <= c_count; c += 4) {
-      int32_t a[4];
       if (same_col) {
-        Taps4Int8<true>(t.x_first + c, t.w_first + c, t.rows, t.cols, block, off, a);
+        Group4<kMode, true>(t.x_first + c, t.w_first + c, t.rows, t.cols, block, off, requant4,
+                            c, o);
       } else {
-        Taps4Int8<false>(t.x_first + c, t.w_first + c, t.rows, t.cols, block, off, a);
+        Group4<kMode, false>(t.x_first + c, t.w_first + c, t.rows, t.cols, block, off, requant4,
+                             c, o);
       }
-      Finish4<kMode>(requant4, a, c, o);
       o += 4;
     }
     for (; c < c_count; ++c) {
