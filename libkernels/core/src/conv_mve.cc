@@ -138,18 +138,18 @@ __attribute__((noinline)) void Columns4(const ConvParams& p, const int8_t* filte
 }
 
 // n bytes from s to d, or n copies of v to d, sixteen a step unpredicated and a predicated
-// last partial step (no library call: the runs here are a few dozen bytes; GCC rebuilds the
+// last step of 1 to 16 (no library call: the runs here are a few dozen bytes; GCC rebuilds the
 // predicate of a VCTP inside a loop with four instructions, so only the tail has one).
 inline void CopyS8(int8_t* d, const int8_t* s, int32_t n) {
-  for (; n >= 16; n -= 16, d += 16, s += 16) vst1q_s8(d, vld1q_s8(s));
-  if (n > 0) {
-    const mve_pred16_t pr = vctp8q(static_cast<uint32_t>(n));
-    vstrbq_p_s8(d, vldrbq_z_s8(s, pr), pr);
-  }
+  if (n <= 0) return;
+  for (; n > 16; n -= 16, d += 16, s += 16) vst1q_s8(d, vld1q_s8(s));
+  const mve_pred16_t pr = vctp8q(static_cast<uint32_t>(n));  // 1 .. 16 bytes left
+  vstrbq_p_s8(d, vldrbq_z_s8(s, pr), pr);
 }
 inline void FillS8(int8_t* d, int8x16_t v, int32_t n) {
-  for (; n >= 16; n -= 16, d += 16) vst1q_s8(d, v);
-  if (n > 0) vstrbq_p_s8(d, v, vctp8q(static_cast<uint32_t>(n)));
+  if (n <= 0) return;
+  for (; n > 16; n -= 16, d += 16) vst1q_s8(d, v);
+  vstrbq_p_s8(d, v, vctp8q(static_cast<uint32_t>(n)));
 }
 
 // Im2ColS8 for one group and dilation_w 1: each row's in-bounds taps are one contiguous run of
