@@ -71,6 +71,15 @@ const nna_case kLayers[] = {
     {"ad_fc_128to128", "128 -> 128", "Autoencoder (AD) dense 2",
      NNA_FC, 0x15000, 1, 1, 128, 0, 0, 1, 1, 128, 0, 0, 0, 0,
      7, -128, -128, 127, -10, 16384, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    // Depth 103 = 12 x 8 + 4 + 3 (every tail of the DSP loop) and an odd output count.
+    {"fc_103to11_tails", "103 -> 11", "tail coverage",
+     NNA_FC, 0x1D000, 1, 1, 103, 0, 0, 1, 1, 11, 0, 0, 0, 0,
+     -9, 4, -128, 127, -9, 16384, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    // A left shift (shift_base 1: shift 1 or 0, the general requantization), a clamp inside
+    // int8 and 4k + 2 outputs.
+    {"fc_72to22_lshift", "72 -> 22", "shift coverage",
+     NNA_FC, 0x1E000, 1, 1, 72, 0, 0, 1, 1, 22, 0, 0, 0, 0,
+     3, -5, -100, 90, 1, 200, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
 };
 
 constexpr size_t kMaxAct = 20 * 1024;
@@ -256,11 +265,27 @@ void Run(const char* table, const nna_case& c) {
   bench_puts(line);
 }
 
+// BENCH_ONLY="case": run that one case only (profile.py traces it).
+bool Selected(const char* name) {
+#ifdef BENCH_ONLY
+  const char* want = BENCH_ONLY;
+  while (*want != 0 && *want == *name) ++want, ++name;
+  return *want == 0 && *name == 0;
+#else
+  (void)name;
+  return true;
+#endif
+}
+
 }  // namespace
 
 int main() {
-  for (int i = 0; i < NNA_NUM_CASES; ++i) Run("anchor", nna_cases[i]);
-  for (const nna_case& c : kLayers) Run("layer", c);
+  for (int i = 0; i < NNA_NUM_CASES; ++i) {
+    if (Selected(nna_cases[i].name)) Run("anchor", nna_cases[i]);
+  }
+  for (const nna_case& c : kLayers) {
+    if (Selected(c.name)) Run("layer", c);
+  }
   bench_puts("bench: done\n");
   return 0;
 }

@@ -17,7 +17,9 @@ namespace {
 using dsp::Load32;
 
 // Requantization of the int8 paths, its parameters copied out of `p` / `q`: the output stores
-// could alias those, and would force a reload of each per output.
+// could alias those, and would force a reload of each per output. kMode: the call's
+// RequantMode.
+template <int kMode>
 struct Requant8 {
   const int32_t* bias;
   const int32_t* mult;
@@ -28,8 +30,7 @@ struct Requant8 {
         lo(p.activation.min), hi(p.activation.max) {}
   int8_t operator()(int32_t acc, int32_t oc) const {
     if (bias != nullptr) acc += bias[oc];
-    const int32_t v = AddZeroPoint(MultiplyByQuantizedMultiplierNonNeg(acc, mult[oc], shift[oc]), out_off);
-    return static_cast<int8_t>(Clamp(v, lo, hi));
+    return RequantInt8<kMode>(acc, mult[oc], shift[oc], out_off, lo, hi);
   }
 };
 
@@ -66,9 +67,10 @@ inline int32_t DotDirect1(const int8_t* x, const int8_t* f, int32_t n, int32_t o
 
 // Direct path: one group, dilation_w 1, so each kernel row's in-bounds taps are one run of
 // contiguous input. Used for 1x1 stride 1 and for kernel height 1 (1xN).
+template <int kMode>
 void ConvDirect(const ConvParams& p, const PerChannelRequant& q, const int8_t* input,
                 const int8_t* filter, const int32_t* bias, int8_t* out) {
-  const Requant8 finish(p, q, bias);
+  const Requant8<kMode> finish(p, q, bias);
   const int32_t in_h = p.input.h, in_w = p.input.w, c = p.input.c;
   const int32_t k_h = p.filter.h, k_w = p.filter.w;
   const int32_t out_c = p.output.c;
@@ -193,9 +195,10 @@ void Im2ColS16Runs(const Im2ColGeometry& g, const int8_t* image, int32_t out_y, 
   }
 }
 
+template <int kMode>
 void ConvIm2Col(const ConvParams& p, const PerChannelRequant& q, const int8_t* input,
                 const int8_t* filter, const int32_t* bias, int8_t* output, int16_t* cols) {
-  const Requant8 finish(p, q, bias);
+  const Requant8<kMode> finish(p, q, bias);
   const int32_t in_c = p.input.c, k_c = p.filter.c;
   const int32_t out_c = p.output.c;
   const int32_t groups = in_c / k_c;
@@ -310,11 +313,20 @@ KernelStatus ConvDsp(const ConvParams& params, const PerChannelRequant& quant,
   const KernelStatus st = CheckConv(params, quant, input, filter, output, scratch,
                                     direct ? 0 : ConvScratchBytes(params, Isa::kDsp), false);
   if (st != KernelStatus::kOk) return st;
-  if (direct) {
-    ConvDirect(params, quant, input, filter, bias, output);
-  } else {
-    ConvIm2Col(params, quant, input, filter, bias, output, static_cast<int16_t*>(scratch.buf));
-  }
+  const bool bounded =
+      BoundedRequantOk(int64_t{params.filter.h} * params.filter.w * params.filter.c,
+                       params.input_offset, bias, params.output.c, quant.shift,
+                       params.output.c);
+  int16_t* const cols = static_cast<int16_t*>(scratch.buf);
+  WithRequantMode(Requant8ModeOf(bounded, params.activation.min, params.activation.max),
+                  [&](auto mode) {
+                    constexpr int kMode = decltype(mode)::value;
+                    if (direct) {
+                      ConvDirect<kMode>(params, quant, input, filter, bias, output);
+                    } else {
+                      ConvIm2Col<kMode>(params, quant, input, filter, bias, output, cols);
+                    }
+                  });
   return KernelStatus::kOk;
 }
 

@@ -79,7 +79,9 @@ struct ChannelQuant {
 };
 
 // Four columns (c[0..3], k int8 each) against every filter row. Missing columns (count < 4)
-// repeat column 0 and write the same bytes as it.
+// repeat column 0 and write the same bytes as it. kRightOnly: every shift <= -1 (no left
+// shift, and the rounding fixup applies to every negative lane).
+template <bool kRightOnly>
 __attribute__((noinline)) void Columns4(const ConvParams& p, const int8_t* filter,
                                         const ChannelQuant* cq, const int8_t* const c[4],
                                         int32_t k, int8_t* const out[4]) {
@@ -124,24 +126,30 @@ __attribute__((noinline)) void Columns4(const ConvParams& p, const int8_t* filte
     acc = vsetq_lane_s32(d2, acc, 2);
     acc = vsetq_lane_s32(d3, acc, 3);
     const ChannelQuant ch = *cq;
-    acc = vqrdmulhq_n_s32(vshlq_r_s32(vaddq_n_s32(acc, ch.extra), ch.left), ch.multiplier);
-    const int32x4_t fixup = vshrq_n_s32(vandq_s32(acc, vdupq_n_s32(ch.right)), 31);
+    acc = vaddq_n_s32(acc, ch.extra);
+    if (!kRightOnly) acc = vshlq_r_s32(acc, ch.left);
+    acc = vqrdmulhq_n_s32(acc, ch.multiplier);
+    const int32x4_t fixup =
+        kRightOnly ? vshrq_n_s32(acc, 31) : vshrq_n_s32(vandq_s32(acc, vdupq_n_s32(ch.right)), 31);
     acc = vrshlq_n_s32(vqaddq_s32(acc, fixup), ch.right);
     acc = vminq_s32(vmaxq_s32(vaddq_n_s32(acc, out_off), lo), hi);
     vstrbq_scatter_offset_s32(o, scatter, acc);
   }
 }
 
-// n bytes from s to d, or n copies of v to d, sixteen a step with a predicated last step (no
-// library call: the runs here are a few dozen bytes).
+// n bytes from s to d, or n copies of v to d, sixteen a step unpredicated and a predicated
+// last step of 1 to 16 (no library call: the runs here are a few dozen bytes; GCC rebuilds the
+// predicate of a VCTP inside a loop with four instructions, so only the tail has one).
 inline void CopyS8(int8_t* d, const int8_t* s, int32_t n) {
-  for (; n > 0; n -= 16, d += 16, s += 16) {
-    const mve_pred16_t pr = vctp8q(static_cast<uint32_t>(n));
-    vstrbq_p_s8(d, vldrbq_z_s8(s, pr), pr);
-  }
+  if (n <= 0) return;
+  for (; n > 16; n -= 16, d += 16, s += 16) vst1q_s8(d, vld1q_s8(s));
+  const mve_pred16_t pr = vctp8q(static_cast<uint32_t>(n));  // 1 .. 16 bytes left
+  vstrbq_p_s8(d, vldrbq_z_s8(s, pr), pr);
 }
 inline void FillS8(int8_t* d, int8x16_t v, int32_t n) {
-  for (; n > 0; n -= 16, d += 16) vstrbq_p_s8(d, v, vctp8q(static_cast<uint32_t>(n)));
+  if (n <= 0) return;
+  for (; n > 16; n -= 16, d += 16) vst1q_s8(d, v);
+  vstrbq_p_s8(d, v, vctp8q(static_cast<uint32_t>(n)));
 }
 
 // Im2ColS8 for one group and dilation_w 1: each row's in-bounds taps are one contiguous run of
@@ -173,9 +181,11 @@ void ConvIm2Col(const ConvParams& p, const PerChannelRequant& q, const int8_t* i
   const int32_t k = p.filter.h * p.filter.w * p.filter.c;
   // The input offset enters through the filter rows' sums, folded with the bias once per call.
   ChannelQuant* cq = static_cast<ChannelQuant*>(scratch);
+  bool right_only = true;
   for (int32_t oc = 0; oc < p.output.c; ++oc) {
     const int32_t wsum = mve::SumS8(filter + static_cast<ptrdiff_t>(oc) * k, k);
     const int32_t shift = q.shift[oc];
+    right_only = right_only && shift <= -1;
     cq[oc] = {mve::AddScaled(bias != nullptr ? bias[oc] : 0, p.input_offset, wsum),
               q.multiplier[oc], shift > 0 ? shift : 0, shift < 0 ? shift : 0};
   }
@@ -213,7 +223,11 @@ void ConvIm2Col(const ConvParams& p, const PerChannelRequant& q, const int8_t* i
         c[j] = cols;
       }
     }
-    Columns4(p, filter, cq, c, k, out);
+    if (right_only) {
+      Columns4<true>(p, filter, cq, c, k, out);
+    } else {
+      Columns4<false>(p, filter, cq, c, k, out);
+    }
   }
 }
 

@@ -115,6 +115,8 @@ __attribute__((noinline)) void Dot2x2S8(const int8_t* f0, const int8_t* f1, cons
 
 // 1x1, stride 1, no padding, one group: pixels are the columns, read in place, two pixels x two
 // filter rows per pass.
+// kMode (here and below): the call's RequantMode.
+template <int kMode>
 void Conv1x1Int8(const ConvParams& p, const PerChannelRequant& q, const int8_t* input,
                  const int8_t* filter, const int32_t* bias, int8_t* output) {
   // Filter-row pairs outermost: sum w * (x + off) = sum w * x + off * sum w (exact mod 2^32),
@@ -125,8 +127,7 @@ void Conv1x1Int8(const ConvParams& p, const PerChannelRequant& q, const int8_t* 
   const int32_t out_off = p.output_offset, lo = p.activation.min, hi = p.activation.max;
   const auto finish = [=](int32_t acc, int32_t extra, int32_t mult, int32_t shift) {
     acc = static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(extra));
-    const int32_t v = AddZeroPoint(MultiplyByQuantizedMultiplierNonNeg(acc, mult, shift), out_off);
-    return static_cast<int8_t>(Clamp(v, lo, hi));
+    return RequantInt8<kMode>(acc, mult, shift, out_off, lo, hi);
   };
   const auto extra_of = [=](const int8_t* f, int32_t oc) {
     uint32_t sum = 0;
@@ -161,6 +162,7 @@ void Conv1x1Int8(const ConvParams& p, const PerChannelRequant& q, const int8_t* 
 // General int8 conv: two output pixels at a time gathered into int16 im2col columns (offset
 // applied, zeros outside the image), then 2 filter rows x 2 columns per pass: four MACs per
 // four loads, the shape of code a Cortex-M0/M3 runs well.
+template <int kMode>
 void ConvIm2ColInt8(const ConvParams& p, const PerChannelRequant& q, const int8_t* input,
                     const int8_t* filter, const int32_t* bias, int8_t* output, int16_t* cols) {
   const int32_t in_c = p.input.c, k_c = p.filter.c, out_c = p.output.c;
@@ -181,8 +183,7 @@ void ConvIm2ColInt8(const ConvParams& p, const PerChannelRequant& q, const int8_
   const int32_t* const shift = q.shift;
   const auto finish = [=](int32_t acc, int32_t oc) {
     if (bias != nullptr) acc += bias[oc];
-    const int32_t v = AddZeroPoint(MultiplyByQuantizedMultiplierNonNeg(acc, mult[oc], shift[oc]), out_off);
-    return static_cast<int8_t>(Clamp(v, lo, hi));
+    return RequantInt8<kMode>(acc, mult[oc], shift[oc], out_off, lo, hi);
   };
   for (int32_t px = 0; px < pixels; px += 2) {
     const bool pair = px + 1 < pixels;
@@ -226,12 +227,20 @@ KernelStatus ConvScalar(const ConvParams& params, const PerChannelRequant& quant
   const KernelStatus st = CheckConv(params, quant, input, filter, output, scratch,
                                     ConvScratchBytes(params, Isa::kScalar), false);
   if (st != KernelStatus::kOk) return st;
-  if (ConvIs1x1(params)) {
-    Conv1x1Int8(params, quant, input, filter, bias, output);
-  } else {
-    ConvIm2ColInt8(params, quant, input, filter, bias, output,
-                   static_cast<int16_t*>(scratch.buf));
-  }
+  const bool bounded =
+      BoundedRequantOk(int64_t{params.filter.h} * params.filter.w * params.filter.c,
+                       params.input_offset, bias, params.output.c, quant.shift,
+                       params.output.c);
+  int16_t* const cols = static_cast<int16_t*>(scratch.buf);
+  WithRequantMode(Requant8ModeOf(bounded, params.activation.min, params.activation.max),
+                  [&](auto mode) {
+                    constexpr int kMode = decltype(mode)::value;
+                    if (ConvIs1x1(params)) {
+                      Conv1x1Int8<kMode>(params, quant, input, filter, bias, output);
+                    } else {
+                      ConvIm2ColInt8<kMode>(params, quant, input, filter, bias, output, cols);
+                    }
+                  });
   return KernelStatus::kOk;
 }
 

@@ -10,16 +10,26 @@ namespace kernels {
 namespace internal {
 namespace {
 
-// Four channels' accumulators (channels 0, 1, 2, 3 in acc[0..3]) over a rows x cols tap block,
-// out of line so the loop gets the registers to itself. kSameCol: the input and filter column
-// strides are equal (dilation 1), one register for both.
+// The tap block's strides, and what requantizing an output needs, copied out of p and q (the
+// output stores could alias those).
 struct TapBlock {
   ptrdiff_t x_row, w_row, x_col, w_col;
 };
-template <bool kSameCol>
-__attribute__((noinline)) void Taps4(const int8_t* xr, const int8_t* wr, int32_t rows,
-                                     int32_t cols, const TapBlock& b, uint32_t off2,
-                                     int32_t acc[4]) {
+struct Requant4 {
+  const int32_t* bias;
+  const int32_t* mult;
+  const int32_t* shift;
+  int32_t out_off, lo, hi;
+};
+
+// Channels c .. c + 3 of one output pixel: four accumulators over a rows x cols tap block, then
+// requantized into o[0..3] (kMode: the call's RequantMode); out of line so the tap loop and
+// then the requantization each get the registers. kSameCol: the input and filter column
+// strides are equal (dilation 1), one register for both.
+template <int kMode, bool kSameCol>
+__attribute__((noinline)) void Group4(const int8_t* xr, const int8_t* wr, int32_t rows,
+                                      int32_t cols, const TapBlock& b, uint32_t off2,
+                                      const Requant4& f, int32_t c, int8_t* o) {
   int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
   const ptrdiff_t w_col = b.w_col;
   const ptrdiff_t x_col = kSameCol ? w_col : b.x_col;
@@ -37,12 +47,20 @@ __attribute__((noinline)) void Taps4(const int8_t* xr, const int8_t* wr, int32_t
       a3 = dsp::Smlatt(xo, wo, a3);
     }
   }
-  acc[0] = a0;
-  acc[1] = a1;
-  acc[2] = a2;
-  acc[3] = a3;
+  const int32_t acc[4] = {a0, a1, a2, a3};
+  const int32_t* const bias = f.bias;
+  const int32_t* const mult = f.mult + c;
+  const int32_t* const shift = f.shift + c;
+  const int32_t out_off = f.out_off, lo = f.lo, hi = f.hi;
+  for (int i = 0; i < 4; ++i) {
+    int32_t a = acc[i];
+    if (bias != nullptr) a += bias[c + i];
+    o[i] = RequantInt8<kMode>(a, mult[i], shift[i], out_off, lo, hi);
+  }
 }
 
+// kMode: the call's RequantMode.
+template <int kMode>
 void DepthwiseMult1(const DepthwiseConvParams& p, const PerChannelRequant& q, const int8_t* input,
                     const int8_t* filter, const int32_t* bias, int8_t* out) {
   // Parameters copied into the lambdas: the output stores could alias them.
@@ -56,24 +74,21 @@ void DepthwiseMult1(const DepthwiseConvParams& p, const PerChannelRequant& q, co
   const ptrdiff_t x_row = st.x_row, w_row = st.w_row, x_col = st.x_col;
   const TapBlock block{x_row, w_row, x_col, c_count};
   const bool same_col = x_col == c_count;
+  const Requant4 requant4{bias, mult, shift, out_off, lo, hi};
   const auto finish = [=](int32_t acc, int32_t c) {
     if (bias != nullptr) acc += bias[c];
-    const int32_t v = AddZeroPoint(MultiplyByQuantizedMultiplierNonNeg(acc, mult[c], shift[c]), out_off);
-    return static_cast<int8_t>(Clamp(v, lo, hi));
+    return RequantInt8<kMode>(acc, mult[c], shift[c], out_off, lo, hi);
   };
   ForEachDepthwisePixel(p, input, filter, out, c_count, [=](DepthwiseTaps<int8_t> t, int8_t* o) {
     int32_t c = 0;
-    for (; c + 4 <= c_count; c += 4) {
-      int32_t a[4];
+    for (; c + 4 <= c_count; c += 4, o += 4) {
       if (same_col) {
-        Taps4<true>(t.x_first + c, t.w_first + c, t.rows, t.cols, block, off2, a);
+        Group4<kMode, true>(t.x_first + c, t.w_first + c, t.rows, t.cols, block, off2, requant4,
+                            c, o);
       } else {
-        Taps4<false>(t.x_first + c, t.w_first + c, t.rows, t.cols, block, off2, a);
+        Group4<kMode, false>(t.x_first + c, t.w_first + c, t.rows, t.cols, block, off2,
+                             requant4, c, o);
       }
-      *o++ = finish(a[0], c);
-      *o++ = finish(a[1], c + 1);
-      *o++ = finish(a[2], c + 2);
-      *o++ = finish(a[3], c + 3);
     }
     for (; c < c_count; ++c) {
       int32_t acc = 0;
@@ -164,7 +179,14 @@ KernelStatus DepthwiseConvDsp(const DepthwiseConvParams& params, const PerChanne
   if (params.depth_multiplier != 1) {
     return DepthwiseConvScalar(params, quant, input, filter, bias, output, scratch);
   }
-  DepthwiseMult1(params, quant, input, filter, bias, output);
+  const bool bounded =
+      BoundedRequantOk(int64_t{params.filter.h} * params.filter.w, params.input_offset, bias,
+                       params.output.c, quant.shift, params.output.c);
+  WithRequantMode(Requant8ModeOf(bounded, params.activation.min, params.activation.max),
+                  [&](auto mode) {
+                    DepthwiseMult1<decltype(mode)::value>(params, quant, input, filter, bias,
+                                                          output);
+                  });
   return KernelStatus::kOk;
 }
 

@@ -42,26 +42,37 @@ inline int32x4_t Taps4(const int8_t* x_base, const int8_t* w_base, int32_t rows,
 // groups share the pointer steps and loop overhead. Out of line: inlined into the pixel body,
 // GCC spills the offset and strides inside the tap loop (the requantization constants hold
 // most vector registers there).
+// Without pre-allocation scheduling: GCC would hoist all four loads of a tap above the
+// arithmetic and spill an accumulator in the tap loop.
+// The strides and offset of the tap loop, by reference: four register arguments instead of
+// six more on the stack at every call.
+struct Taps8Args {
+  ptrdiff_t x_row, w_row, x_col, w_col;
+  int16_t off;
+};
 template <int kGroups>
-__attribute__((noinline)) void Taps8(const int8_t* x_base, const int8_t* w_base, int32_t rows,
-                                     ptrdiff_t x_row, ptrdiff_t w_row, int32_t cols,
-                                     ptrdiff_t x_col, ptrdiff_t w_col, int16_t off,
-                                     int32x4_t* acc) {
+__attribute__((noinline, optimize("no-schedule-insns"))) void Taps8(
+    const int8_t* x_base, const int8_t* w_base, int32_t rows, int32_t cols,
+    const Taps8Args& a, int32x4_t* acc) {
+  const ptrdiff_t x_row = a.x_row, w_row = a.w_row, x_col = a.x_col, w_col = a.w_col;
+  const int16_t off = a.off;
   int32x4_t e0 = vdupq_n_s32(0), o0 = e0, e1 = e0, o1 = e0;
   for (int32_t r = 0; r < rows; ++r, x_base += x_row, w_base += w_row) {
     const int8_t* x = x_base;
     const int8_t* w = w_base;
     for (int32_t k = 0; k < cols; ++k, x += x_col, w += w_col) {
-      const int16x8_t xv = vaddq_n_s16(vldrbq_s16(x), off);
-      const int16x8_t wv = vldrbq_s16(w);
-      e0 = vaddq_s32(e0, vmullbq_int_s16(xv, wv));
-      o0 = vaddq_s32(o0, vmulltq_int_s16(xv, wv));
+      // The second group first: loaded through x + 8 before x, GCC addresses both with
+      // immediate offsets instead of post-incrementing copies of the pointers.
       if (kGroups == 2) {
         const int16x8_t xv1 = vaddq_n_s16(vldrbq_s16(x + 8), off);
         const int16x8_t wv1 = vldrbq_s16(w + 8);
         e1 = vaddq_s32(e1, vmullbq_int_s16(xv1, wv1));
         o1 = vaddq_s32(o1, vmulltq_int_s16(xv1, wv1));
       }
+      const int16x8_t xv = vaddq_n_s16(vldrbq_s16(x), off);
+      const int16x8_t wv = vldrbq_s16(w);
+      e0 = vaddq_s32(e0, vmullbq_int_s16(xv, wv));
+      o0 = vaddq_s32(o0, vmulltq_int_s16(xv, wv));
     }
   }
   acc[0] = e0;
@@ -72,24 +83,24 @@ __attribute__((noinline)) void Taps8(const int8_t* x_base, const int8_t* w_base,
   }
 }
 
-// Bias, requantization and clamp of four channels `step` apart starting at c (gathers).
-// kRightOnly: every shift is <= 0 (TFLite's usual case), so there is no left shift and the
-// shift vector is the (negative) rounding right shift itself.
+// Bias, requantization and output offset of four channels `step` apart starting at c
+// (gathers), not clamped. kRightOnly: every shift is <= -1 (TFLite's usual case), so there is
+// no left shift, the shift vector is the (negative) rounding right shift itself and the
+// rounding fixup applies to every negative lane.
 template <bool kRightOnly>
 inline int32x4_t Requant4Strided(int32x4_t acc, const int32_t* bias, const int32_t* mult,
-                                 const int32_t* shift, uint32x4_t idx, int32_t out_off,
-                                 int32_t lo, int32_t hi) {
+                                 const int32_t* shift, uint32x4_t idx, int32_t out_off) {
   if (bias != nullptr) acc = vaddq_s32(acc, vldrwq_gather_shifted_offset_s32(bias, idx));
   const int32x4_t m = vldrwq_gather_shifted_offset_s32(mult, idx);
   const int32x4_t s = vldrwq_gather_shifted_offset_s32(shift, idx);
   if (kRightOnly) {
     acc = vqrdmulhq_s32(acc, m);
-    const int32x4_t fixup = vshrq_n_s32(vandq_s32(acc, s), 31);  // -1 iff acc < 0, s < 0
+    const int32x4_t fixup = vshrq_n_s32(acc, 31);  // -1 iff acc < 0
     acc = vrshlq_s32(vqaddq_s32(acc, fixup), s);
   } else {
     acc = mve::MulQuantLanes(acc, m, s);
   }
-  return mve::OffsetClamp(acc, out_off, lo, hi);
+  return vaddq_n_s32(acc, out_off);
 }
 
 void DepthwiseMult1(const DepthwiseConvParams& p, const PerChannelRequant& q, const int8_t* input,
@@ -108,42 +119,53 @@ void DepthwiseMult1(const DepthwiseConvParams& p, const PerChannelRequant& q, co
   const int16_t off16 = static_cast<int16_t>(wide_ok ? p.input_offset : 0);
   const uint32x4_t idx = vidupq_n_u32(0, 2);  // channels 0, 2, 4, 6 of a group of eight
   bool right_only = true;
-  for (int32_t c = 0; c < c_count; ++c) right_only = right_only && shift[c] <= 0;
+  for (int32_t c = 0; c < c_count; ++c) right_only = right_only && shift[c] <= -1;
+  const bool full = lo == -128 && hi == 127;
+  const Taps8Args targs{x_row, w_row, x_col, c_count, off16};
   ForEachDepthwisePixel(p, input, filter, out, c_count, [=](DepthwiseTaps<int8_t> t, int8_t* o) {
     int32_t c = 0;
     if (wide_ok) {
-      // Requantizes eight channels (ch ..) and stores them in channel order.
+      // Requantizes eight channels (ch ..) and stores them in channel order. The tag's value:
+      // bit 0, every shift <= 0; bit 1, the clamp is the full int8 range, which the saturating
+      // narrowings (int32 -> int16 -> int8) apply by themselves.
       const auto finish8 = [&](auto tag, const int32x4_t* acc, int32_t ch, int8_t* dst) {
-        constexpr bool kRight = decltype(tag)::value;
-        const int32x4_t even =
-            Requant4Strided<kRight>(acc[0], bias == nullptr ? nullptr : bias + ch, mult + ch,
-                                    shift + ch, idx, out_off, lo, hi);
-        const int32x4_t odd =
-            Requant4Strided<kRight>(acc[1], bias == nullptr ? nullptr : bias + ch + 1,
-                                    mult + ch + 1, shift + ch + 1, idx, out_off, lo, hi);
-        // Interleave back to channel order in int16 lanes; VSTRB.16 stores their low bytes.
-        vstrbq_s16(dst, vmovntq_s32(vmovnbq_s32(vdupq_n_s16(0), even), odd));
+        constexpr bool kRight = (decltype(tag)::value & 1) != 0;
+        constexpr bool kFull = (decltype(tag)::value & 2) != 0;
+        int32x4_t even = Requant4Strided<kRight>(
+            acc[0], bias == nullptr ? nullptr : bias + ch, mult + ch, shift + ch, idx, out_off);
+        int32x4_t odd = Requant4Strided<kRight>(acc[1], bias == nullptr ? nullptr : bias + ch + 1,
+                                                mult + ch + 1, shift + ch + 1, idx, out_off);
+        if (kFull) {
+          // Interleave back to channel order with saturation to int16, then to int8 in the low
+          // byte of each int16 lane; VSTRB.16 stores those bytes.
+          const int16x8_t h = vqmovntq_s32(vqmovnbq_s32(vdupq_n_s16(0), even), odd);
+          vstrbq_s16(dst, vreinterpretq_s16_s8(vqmovnbq_s16(vdupq_n_s8(0), h)));
+        } else {
+          even = vminq_s32(vmaxq_s32(even, vdupq_n_s32(lo)), vdupq_n_s32(hi));
+          odd = vminq_s32(vmaxq_s32(odd, vdupq_n_s32(lo)), vdupq_n_s32(hi));
+          vstrbq_s16(dst, vmovntq_s32(vmovnbq_s32(vdupq_n_s16(0), even), odd));
+        }
       };
       const auto groups = [&](auto tag) {
         int32x4_t acc[4];
         for (; c + 16 <= c_count; c += 16, o += 16) {
-          Taps8<2>(t.x_first + c, t.w_first + c, t.rows, x_row, w_row, t.cols, x_col, c_count,
-                   off16, acc);
+          Taps8<2>(t.x_first + c, t.w_first + c, t.rows, t.cols, targs, acc);
           finish8(tag, acc, c, o);
           finish8(tag, acc + 2, c + 8, o + 8);
         }
         if (c + 8 <= c_count) {
-          Taps8<1>(t.x_first + c, t.w_first + c, t.rows, x_row, w_row, t.cols, x_col, c_count,
-                   off16, acc);
+          Taps8<1>(t.x_first + c, t.w_first + c, t.rows, t.cols, targs, acc);
           finish8(tag, acc, c, o);
           c += 8;
           o += 8;
         }
       };
-      if (right_only) {
-        groups(std::true_type{});
+      if (right_only && full) {
+        groups(std::integral_constant<int, 3>{});
+      } else if (right_only) {
+        groups(std::integral_constant<int, 1>{});
       } else {
-        groups(std::false_type{});
+        groups(std::integral_constant<int, 0>{});
       }
     }
     for (; c + 4 <= c_count; c += 4, o += 4) {

@@ -38,16 +38,27 @@ void DepthwiseLoops(const DepthwiseConvParams& p, const PerChannelRequant& q, co
   });
 }
 
-// Four channels' accumulators over a rows x cols tap block, out of line so the loop gets the
-// registers to itself (inlined, GCC spills the accumulators and offset inputs to the stack).
+// The tap block's strides, and what requantizing an output needs, copied out of p and q (the
+// output stores could alias those).
 struct TapBlock {
   ptrdiff_t x_row, w_row, x_col, w_col;
 };
-// kSameCol: the input and filter column strides are equal (dilation 1), one register for both.
-template <bool kSameCol>
-__attribute__((noinline)) void Taps4Int8(const int8_t* xr, const int8_t* wr, int32_t rows,
-                                         int32_t cols, const TapBlock& b, int32_t off,
-                                         int32_t acc[4]) {
+struct Requant4 {
+  const int32_t* bias;
+  const int32_t* mult;
+  const int32_t* shift;
+  int32_t out_off, lo, hi;
+};
+
+// Channels c .. c + 3 of one output pixel: four accumulators over a rows x cols tap block,
+// then requantized into o[0..3] (kMode: the call's RequantMode). Out of line so the tap loop
+// and then the requantization each get the registers (inlined, GCC spills the accumulators
+// and offset inputs to the stack). kSameCol: the input and filter column strides are equal
+// (dilation 1), one register for both.
+template <int kMode, bool kSameCol>
+__attribute__((noinline)) void Group4(const int8_t* xr, const int8_t* wr, int32_t rows,
+                                      int32_t cols, const TapBlock& b, int32_t off,
+                                      const Requant4& f, int32_t c, int8_t* o) {
   int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
   const ptrdiff_t w_col = b.w_col;
   const ptrdiff_t x_col = kSameCol ? w_col : b.x_col;
@@ -61,22 +72,7 @@ __attribute__((noinline)) void Taps4Int8(const int8_t* xr, const int8_t* wr, int
       a3 += w[3] * (x[3] + off);
     }
   }
-  acc[0] = a0;
-  acc[1] = a1;
-  acc[2] = a2;
-  acc[3] = a3;
-}
-
-// Requantizes four channels' accumulators (channels c .. c + 3) into o[0..3]. Out of line so
-// the parameters stay in registers (in the pixel loop GCC reloads each from the stack).
-struct Requant4 {
-  const int32_t* bias;
-  const int32_t* mult;
-  const int32_t* shift;
-  int32_t out_off, lo, hi;
-};
-__attribute__((noinline)) void Finish4(const Requant4& f, const int32_t acc[4], int32_t c,
-                                       int8_t* o) {
+  const int32_t acc[4] = {a0, a1, a2, a3};
   const int32_t* const bias = f.bias;
   const int32_t* const mult = f.mult + c;
   const int32_t* const shift = f.shift + c;
@@ -84,14 +80,15 @@ __attribute__((noinline)) void Finish4(const Requant4& f, const int32_t acc[4], 
   for (int i = 0; i < 4; ++i) {
     int32_t a = acc[i];
     if (bias != nullptr) a += bias[c + i];
-    const int32_t v = AddZeroPoint(MultiplyByQuantizedMultiplierNonNeg(a, mult[i], shift[i]), out_off);
-    o[i] = static_cast<int8_t>(Clamp(v, lo, hi));
+    o[i] = RequantInt8<kMode>(a, mult[i], shift[i], out_off, lo, hi);
   }
 }
 
 // int8, depth multiplier 1: four channels per pass over pointer-stepped taps (the window's
 // address arithmetic is shared by the four accumulators), then single channels. Parameters are
-// copied into the lambdas: the output stores could alias them and force reloads.
+// copied into the lambdas: the output stores could alias them and force reloads. kMode:
+// the call's RequantMode.
+template <int kMode>
 void DepthwiseInt8Mult1(const DepthwiseConvParams& p, const PerChannelRequant& q,
                         const int8_t* input, const int8_t* filter, const int32_t* bias,
                         int8_t* out) {
@@ -106,19 +103,18 @@ void DepthwiseInt8Mult1(const DepthwiseConvParams& p, const PerChannelRequant& q
   const Requant4 requant4{bias, mult, shift, out_off, lo, hi};
   const auto finish = [=](int32_t acc, int32_t c) {
     if (bias != nullptr) acc += bias[c];
-    const int32_t v = AddZeroPoint(MultiplyByQuantizedMultiplierNonNeg(acc, mult[c], shift[c]), out_off);
-    return static_cast<int8_t>(Clamp(v, lo, hi));
+    return RequantInt8<kMode>(acc, mult[c], shift[c], out_off, lo, hi);
   };
   ForEachDepthwisePixel(p, input, filter, out, c_count, [=](DepthwiseTaps<int8_t> t, int8_t* o) {
     int32_t c = 0;
     for (; c + 4 <= c_count; c += 4) {
-      int32_t a[4];
       if (same_col) {
-        Taps4Int8<true>(t.x_first + c, t.w_first + c, t.rows, t.cols, block, off, a);
+        Group4<kMode, true>(t.x_first + c, t.w_first + c, t.rows, t.cols, block, off, requant4,
+                            c, o);
       } else {
-        Taps4Int8<false>(t.x_first + c, t.w_first + c, t.rows, t.cols, block, off, a);
+        Group4<kMode, false>(t.x_first + c, t.w_first + c, t.rows, t.cols, block, off, requant4,
+                             c, o);
       }
-      Finish4(requant4, a, c, o);
       o += 4;
     }
     for (; c < c_count; ++c) {
@@ -143,7 +139,14 @@ KernelStatus DepthwiseConvScalar(const DepthwiseConvParams& params, const PerCha
                                              false);
   if (st != KernelStatus::kOk) return st;
   if (params.depth_multiplier == 1) {
-    DepthwiseInt8Mult1(params, quant, input, filter, bias, output);
+    const bool bounded =
+        BoundedRequantOk(int64_t{params.filter.h} * params.filter.w, params.input_offset, bias,
+                         params.output.c, quant.shift, params.output.c);
+    WithRequantMode(Requant8ModeOf(bounded, params.activation.min, params.activation.max),
+                    [&](auto mode) {
+                      DepthwiseInt8Mult1<decltype(mode)::value>(params, quant, input, filter,
+                                                                bias, output);
+                    });
   } else {
     DepthwiseLoops<int8_t, int32_t, int32_t, int8_t, false>(params, quant, input, filter, bias,
                                                             output);

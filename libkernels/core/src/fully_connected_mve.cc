@@ -11,39 +11,153 @@ namespace mica {
 namespace kernels {
 namespace internal {
 
+namespace {
+
+// What the requantization of an output needs, copied out of p and q (the output stores could
+// alias them): sum (w + wo)(x + xo) = dot + xo wsum + base (mod 2^32), base = wo xsum + n wo xo
+// for the batch row. Output o's quantization parameters are entry o & channel_mask.
+struct FcFinish {
+  const int32_t* bias;
+  const int32_t* mult;
+  const int32_t* shift;
+  int32_t xo, base, channel_mask, out_off, lo, hi;
+};
+
+template <int kMode>
+inline int8_t FinishOne(const FcFinish& f, int32_t dot, int32_t wsum, int32_t o) {
+  int32_t acc = mve::AddScaled(mve::AddScaled(dot, f.xo, wsum), 1, f.base);
+  if (f.bias != nullptr) acc = mve::AddScaled(acc, 1, f.bias[o]);
+  const int32_t c = o & f.channel_mask;
+  return RequantInt8<kMode>(acc, f.mult[c], f.shift[c], f.out_off, f.lo, f.hi);
+}
+
+// dot and weight sum of two weight rows (w0, w1) against x, over depth.
+struct Dot2 {
+  int32_t d0, d1, s0, s1;
+};
+inline Dot2 DotRows2(const int8_t* x, const int8_t* w0, const int8_t* w1, int32_t depth) {
+  int32_t d0 = 0, d1 = 0, s0 = 0, s1 = 0;
+  for (int32_t i = depth >> 4; i > 0; --i) {
+    const int8x16_t xv = vld1q_s8(x), a = vld1q_s8(w0), b = vld1q_s8(w1);
+    d0 = vmladavaq_s8(d0, xv, a);
+    d1 = vmladavaq_s8(d1, xv, b);
+    s0 = vaddvaq_s8(s0, a);
+    s1 = vaddvaq_s8(s1, b);
+    x += 16, w0 += 16, w1 += 16;
+  }
+  if ((depth & 15) != 0) {
+    const mve_pred16_t pr = vctp8q(static_cast<uint32_t>(depth & 15));
+    const int8x16_t xv = vldrbq_z_s8(x, pr), a = vldrbq_z_s8(w0, pr), b = vldrbq_z_s8(w1, pr);
+    d0 = vmladavaq_s8(d0, xv, a);
+    d1 = vmladavaq_s8(d1, xv, b);
+    s0 = vaddvaq_s8(s0, a);
+    s1 = vaddvaq_s8(s1, b);
+  }
+  return {d0, d1, s0, s1};
+}
+
+// Four weight rows from w0 (depth apart) against x, as two passes of two rows (four dot
+// products and four weight sums at once would spill), and outputs o .. o + 3 requantized
+// together in one vector: the same arithmetic as FinishOne lane by lane (VQRDMULH is the
+// saturating rounding doubling high multiply; with every shift <= -1 the rounding fixup is -1
+// on negative lanes, else MulQuantLanes' general form).
+template <int kMode>
+__attribute__((noinline)) void Rows4(const int8_t* x, const int8_t* w0, int32_t depth,
+                                     const FcFinish& f, int32_t o, int8_t* out) {
+  const Dot2 a = DotRows2(x, w0, w0 + depth, depth);
+  const Dot2 b = DotRows2(x, w0 + 2 * depth, w0 + 3 * depth, depth);
+  int32x4_t dot = vdupq_n_s32(a.d0);
+  dot = vsetq_lane_s32(a.d1, dot, 1);
+  dot = vsetq_lane_s32(b.d0, dot, 2);
+  dot = vsetq_lane_s32(b.d1, dot, 3);
+  int32x4_t wsum = vdupq_n_s32(a.s0);
+  wsum = vsetq_lane_s32(a.s1, wsum, 1);
+  wsum = vsetq_lane_s32(b.s0, wsum, 2);
+  wsum = vsetq_lane_s32(b.s1, wsum, 3);
+  int32x4_t acc = vaddq_n_s32(vmlaq_n_s32(dot, wsum, f.xo), f.base);  // wraps, as AddScaled
+  if (f.bias != nullptr) acc = vaddq_s32(acc, vldrwq_s32(f.bias + o));
+  const int32_t c = o & f.channel_mask;
+  const int32x4_t m = f.channel_mask != 0 ? vldrwq_s32(f.mult + c) : vdupq_n_s32(f.mult[0]);
+  const int32x4_t sh = f.channel_mask != 0 ? vldrwq_s32(f.shift + c) : vdupq_n_s32(f.shift[0]);
+  if (kMode == kRequantGeneric) {
+    acc = mve::MulQuantLanes(acc, m, sh);
+  } else {
+    acc = vqrdmulhq_s32(acc, m);
+    acc = vrshlq_s32(vqaddq_s32(acc, vshrq_n_s32(acc, 31)), sh);
+  }
+  vstrbq_s32(out, mve::OffsetClamp(acc, f.out_off, f.lo, f.hi));  // low byte of each lane
+}
+
+// Two weight rows (w0 and w0 + depth, or w0 alone when !two) against x, and their outputs
+// o, o + 1 requantized into out[0], out[1]; out of line, one call per pair, so the dot loop
+// (two dot products, two weight sums, three pointers) and then the requantization each have
+// the registers to themselves.
+template <int kMode>
+__attribute__((noinline)) void Rows2(const int8_t* x, const int8_t* w0, int32_t depth, bool two,
+                                     const FcFinish& f, int32_t o, int8_t* out) {
+  const int8_t* w1 = two ? w0 + depth : w0;
+  int32_t d0 = 0, d1 = 0, s0 = 0, s1 = 0;
+  for (int32_t i = depth >> 4; i > 0; --i) {
+    const int8x16_t xv = vld1q_s8(x), a = vld1q_s8(w0), b = vld1q_s8(w1);
+    d0 = vmladavaq_s8(d0, xv, a);
+    d1 = vmladavaq_s8(d1, xv, b);
+    s0 = vaddvaq_s8(s0, a);
+    s1 = vaddvaq_s8(s1, b);
+    x += 16, w0 += 16, w1 += 16;
+  }
+  if ((depth & 15) != 0) {
+    const mve_pred16_t pr = vctp8q(static_cast<uint32_t>(depth & 15));
+    const int8x16_t xv = vldrbq_z_s8(x, pr), a = vldrbq_z_s8(w0, pr), b = vldrbq_z_s8(w1, pr);
+    d0 = vmladavaq_s8(d0, xv, a);
+    d1 = vmladavaq_s8(d1, xv, b);
+    s0 = vaddvaq_s8(s0, a);
+    s1 = vaddvaq_s8(s1, b);
+  }
+  out[0] = FinishOne<kMode>(f, d0, s0, o);
+  if (two) out[1] = FinishOne<kMode>(f, d1, s1, o + 1);
+}
+
+// kMode: the call's RequantMode.
+template <int kMode>
+void FullyConnectedInt8(const FullyConnectedParams& p, const PerChannelRequant& q,
+                        const int8_t* input, const int8_t* weights, const int32_t* bias,
+                        int8_t* output) {
+  const int32_t depth = p.input_depth, out_depth = p.output_depth;
+  const int32_t wo = p.filter_offset;
+  const int32_t nwx = mve::AddScaled(0, wo * p.input_offset, depth);
+  FcFinish f{bias, q.multiplier, q.shift, p.input_offset, 0, p.per_channel ? -1 : 0,
+             p.output_offset, p.activation.min, p.activation.max};
+  for (int32_t b = 0; b < p.batches; ++b) {
+    const int8_t* x = input + static_cast<ptrdiff_t>(b) * depth;
+    f.base = wo != 0 ? mve::AddScaled(nwx, wo, mve::SumS8(x, depth)) : nwx;
+    int8_t* const out = output + static_cast<ptrdiff_t>(b) * out_depth;
+    int32_t o = 0;
+    for (; o + 4 <= out_depth; o += 4) {
+      Rows4<kMode>(x, weights + static_cast<ptrdiff_t>(o) * depth, depth, f, o, out + o);
+    }
+    for (; o < out_depth; o += 2) {
+      Rows2<kMode>(x, weights + static_cast<ptrdiff_t>(o) * depth, depth, o + 1 < out_depth, f,
+                   o, out + o);
+    }
+  }
+}
+
+}  // namespace
+
 KernelStatus FullyConnectedMve(const FullyConnectedParams& p, const PerChannelRequant& q,
                                const int8_t* input, const int8_t* weights, const int32_t* bias,
                                int8_t* output, Scratch scratch) {
   const KernelStatus st = CheckFullyConnected(p, q, input, weights, output, scratch,
                                               FullyConnectedScratchBytes(p, Isa::kMve), false);
   if (st != KernelStatus::kOk) return st;
-  const int32_t depth = p.input_depth;
-  const auto finish = [&](int32_t dot, int32_t wsum, int32_t xsum, int32_t o) {
-    int32_t acc = mve::AddScaled(dot, p.input_offset, wsum);
-    acc = mve::AddScaled(acc, p.filter_offset, xsum);
-    acc = mve::AddScaled(acc, p.filter_offset * p.input_offset, depth);
-    if (bias != nullptr) acc += bias[o];
-    const int32_t c = p.per_channel ? o : 0;
-    const int32_t v =
-        AddZeroPoint(MultiplyByQuantizedMultiplierNonNeg(acc, q.multiplier[c], q.shift[c]), p.output_offset);
-    return static_cast<int8_t>(Clamp(v, p.activation.min, p.activation.max));
-  };
-  for (int32_t b = 0; b < p.batches; ++b) {
-    const int8_t* x = input + static_cast<ptrdiff_t>(b) * depth;
-    const int32_t xsum = p.filter_offset != 0 ? mve::SumS8(x, depth) : 0;
-    int32_t o = 0;
-    for (; o + 4 <= p.output_depth; o += 4) {
-      const int8_t* w = weights + static_cast<ptrdiff_t>(o) * depth;
-      int32_t dot[4] = {0, 0, 0, 0}, wsum[4] = {0, 0, 0, 0};
-      mve::DotS8x4(x, w, w + depth, w + 2 * depth, w + 3 * depth, depth, dot, wsum);
-      for (int r = 0; r < 4; ++r) *output++ = finish(dot[r], wsum[r], xsum, o + r);
-    }
-    for (; o < p.output_depth; ++o) {
-      int32_t dot = 0, wsum = 0;
-      mve::DotS8(x, weights + static_cast<ptrdiff_t>(o) * depth, depth, &dot, &wsum);
-      *output++ = finish(dot, wsum, xsum, o);
-    }
-  }
+  // The filter offset widens each weight factor to at most 255 + 255 = 510 in magnitude; the
+  // bound counts 128 per weight, so it takes four taps per input element.
+  const bool bounded =
+      BoundedRequantOk(int64_t{p.input_depth} * (p.filter_offset == 0 ? 1 : 4), p.input_offset,
+                       bias, p.output_depth, q.shift, p.per_channel ? p.output_depth : 1);
+  WithRequantMode(Requant8ModeOf(bounded, p.activation.min, p.activation.max), [&](auto mode) {
+    FullyConnectedInt8<decltype(mode)::value>(p, q, input, weights, bias, output);
+  });
   return KernelStatus::kOk;
 }
 

@@ -9,6 +9,11 @@
 
 #include <cstdint>
 #include <limits>
+#include <type_traits>
+
+#if defined(__ARM_FEATURE_SAT) && __ARM_FEATURE_SAT
+#include <arm_acle.h>
+#endif
 
 namespace mica {
 namespace kernels {
@@ -57,6 +62,41 @@ inline int32_t MultiplyByQuantizedMultiplierNonNeg(int32_t x, int32_t multiplier
   return RoundingDivideByPOT(high, right_shift);
 }
 
+// MultiplyByQuantizedMultiplier for a bounded accumulator (|x| <= kBoundedAccMax), a
+// multiplier >= 0 and a right shift of at least one (shift in [-31, -1]), in about half the
+// instructions: the rounding doubling high multiply is floor((2x * m + 2^31) / 2^32), the high
+// word of the product 2x * m plus the top bit of its low word (2x cannot overflow), and
+// RoundingDivideByPOT(v, e) is floor((v + 2^(e-1) - [v < 0]) / 2^e), which cannot overflow as
+// |v| <= 2^29 + 1. Callers check the bounds once per call (BoundedRequantOk).
+constexpr int64_t kBoundedAccMax = int64_t{1} << 29;
+inline int32_t MultiplyByQuantizedMultiplierBounded(int32_t x, int32_t multiplier,
+                                                    int32_t shift) {
+  const int64_t product = int64_t{x * 2} * multiplier;
+  const int32_t high = static_cast<int32_t>(static_cast<uint64_t>(product) >> 32) +
+                       static_cast<int32_t>(static_cast<uint32_t>(product) >> 31);
+  const int32_t nudge = int32_t{1} << ~shift;  // 2^(e - 1), e = -shift
+  return (high + nudge + (high >> 31)) >> -shift;
+}
+
+// Whether MultiplyByQuantizedMultiplierBounded applies to a call: the `shifts` shifts all in
+// [-31, -1] and every accumulator at most kBoundedAccMax in magnitude, the accumulators being a
+// bias (one of `biases`; `bias` may be null) plus `taps` products of an int8 weight (|w| <= 128)
+// and an int8 input plus `input_offset`. O(biases + shifts).
+inline bool BoundedRequantOk(int64_t taps, int32_t input_offset, const int32_t* bias,
+                             int32_t biases, const int32_t* shift, int32_t shifts) {
+  for (int32_t c = 0; c < shifts; ++c) {
+    if (shift[c] > -1 || shift[c] < -31) return false;
+  }
+  int64_t bias_max = 0;
+  for (int32_t c = 0; bias != nullptr && c < biases; ++c) {
+    const int64_t b = bias[c] < 0 ? -int64_t{bias[c]} : int64_t{bias[c]};
+    bias_max = b > bias_max ? b : bias_max;
+  }
+  const int64_t x_max =
+      input_offset >= 0 ? 127 + int64_t{input_offset} : 128 - int64_t{input_offset};
+  return taps <= kBoundedAccMax && taps * 128 * x_max + bias_max <= kBoundedAccMax;
+}
+
 // The int64 overload TFLite's 16x8 kernels (conv, depthwise, fully connected) use: the Q31
 // multiplier is reduced to Q15 (rounded, saturated to 0x7FFF), then one rounding right shift
 // by 15 - shift (half rounds up). Valid for multiplier >= 0, shift in [-31, 14].
@@ -78,6 +118,51 @@ inline int32_t AddZeroPoint(int32_t v, int32_t zero_point) {
 }
 
 inline int32_t Clamp(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
+
+// How a call requantizes its int8 outputs, decided once per call (Requant8ModeOf):
+//   kRequantGeneric    MultiplyByQuantizedMultiplierNonNeg, clamp to [lo, hi];
+//   kRequantBounded    MultiplyByQuantizedMultiplierBounded (BoundedRequantOk holds), clamp;
+//   kRequantBoundedFull the same with [lo, hi] = [-128, 127]: the clamp is one SSAT on Arm.
+enum RequantMode { kRequantGeneric, kRequantBounded, kRequantBoundedFull };
+
+inline RequantMode Requant8ModeOf(bool bounded, int32_t lo, int32_t hi) {
+  if (!bounded) return kRequantGeneric;
+  return lo == -128 && hi == 127 ? kRequantBoundedFull : kRequantBounded;
+}
+
+// Calls fn(std::integral_constant<int, mode>{}): one instantiation of a body per mode.
+template <typename Fn>
+inline void WithRequantMode(RequantMode mode, Fn&& fn) {
+  switch (mode) {
+    case kRequantBoundedFull:
+      fn(std::integral_constant<int, kRequantBoundedFull>{});
+      break;
+    case kRequantBounded:
+      fn(std::integral_constant<int, kRequantBounded>{});
+      break;
+    default:
+      fn(std::integral_constant<int, kRequantGeneric>{});
+      break;
+  }
+}
+
+// acc requantized, plus the output zero point, clamped to [lo, hi], as int8 (mode as above).
+template <int kMode>
+inline int8_t RequantInt8(int32_t acc, int32_t multiplier, int32_t shift, int32_t out_off,
+                       int32_t lo, int32_t hi) {
+  const int32_t r = kMode == kRequantGeneric
+                        ? MultiplyByQuantizedMultiplierNonNeg(acc, multiplier, shift)
+                        : MultiplyByQuantizedMultiplierBounded(acc, multiplier, shift);
+  const int32_t v = AddZeroPoint(r, out_off);
+  if (kMode == kRequantBoundedFull) {
+#if defined(__ARM_FEATURE_SAT) && __ARM_FEATURE_SAT
+    return static_cast<int8_t>(__ssat(v, 8));
+#else
+    return static_cast<int8_t>(v < -128 ? -128 : (v > 127 ? 127 : v));
+#endif
+  }
+  return static_cast<int8_t>(v < lo ? lo : (v > hi ? hi : v));
+}
 
 }  // namespace internal
 }  // namespace kernels
