@@ -26,7 +26,8 @@ const char* const kModels[] = {
     "mlperf-tiny/ad_autoencoder_int8", "mlperf-tiny/ic_resnet8_int8",
     "mlperf-tiny/kws_ds_cnn_int8",     "mlperf-tiny/vww_mobilenet_v1_025_int8",
     "more/seanet_conv0",               "more/simple_add_model",
-    "more/micro_speech_lstm",
+    "more/micro_speech_lstm",          "more/keyword_scrambled",
+    "more/force_int_quant",            "more/face_landmarks_192",
 };
 
 // Returns the firmware of `build`, or "" (with a WARN) when something needed is missing.

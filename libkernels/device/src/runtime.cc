@@ -5,8 +5,11 @@
 #include "mica/kernels/elementwise.h"
 #include "mica/kernels/fully_connected.h"
 #include "mica/kernels/lstm.h"
+#include "mica/kernels/data_movement.h"
 #include "mica/kernels/pooling.h"
+#include "mica/kernels/quantize.h"
 #include "mica/kernels/softmax.h"
+#include "mica/kernels/svdf.h"
 #include "mica/kernels/transpose_conv.h"
 
 namespace mica {
@@ -68,6 +71,20 @@ const T& ParamsOf(const OpView& v) {
 
 // ---- per-op verification ---------------------------------------------------------------
 
+// The integer pairs kernels::Requantize has (TFLite Micro's QUANTIZE): an index, or -1.
+int RequantizeKind(PlanDType in, PlanDType out) {
+  using D = PlanDType;
+  static constexpr D kPairs[][2] = {
+      {D::kInt8, D::kInt8},   {D::kInt8, D::kUInt8},   {D::kInt8, D::kInt16},
+      {D::kInt8, D::kInt32},  {D::kUInt8, D::kInt8},   {D::kInt16, D::kInt8},
+      {D::kInt16, D::kInt16}, {D::kInt16, D::kInt32},  {D::kInt32, D::kInt8},
+      {D::kInt32, D::kInt16}};
+  for (int i = 0; i < static_cast<int>(sizeof(kPairs) / sizeof(kPairs[0])); ++i) {
+    if (kPairs[i][0] == in && kPairs[i][1] == out) return i;
+  }
+  return -1;
+}
+
 struct Checker {
   const Plan& p;
   const OpRecord& r;
@@ -102,12 +119,22 @@ bool DimsOk(const kernels::Dims& d) {
          static_cast<int64_t>(d.n) * d.h * d.w * d.c < (int64_t{1} << 31);
 }
 int64_t Elems(const kernels::Dims& d) { return static_cast<int64_t>(d.n) * d.h * d.w * d.c; }
+// Positive dimensions whose product stays below 2^31 (checked as it grows: no overflow).
 bool ShapeOk(const kernels::Shape& s) {
   if (s.rank < 0 || s.rank > kernels::kMaxRank) return false;
+  int64_t n = 1;
   for (int i = 0; i < s.rank; ++i) {
     if (s.dims[i] <= 0) return false;
+    n *= s.dims[i];
+    if (n >= (int64_t{1} << 31)) return false;
   }
-  return s.elements() < (int64_t{1} << 31);
+  return true;
+}
+// Offsets (zero points) of elementwise parameters: far inside int32, so that adding one to an
+// int16 value or a requantized int32 never overflows.
+bool OffsetOk(int32_t v) { return v >= -65536 && v <= 65536; }
+bool RequantOk(const kernels::Requant& r) {
+  return r.multiplier >= 0 && r.shift >= -31 && r.shift <= 31;
 }
 
 template <typename P>
@@ -220,6 +247,134 @@ bool CheckOp(const Plan& p, const OpRecord& r) {
         }
       }
       return true;
+    }
+    case PlanOp::kMul:
+    case PlanOp::kMul16: {
+      if (!c.Params<MulOpParams>() || !c.Counts(3, 0)) return false;
+      const auto& k = ParamsOf<MulOpParams>(c.v);
+      if (!ShapeOk(k.a) || !ShapeOk(k.b) || !ShapeOk(k.out)) return false;
+      const bool i16 = r.code == uint16_t(PlanOp::kMul16);
+      // int8: |value + offset| <= 383 each, a product below 2^18; int16 needs zero offsets
+      // (TFLite's int16 MUL requires zero points 0) so the product stays in int32.
+      const int32_t lim = i16 ? 0 : 256;
+      if (k.p.input1_offset < -lim || k.p.input1_offset > lim || k.p.input2_offset < -lim ||
+          k.p.input2_offset > lim || !OffsetOk(k.p.output_offset) || !RequantOk(k.p.output)) {
+        return false;
+      }
+      const PlanDType dt = i16 ? PlanDType::kInt16 : PlanDType::kInt8;
+      return c.Tensor(0, dt, k.a.elements()) && c.Tensor(1, dt, k.b.elements()) &&
+             c.Tensor(2, dt, k.out.elements(), true);
+    }
+    case PlanOp::kMinimum:
+    case PlanOp::kMaximum:
+    case PlanOp::kMinimum16:
+    case PlanOp::kMaximum16: {
+      if (!c.Params<MinMaxOpParams>() || !c.Counts(3, 0)) return false;
+      const auto& k = ParamsOf<MinMaxOpParams>(c.v);
+      if (!ShapeOk(k.a) || !ShapeOk(k.b) || !ShapeOk(k.out)) return false;
+      const bool i16 = r.code == uint16_t(PlanOp::kMinimum16) ||
+                       r.code == uint16_t(PlanOp::kMaximum16);
+      const PlanDType dt = i16 ? PlanDType::kInt16 : PlanDType::kInt8;
+      return c.Tensor(0, dt, k.a.elements()) && c.Tensor(1, dt, k.b.elements()) &&
+             c.Tensor(2, dt, k.out.elements(), true);
+    }
+    case PlanOp::kQuantize:
+    case PlanOp::kDequantize: {
+      if (!c.Params<AffineOpParams>() || !c.Counts(2, 0)) return false;
+      const auto& k = ParamsOf<AffineOpParams>(c.v);
+      if (k.count < 0 || !(k.q.scale > 0.0f) || !(k.q.scale < 3.0e38f) ||
+          !OffsetOk(k.q.zero_point)) {
+        return false;
+      }
+      const bool quantize = r.code == uint16_t(PlanOp::kQuantize);
+      const int qi = quantize ? 1 : 0;
+      const int32_t id = c.v.t[qi];
+      if (id < 0 || static_cast<uint32_t>(id) >= p.header->num_tensors) return false;
+      const PlanDType qt = static_cast<PlanDType>(p.tensors[id].dtype);
+      if (qt != PlanDType::kInt8 && qt != PlanDType::kInt16) return false;
+      return c.Tensor(quantize ? 0 : 1, PlanDType::kFloat32, k.count, !quantize) &&
+             c.Tensor(qi, qt, k.count, quantize);
+    }
+    case PlanOp::kRequantize: {
+      if (!c.Params<RequantizeOpParams>() || !c.Counts(2, 0)) return false;
+      const auto& k = ParamsOf<RequantizeOpParams>(c.v);
+      if (k.count < 0 || !RequantOk(k.p.output)) return false;
+      PlanDType dt[2];
+      for (int i = 0; i < 2; ++i) {
+        const int32_t id = c.v.t[i];
+        if (id < 0 || static_cast<uint32_t>(id) >= p.header->num_tensors) return false;
+        dt[i] = static_cast<PlanDType>(p.tensors[id].dtype);
+      }
+      if (RequantizeKind(dt[0], dt[1]) < 0) return false;
+      return c.Tensor(0, dt[0], k.count) && c.Tensor(1, dt[1], k.count, true);
+    }
+    case PlanOp::kPad: {
+      if (!c.Params<PadOpParams>() || !c.Counts(2, 0)) return false;
+      const auto& k = ParamsOf<PadOpParams>(c.v);
+      if (!ShapeOk(k.in)) return false;
+      if (k.element_bytes != 1 && k.element_bytes != 2 && k.element_bytes != 4) return false;
+      int64_t out = 1;
+      for (int i = 0; i < k.in.rank; ++i) {
+        if (k.p.before[i] < 0 || k.p.after[i] < 0) return false;
+        const int64_t d = int64_t{k.in.dims[i]} + k.p.before[i] + k.p.after[i];
+        out *= d;
+        if (d >= (int64_t{1} << 31) || out >= (int64_t{1} << 31)) return false;
+      }
+      for (int i = 0; i < 2; ++i) {
+        const int32_t id = c.v.t[i];
+        if (id < 0 || static_cast<uint32_t>(id) >= p.header->num_tensors) return false;
+        const TensorRecord& t = p.tensors[id];
+        const uint64_t need = static_cast<uint64_t>(i == 0 ? k.in.elements() : out) *
+                              k.element_bytes;
+        if (t.loc == uint8_t(TensorLoc::kNone) || t.bytes < need) return false;
+        if (i == 1 && t.loc == uint8_t(TensorLoc::kConst)) return false;
+      }
+      return true;
+    }
+    case PlanOp::kSvdf:
+    case PlanOp::kSvdfInt8State: {
+      if (!c.Params<kernels::SvdfParams>() || !c.Counts(6, 0)) return false;
+      const auto& k = ParamsOf<kernels::SvdfParams>(c.v);
+      if (k.batch <= 0 || k.input_size <= 0 || k.num_filters <= 0 || k.rank <= 0 ||
+          k.memory_size <= 0 || k.num_filters % k.rank != 0 ||
+          !OffsetOk(k.input_zero_point) || !OffsetOk(k.state_zero_point) ||
+          !OffsetOk(k.output_zero_point) || !RequantOk(k.effective_scale_1) ||
+          !RequantOk(k.effective_scale_2)) {
+        return false;
+      }
+      const int64_t bf = int64_t{k.batch} * k.num_filters;
+      if (bf * k.memory_size >= (int64_t{1} << 31) ||
+          int64_t{k.num_filters} * k.input_size >= (int64_t{1} << 31) ||
+          int64_t{k.batch} * k.input_size >= (int64_t{1} << 31) ||
+          int64_t{k.num_filters} * k.memory_size >= (int64_t{1} << 31)) {
+        return false;
+      }
+      const int32_t units = k.num_filters / k.rank;
+      const PlanDType st = r.code == uint16_t(PlanOp::kSvdf) ? PlanDType::kInt16
+                                                              : PlanDType::kInt8;
+      return c.Tensor(0, PlanDType::kInt8, int64_t{k.batch} * k.input_size) &&
+             c.Tensor(1, PlanDType::kInt8, int64_t{k.num_filters} * k.input_size) &&
+             c.Tensor(2, st, int64_t{k.num_filters} * k.memory_size) &&
+             c.OptionalTensor(3, PlanDType::kInt32, units) &&
+             c.Tensor(4, st, bf * k.memory_size, true) &&
+             c.Tensor(5, PlanDType::kInt8, int64_t{k.batch} * units, true) &&
+             4 * (uint64_t(bf) + uint64_t(k.batch) * units) <= r.scratch_bytes;
+    }
+    case PlanOp::kSoftmaxInt8ToInt16: {
+      if (!c.Params<SoftmaxOpParams>() || !c.Counts(2, 0)) return false;
+      const auto& k = ParamsOf<SoftmaxOpParams>(c.v);
+      if (k.rows <= 0 || k.depth <= 0) return false;
+      const int64_t n = static_cast<int64_t>(k.rows) * k.depth;
+      return c.Tensor(0, PlanDType::kInt8, n) && c.Tensor(1, PlanDType::kInt16, n, true);
+    }
+    case PlanOp::kSoftmax16: {
+      if (!c.Params<Softmax16OpParams>() || !c.Counts(2, 2)) return false;
+      const auto& k = ParamsOf<Softmax16OpParams>(c.v);
+      if (k.rows <= 0 || k.depth <= 0) return false;
+      const uint32_t lut = 2u * kernels::kInt16LutSize;
+      if (!c.Array(0, lut) || !c.Array(1, lut)) return false;
+      const int64_t n = static_cast<int64_t>(k.rows) * k.depth;
+      return c.Tensor(0, PlanDType::kInt16, n) && c.Tensor(1, PlanDType::kInt16, n, true);
     }
     case PlanOp::kCopy: {
       if (!c.Params<CopyOpParams>() || !c.Counts(2, 0)) return false;
@@ -351,6 +506,97 @@ struct Runner {
         return kernels::Lstm(lp, T_<int8_t>(v, 0), T_<int8_t>(v, 1), T_<int16_t>(v, 2),
                              T_<int8_t>(v, 3), scratch);
       }
+      case PlanOp::kMul: {
+        const auto& k = ParamsOf<MulOpParams>(v);
+        return kernels::Mul(k.p, k.a, T_<int8_t>(v, 0), k.b, T_<int8_t>(v, 1), k.out,
+                            T_<int8_t>(v, 2));
+      }
+      case PlanOp::kMul16: {
+        const auto& k = ParamsOf<MulOpParams>(v);
+        return kernels::Mul16(k.p, k.a, T_<int16_t>(v, 0), k.b, T_<int16_t>(v, 1), k.out,
+                              T_<int16_t>(v, 2));
+      }
+      case PlanOp::kMinimum:
+      case PlanOp::kMaximum: {
+        const auto& k = ParamsOf<MinMaxOpParams>(v);
+        auto fn = r.code == uint16_t(PlanOp::kMinimum) ? &kernels::Minimum : &kernels::Maximum;
+        return fn(k.a, T_<int8_t>(v, 0), k.b, T_<int8_t>(v, 1), k.out, T_<int8_t>(v, 2));
+      }
+      case PlanOp::kMinimum16:
+      case PlanOp::kMaximum16: {
+        const auto& k = ParamsOf<MinMaxOpParams>(v);
+        auto fn =
+            r.code == uint16_t(PlanOp::kMinimum16) ? &kernels::Minimum16 : &kernels::Maximum16;
+        return fn(k.a, T_<int16_t>(v, 0), k.b, T_<int16_t>(v, 1), k.out, T_<int16_t>(v, 2));
+      }
+      case PlanOp::kQuantize: {
+        const auto& k = ParamsOf<AffineOpParams>(v);
+        if (p.tensors[v.t[1]].dtype == uint8_t(PlanDType::kInt16)) {
+          return kernels::Quantize16(k.q, k.count, T_<const float>(v, 0), T_<int16_t>(v, 1));
+        }
+        return kernels::Quantize(k.q, k.count, T_<const float>(v, 0), T_<int8_t>(v, 1));
+      }
+      case PlanOp::kDequantize: {
+        const auto& k = ParamsOf<AffineOpParams>(v);
+        if (p.tensors[v.t[0]].dtype == uint8_t(PlanDType::kInt16)) {
+          return kernels::Dequantize16(k.q, k.count, T_<const int16_t>(v, 0), T_<float>(v, 1));
+        }
+        return kernels::Dequantize(k.q, k.count, T_<const int8_t>(v, 0), T_<float>(v, 1));
+      }
+      case PlanOp::kRequantize: {
+        const auto& k = ParamsOf<RequantizeOpParams>(v);
+        const auto in = static_cast<PlanDType>(p.tensors[v.t[0]].dtype);
+        const auto out = static_cast<PlanDType>(p.tensors[v.t[1]].dtype);
+        uint8_t* x = T_<uint8_t>(v, 0);
+        uint8_t* y = T_<uint8_t>(v, 1);
+        auto i8 = [](uint8_t* b) { return reinterpret_cast<int8_t*>(b); };
+        auto i16 = [](uint8_t* b) { return reinterpret_cast<int16_t*>(b); };
+        auto i32 = [](uint8_t* b) { return reinterpret_cast<int32_t*>(b); };
+        switch (RequantizeKind(in, out)) {
+          case 0: return kernels::Requantize(k.p, k.count, i8(x), i8(y));
+          case 1: return kernels::Requantize(k.p, k.count, i8(x), y);
+          case 2: return kernels::Requantize(k.p, k.count, i8(x), i16(y));
+          case 3: return kernels::Requantize(k.p, k.count, i8(x), i32(y));
+          case 4: return kernels::Requantize(k.p, k.count, static_cast<const uint8_t*>(x), i8(y));
+          case 5: return kernels::Requantize(k.p, k.count, i16(x), i8(y));
+          case 6: return kernels::Requantize(k.p, k.count, i16(x), i16(y));
+          case 7: return kernels::Requantize(k.p, k.count, i16(x), i32(y));
+          case 8: return kernels::Requantize(k.p, k.count, i32(x), i8(y));
+          case 9: return kernels::Requantize(k.p, k.count, i32(x), i16(y));
+          default: return KernelStatus::kArgError;
+        }
+      }
+      case PlanOp::kPad: {
+        const auto& k = ParamsOf<PadOpParams>(v);
+        return kernels::Pad(k.p, k.in, T_<const uint8_t>(v, 0), k.value, T_<uint8_t>(v, 1),
+                            k.element_bytes);
+      }
+      case PlanOp::kSvdf: {
+        const auto& k = ParamsOf<kernels::SvdfParams>(v);
+        return kernels::Svdf(k, T_<const int8_t>(v, 0), T_<const int8_t>(v, 1),
+                             T_<const int16_t>(v, 2), T_<const int32_t>(v, 3), T_<int16_t>(v, 4),
+                             T_<int8_t>(v, 5), scratch);
+      }
+      case PlanOp::kSvdfInt8State: {
+        const auto& k = ParamsOf<kernels::SvdfParams>(v);
+        return kernels::SvdfInt8State(k, T_<const int8_t>(v, 0), T_<const int8_t>(v, 1),
+                                      T_<const int8_t>(v, 2), T_<const int32_t>(v, 3),
+                                      T_<int8_t>(v, 4), T_<int8_t>(v, 5), scratch);
+      }
+      case PlanOp::kSoftmaxInt8ToInt16: {
+        const auto& k = ParamsOf<SoftmaxOpParams>(v);
+        return kernels::SoftmaxInt8ToInt16(k.p, k.rows, k.depth, T_<int8_t>(v, 0),
+                                           T_<int16_t>(v, 1));
+      }
+      case PlanOp::kSoftmax16: {
+        const auto& k = ParamsOf<Softmax16OpParams>(v);
+        kernels::Softmax16Params sp;
+        sp.input_multiplier = k.input_multiplier;
+        sp.input_left_shift = k.input_left_shift;
+        sp.exp_lut = reinterpret_cast<const int16_t*>(v.array(p, 0));
+        sp.one_over_one_plus_x_lut = reinterpret_cast<const int16_t*>(v.array(p, 1));
+        return kernels::Softmax16(sp, k.rows, k.depth, T_<int16_t>(v, 0), T_<int16_t>(v, 1));
+      }
       case PlanOp::kCopy:
         Move(T_<uint8_t>(v, 1), T_<uint8_t>(v, 0), ParamsOf<CopyOpParams>(v).bytes);
         return KernelStatus::kOk;
@@ -387,6 +633,14 @@ const char* PlanOpName(uint16_t code) {
     case PlanOp::kSub: case PlanOp::kSub16: return "SUB";
     case PlanOp::kCopy: return "RESHAPE";
     case PlanOp::kLstm: return "UNIDIRECTIONAL_SEQUENCE_LSTM";
+    case PlanOp::kMul: case PlanOp::kMul16: return "MUL";
+    case PlanOp::kMinimum: case PlanOp::kMinimum16: return "MINIMUM";
+    case PlanOp::kMaximum: case PlanOp::kMaximum16: return "MAXIMUM";
+    case PlanOp::kQuantize: case PlanOp::kRequantize: return "QUANTIZE";
+    case PlanOp::kDequantize: return "DEQUANTIZE";
+    case PlanOp::kPad: return "PAD";
+    case PlanOp::kSvdf: case PlanOp::kSvdfInt8State: return "SVDF";
+    case PlanOp::kSoftmaxInt8ToInt16: case PlanOp::kSoftmax16: return "SOFTMAX";
     default: return "?";
   }
 }

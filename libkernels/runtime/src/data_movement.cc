@@ -7,7 +7,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lower_util.h"
 #include "mica/base/status_macros.h"
+#include "mica/kernels/data_movement.h"
 #include "op_kernel.h"
 #include "plan_writer.h"
 
@@ -118,6 +120,30 @@ class BoxCopyKernel : public OpKernel {
     }
     for (const Step& s : steps) s.plan.Run(ctx.data[s.src], ctx.data[s.dst]);
     return absl::OkStatus();
+  }
+};
+
+// PAD / PADV2 with a constant value, rank <= 6, 1/2/4-byte elements: the kernel core's Pad.
+class PadKernel : public OpKernel {
+ public:
+  kernels::PadParams p;
+  kernels::Shape shape;
+  uint8_t value[4] = {};
+  uint32_t es = 1;
+  int32_t in = 0, out = 0;
+  absl::Status Eval(const EvalContext& ctx) override {
+    return KernelError(kernels::Pad(p, shape, ctx.data[in], value, ctx.data[out], es), "Pad");
+  }
+  bool ExportToPlan(PlanOpWriter& w) const override {
+    device::PadOpParams d{};
+    d.p = p;
+    d.in = shape;
+    d.element_bytes = es;
+    std::memcpy(d.value, value, sizeof(value));
+    w.code = device::PlanOp::kPad;
+    w.SetParams(d);
+    w.tensors = {in, out};
+    return true;
   }
 };
 
@@ -246,6 +272,21 @@ absl::StatusOr<KernelPtr> LowerPad(const LowerContext& ctx) {
       const int16_t v = static_cast<int16_t>(zp);
       std::memcpy(k->fill_value.data(), &v, 2);
     }
+  }
+  if (k->fill_from < 0 && rank <= kernels::kMaxRank && (es == 1 || es == 2 || es == 4)) {
+    // The kernel core's PAD (the device runtime runs the same).
+    auto pk = std::make_unique<PadKernel>();
+    pk->in = ctx.in_index(0);
+    pk->out = ctx.out_index(0);
+    pk->es = static_cast<uint32_t>(es);
+    std::memcpy(pk->value, k->fill_value.data(), es);
+    pk->shape.rank = rank;
+    for (int d = 0; d < rank; ++d) {
+      pk->shape.dims[d] = in.shape[d];
+      pk->p.before[d] = static_cast<int32_t>(pads[2 * d]);
+      pk->p.after[d] = static_cast<int32_t>(pads[2 * d + 1]);
+    }
+    return KernelPtr(std::move(pk));
   }
   BoxCopyKernel::Step step{ctx.in_index(0), ctx.out_index(0), {}};
   step.plan.rank = rank;

@@ -114,7 +114,18 @@ class BinaryKernel : public OpKernel {
     return KernelError(fn(p, sa, ctx.In<T>(a), sb, ctx.In<T>(b), so, ctx.Out<T>(out)), name);
   }
   bool ExportToPlan(PlanOpWriter& w) const override {
-    if constexpr (!std::is_same_v<Params, kernels::AddParams>) {
+    if constexpr (std::is_same_v<Params, kernels::MulParams>) {
+      if constexpr (std::is_same_v<T, int8_t>) {
+        if (!IsBodyOf(fn, kernels::MulVariants(), &kernels::Mul)) return false;
+        w.code = device::PlanOp::kMul;
+      } else {
+        if (!IsBodyOf(fn, kernels::Mul16Variants(), &kernels::Mul16)) return false;
+        w.code = device::PlanOp::kMul16;
+      }
+      w.SetParams(device::MulOpParams{p, sa, sb, so});
+      w.tensors = {a, b, out};
+      return true;
+    } else if constexpr (!std::is_same_v<Params, kernels::AddParams>) {
       return false;
     } else {
       if constexpr (std::is_same_v<T, int8_t>) {
@@ -151,6 +162,16 @@ class MinMaxKernel : public OpKernel {
   int32_t a = 0, b = 0, out = 0;
   absl::Status Eval(const EvalContext& ctx) override {
     return KernelError(fn(sa, ctx.In<T>(a), sb, ctx.In<T>(b), so, ctx.Out<T>(out)), "MinMax");
+  }
+  bool ExportToPlan(PlanOpWriter& w) const override {
+    if constexpr (std::is_same_v<T, int8_t>) {
+      w.code = fn == &kernels::Minimum ? device::PlanOp::kMinimum : device::PlanOp::kMaximum;
+    } else {
+      w.code = fn == &kernels::Minimum16 ? device::PlanOp::kMinimum16 : device::PlanOp::kMaximum16;
+    }
+    w.SetParams(device::MinMaxOpParams{sa, sb, so});
+    w.tensors = {a, b, out};
+    return true;
   }
 };
 

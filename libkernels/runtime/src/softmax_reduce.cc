@@ -90,10 +90,17 @@ class SoftmaxKernel : public OpKernel {
     }
   }
   bool ExportToPlan(PlanOpWriter& w) const override {
-    if (mode != 0) return false;
-    w.code = device::PlanOp::kSoftmax;
-    w.SetParams(device::SoftmaxOpParams{p, rows, depth});
     w.tensors = {in, out};
+    if (mode == 2) {
+      w.code = device::PlanOp::kSoftmax16;
+      w.SetParams(device::Softmax16OpParams{p16.input_multiplier, p16.input_left_shift, rows,
+                                            depth});
+      w.AddArray(exp_lut);
+      w.AddArray(recip_lut);
+      return true;
+    }
+    w.code = mode == 0 ? device::PlanOp::kSoftmax : device::PlanOp::kSoftmaxInt8ToInt16;
+    w.SetParams(device::SoftmaxOpParams{p, rows, depth});
     return true;
   }
 };

@@ -23,9 +23,12 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "mica/kernels/data_movement.h"
 #include "mica/kernels/elementwise.h"
 #include "mica/kernels/lstm.h"
+#include "mica/kernels/quantize.h"
 #include "mica/kernels/softmax.h"
+#include "mica/kernels/svdf.h"
 #include "mica/kernels/types.h"
 
 namespace mica {
@@ -106,6 +109,21 @@ enum class PlanOp : uint16_t {
   kCopy = 17,            // CopyOpParams; t: in, out (reshape, squeeze, expand dims)
   kLstm = 18,            // LstmOpParams; t: in, hidden (state), cell (state), out, then per
                          // gate (forget, input, cell, output): input W, recurrent W, bias|-1
+  kMul = 19,             // MulOpParams; t: a, b, out
+  kMul16 = 20,
+  kMinimum = 21,         // MinMaxOpParams; t: a, b, out
+  kMaximum = 22,
+  kMinimum16 = 23,
+  kMaximum16 = 24,
+  kQuantize = 25,        // AffineOpParams; t: in (float32), out (int8 or int16)
+  kDequantize = 26,      // AffineOpParams; t: in (int8 or int16), out (float32)
+  kRequantize = 27,      // RequantizeOpParams; t: in, out (the pair from their dtypes)
+  kPad = 28,             // PadOpParams; t: in, out
+  kSvdf = 29,            // kernels::SvdfParams; t: in, weights_feature, weights_time (int16),
+                         // bias|-1, state (int16), out
+  kSvdfInt8State = 30,   // as kSvdf with int8 time weights and state
+  kSoftmaxInt8ToInt16 = 31,  // SoftmaxOpParams; t: in (int8), out (int16)
+  kSoftmax16 = 32,       // Softmax16OpParams; t: in, out; a: exp LUT, 1/(1+x) LUT (int16 x 513)
   kCount
 };
 
@@ -136,6 +154,36 @@ struct LstmOpParams {
   int32_t cell_state_scale_power;
   int32_t cell_clip_enabled;  // 0 / 1
   int32_t quantized_cell_clip;
+};
+
+struct MulOpParams {
+  kernels::MulParams p;
+  kernels::Shape a, b, out;
+};
+struct MinMaxOpParams {
+  kernels::Shape a, b, out;
+};
+// QUANTIZE (float32 -> int8/int16) and DEQUANTIZE, per tensor, over `count` elements.
+struct AffineOpParams {
+  kernels::AffineQuant q;
+  int32_t count;
+};
+struct RequantizeOpParams {
+  kernels::RequantizeParams p;
+  int32_t count;
+};
+// PAD / PADV2 with a constant value: `value` holds one element (element_bytes 1, 2 or 4).
+struct PadOpParams {
+  kernels::PadParams p;
+  kernels::Shape in;
+  uint32_t element_bytes;
+  uint8_t value[4];
+};
+struct Softmax16OpParams {
+  int32_t input_multiplier;
+  int32_t input_left_shift;
+  int32_t rows;
+  int32_t depth;
 };
 
 // Names as the host executor reports them (for per-operator counters).
