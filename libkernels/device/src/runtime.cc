@@ -114,9 +114,18 @@ struct Checker {
   bool Params() const { return r.params_bytes == sizeof(T); }
 };
 
+// Positive dimensions whose product stays below 2^31 (each factor is below 2^31, so every
+// partial product that passed the test times the next one fits int64).
 bool DimsOk(const kernels::Dims& d) {
-  return d.n > 0 && d.h > 0 && d.w > 0 && d.c > 0 &&
-         static_cast<int64_t>(d.n) * d.h * d.w * d.c < (int64_t{1} << 31);
+  if (d.n <= 0 || d.h <= 0 || d.w <= 0 || d.c <= 0) return false;
+  constexpr int64_t kLimit = int64_t{1} << 31;
+  int64_t n = d.n;
+  const int32_t rest[] = {d.h, d.w, d.c};
+  for (int32_t f : rest) {
+    n *= f;
+    if (n >= kLimit) return false;
+  }
+  return true;
 }
 int64_t Elems(const kernels::Dims& d) { return static_cast<int64_t>(d.n) * d.h * d.w * d.c; }
 // Positive dimensions whose product stays below 2^31 (checked as it grows: no overflow).
@@ -137,20 +146,105 @@ bool RequantOk(const kernels::Requant& r) {
   return r.multiplier >= 0 && r.shift >= -31 && r.shift <= 31;
 }
 
+// How a conv-like op's filter holds its output channels, for the accumulator bound.
+struct FilterLayout {
+  int32_t channels;       // output channels (accumulators)
+  bool channel_inner;     // depthwise [1, H, W, C]; otherwise [O, ...]
+  int32_t weight_offset;  // added to every weight (fully connected's filter offset)
+  int32_t quant_channels; // multiplier/shift entries (1 for per-tensor fully connected)
+};
+
+// The int8 kernels accumulate in int32 as TFLite Micro's do: bias + sum over the taps of
+// (input + input_offset) x weight, |input + input_offset| <= 256. As the host lowering refuses
+// (runtime conv_like.cc), a plan is refused when a channel's worst case, 256 x sum |weight| +
+// |bias|, leaves int32 or its requantized value (x multiplier x 2^(shift - 31)) passes 2^30.
+// The filter and bias must be constants (a run-time bias could hold anything).
+bool AccumulatorsOk(const Checker& c, const FilterLayout& f, int64_t filter_elems) {
+  const TensorRecord& ft = c.p.tensors[c.v.t[1]];
+  const int8_t* w = ft.loc == uint8_t(TensorLoc::kConst)
+                        ? reinterpret_cast<const int8_t*>(c.p.base + ft.offset)
+                        : nullptr;
+  const int32_t* bias = nullptr;
+  if (c.v.t[2] >= 0) {
+    const TensorRecord& bt = c.p.tensors[c.v.t[2]];
+    if (bt.loc != uint8_t(TensorLoc::kConst)) return false;
+    bias = reinterpret_cast<const int32_t*>(c.p.base + bt.offset);
+  }
+  if (f.channels <= 0 || filter_elems % f.channels != 0) return false;
+  const int64_t taps = filter_elems / f.channels;
+  const int32_t* mult = reinterpret_cast<const int32_t*>(c.v.array(c.p, 0));
+  const int32_t* shift = reinterpret_cast<const int32_t*>(c.v.array(c.p, 1));
+  for (int32_t ch = 0; ch < f.channels; ++ch) {
+    int64_t sum = 0;
+    if (w == nullptr) {
+      sum = taps * (128 + (f.weight_offset < 0 ? -f.weight_offset : f.weight_offset));
+    } else {
+      for (int64_t k = 0; k < taps; ++k) {
+        const int64_t i = f.channel_inner ? k * f.channels + ch : int64_t{ch} * taps + k;
+        const int64_t v = int64_t{w[i]} + f.weight_offset;
+        sum += v < 0 ? -v : v;
+        if (sum > (int64_t{1} << 31)) return false;
+      }
+    }
+    int64_t bound = 256 * sum;
+    if (bias != nullptr) bound += bias[ch] < 0 ? -int64_t{bias[ch]} : int64_t{bias[ch]};
+    if (bound > 2147483647) return false;
+    const int32_t q = f.quant_channels == 1 ? 0 : ch;
+    if (mult[q] < 0 || shift[q] < -31 || shift[q] > 31) return false;
+    // bound x mult x 2^(shift - 31) <= 2^30  <=>  bound x mult <= 2^(61 - shift).
+    const uint64_t prod = static_cast<uint64_t>(bound) * static_cast<uint64_t>(mult[q]);
+    const int e = 61 - shift[q];
+    if (e < 62 && prod > (uint64_t{1} << e)) return false;
+  }
+  return true;
+}
+
 template <typename P>
-bool CheckConvLike(const Checker& c, int32_t out_channels, int64_t filter_elems,
+bool CheckConvLike(const Checker& c, const FilterLayout& f, int64_t filter_elems,
                    const kernels::Dims& in, const kernels::Dims& out, bool i16) {
   const PlanDType act = i16 ? PlanDType::kInt16 : PlanDType::kInt8;
-  const uint32_t q = 4u * static_cast<uint32_t>(out_channels);
+  const uint32_t q = 4u * static_cast<uint32_t>(f.quant_channels);
   if (!c.Counts(4, i16 ? 3 : 2) || !c.Array(0, q) || !c.Array(1, q)) return false;
   if (!c.Tensor(0, act, Elems(in)) || !c.Tensor(1, PlanDType::kInt8, filter_elems) ||
       !c.Tensor(3, act, Elems(out), true)) {
     return false;
   }
   if (i16) {
-    return c.v.t[2] < 0 && (c.v.array_bytes(2) == 0 || c.Array(2, 8u * out_channels));
+    // int64 accumulation: |bias| <= 2^40 and at most 2^24 filter elements keep every product
+    // with a Q31 multiplier below 2^63 (the host lowering's rule).
+    if (c.v.t[2] >= 0 || filter_elems > (int64_t{1} << 24)) return false;
+    if (c.v.array_bytes(2) == 0) return true;
+    if (!c.Array(2, 8u * f.quant_channels)) return false;
+    const int64_t* b = reinterpret_cast<const int64_t*>(c.v.array(c.p, 2));
+    for (int32_t ch = 0; ch < f.quant_channels; ++ch) {
+      if (b[ch] > (int64_t{1} << 40) || b[ch] < -(int64_t{1} << 40)) return false;
+    }
+    return true;
   }
-  return c.OptionalTensor(2, PlanDType::kInt32, out_channels);
+  return c.OptionalTensor(2, PlanDType::kInt32, f.channels) && AccumulatorsOk(c, f, filter_elems);
+}
+
+// Window geometry small enough that no index the kernels compute in int32 (output position x
+// stride - padding + tap x dilation, and the image size) can overflow: every field in
+// [0, 2^16] (strides and dilations >= 1) and the farthest reach below 2^30.
+bool WindowOk(const kernels::Dims& in, const kernels::Dims& out, int32_t fh, int32_t fw,
+              int32_t sh, int32_t sw, int32_t dh, int32_t dw, int32_t ph, int32_t pw) {
+  constexpr int32_t kMax = 1 << 16;
+  const int32_t positive[] = {fh, fw, sh, sw, dh, dw};
+  for (int32_t v : positive) {
+    if (v < 1 || v > kMax) return false;
+  }
+  if (ph < 0 || ph > kMax || pw < 0 || pw > kMax) return false;
+  constexpr int64_t kReach = int64_t{1} << 30;
+  const int64_t ry = int64_t{out.h} * sh + int64_t{fh} * dh + ph + in.h;
+  const int64_t rx = int64_t{out.w} * sw + int64_t{fw} * dw + pw + in.w;
+  const int64_t ty = int64_t{in.h} * sh + int64_t{fh} + ph + out.h;  // transpose conv
+  const int64_t tx = int64_t{in.w} * sw + int64_t{fw} + pw + out.w;
+  return ry < kReach && rx < kReach && ty < kReach && tx < kReach;
+}
+
+bool ConvOffsetsOk(int32_t input_offset, int32_t output_offset) {
+  return input_offset >= -128 && input_offset <= 128 && OffsetOk(output_offset);
 }
 
 bool CheckOp(const Plan& p, const OpRecord& r) {
@@ -161,36 +255,63 @@ bool CheckOp(const Plan& p, const OpRecord& r) {
       if (!c.Params<kernels::ConvParams>()) return false;
       const auto& k = ParamsOf<kernels::ConvParams>(c.v);
       if (!DimsOk(k.input) || !DimsOk(k.filter) || !DimsOk(k.output)) return false;
-      return CheckConvLike<kernels::ConvParams>(c, k.output.c, Elems(k.filter), k.input,
-                                                k.output, r.code == uint16_t(PlanOp::kConv16x8));
+      if (!WindowOk(k.input, k.output, k.filter.h, k.filter.w, k.stride.h, k.stride.w,
+                    k.dilation.h, k.dilation.w, k.padding.h, k.padding.w)) {
+        return false;
+      }
+      if (!ConvOffsetsOk(k.input_offset, k.output_offset)) return false;
+      return CheckConvLike<kernels::ConvParams>(c, {k.output.c, false, 0, k.output.c},
+                                                Elems(k.filter), k.input, k.output,
+                                                r.code == uint16_t(PlanOp::kConv16x8));
     }
     case PlanOp::kDepthwiseConv:
     case PlanOp::kDepthwiseConv16x8: {
       if (!c.Params<kernels::DepthwiseConvParams>()) return false;
       const auto& k = ParamsOf<kernels::DepthwiseConvParams>(c.v);
       if (!DimsOk(k.input) || !DimsOk(k.filter) || !DimsOk(k.output)) return false;
+      if (!WindowOk(k.input, k.output, k.filter.h, k.filter.w, k.stride.h, k.stride.w,
+                    k.dilation.h, k.dilation.w, k.padding.h, k.padding.w) ||
+          k.depth_multiplier < 1 || k.depth_multiplier > (1 << 16)) {
+        return false;
+      }
+      if (!ConvOffsetsOk(k.input_offset, k.output_offset)) return false;
       return CheckConvLike<kernels::DepthwiseConvParams>(
-          c, k.output.c, Elems(k.filter), k.input, k.output,
+          c, {k.output.c, true, 0, k.output.c}, Elems(k.filter), k.input, k.output,
           r.code == uint16_t(PlanOp::kDepthwiseConv16x8));
     }
     case PlanOp::kTransposeConv: {
       if (!c.Params<kernels::TransposeConvParams>()) return false;
       const auto& k = ParamsOf<kernels::TransposeConvParams>(c.v);
       if (!DimsOk(k.input) || !DimsOk(k.filter) || !DimsOk(k.output)) return false;
-      return CheckConvLike<kernels::TransposeConvParams>(c, k.output.c, Elems(k.filter),
-                                                         k.input, k.output, false);
+      if (!WindowOk(k.input, k.output, k.filter.h, k.filter.w, k.stride.h, k.stride.w, 1, 1,
+                    k.padding.h, k.padding.w)) {
+        return false;
+      }
+      if (!ConvOffsetsOk(k.input_offset, k.output_offset)) return false;
+      return CheckConvLike<kernels::TransposeConvParams>(c, {k.output.c, false, 0, k.output.c},
+                                                         Elems(k.filter), k.input, k.output,
+                                                         false);
     }
     case PlanOp::kFullyConnected:
     case PlanOp::kFullyConnected16x8: {
       if (!c.Params<kernels::FullyConnectedParams>()) return false;
+      // The bool is read through the struct only once its byte is known to be 0 or 1.
+      const uint8_t per_channel_byte =
+          c.v.params[offsetof(kernels::FullyConnectedParams, per_channel)];
+      if (per_channel_byte > 1) return false;
       const auto& k = ParamsOf<kernels::FullyConnectedParams>(c.v);
+      if (!ConvOffsetsOk(k.input_offset, k.output_offset) || k.filter_offset < -128 ||
+          k.filter_offset > 128) {
+        return false;
+      }
       if (k.batches <= 0 || k.input_depth <= 0 || k.output_depth <= 0) return false;
       const kernels::Dims in{k.batches, 1, 1, k.input_depth};
       const kernels::Dims out{k.batches, 1, 1, k.output_depth};
       if (!DimsOk(in) || !DimsOk(out)) return false;
       const int32_t channels = k.per_channel ? k.output_depth : 1;
       return CheckConvLike<kernels::FullyConnectedParams>(
-          c, channels, static_cast<int64_t>(k.input_depth) * k.output_depth, in, out,
+          c, {k.output_depth, false, k.filter_offset, channels},
+          static_cast<int64_t>(k.input_depth) * k.output_depth, in, out,
           r.code == uint16_t(PlanOp::kFullyConnected16x8));
     }
     case PlanOp::kMaxPool:
@@ -200,6 +321,10 @@ bool CheckOp(const Plan& p, const OpRecord& r) {
       if (!c.Params<kernels::PoolParams>() || !c.Counts(2, 0)) return false;
       const auto& k = ParamsOf<kernels::PoolParams>(c.v);
       if (!DimsOk(k.input) || !DimsOk(k.output)) return false;
+      if (!WindowOk(k.input, k.output, k.filter_h, k.filter_w, k.stride.h, k.stride.w, 1, 1,
+                    k.padding.h, k.padding.w)) {
+        return false;
+      }
       const bool i16 = r.code == uint16_t(PlanOp::kMaxPool16) ||
                        r.code == uint16_t(PlanOp::kAvgPool16);
       const PlanDType dt = i16 ? PlanDType::kInt16 : PlanDType::kInt8;
@@ -219,6 +344,10 @@ bool CheckOp(const Plan& p, const OpRecord& r) {
       if (!c.Params<BinaryOpParams>() || !c.Counts(3, 0)) return false;
       const auto& k = ParamsOf<BinaryOpParams>(c.v);
       if (!ShapeOk(k.a) || !ShapeOk(k.b) || !ShapeOk(k.out)) return false;
+      if (!OffsetOk(k.p.input1_offset) || !OffsetOk(k.p.input2_offset) ||
+          !OffsetOk(k.p.output_offset)) {
+        return false;
+      }
       const bool i16 = r.code == uint16_t(PlanOp::kAdd16) || r.code == uint16_t(PlanOp::kSub16);
       const PlanDType dt = i16 ? PlanDType::kInt16 : PlanDType::kInt8;
       return c.Tensor(0, dt, k.a.elements()) && c.Tensor(1, dt, k.b.elements()) &&
