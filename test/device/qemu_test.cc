@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "mica/estimate/target.h"
+#include "mica/estimate/tflm_arena.h"
 #include "mica/fvp/simulator.h"
 #include "mica/fvp/subprocess.h"
 #include "mica/model/load.h"
@@ -121,6 +123,48 @@ TEST_CASE("one model on QEMU's Cortex-M7 and Cortex-M33 boards", "[device][qemu]
     CHECK(*r->passed);
     std::cout << "qemu " << build << " " << name << ": " << r->total_instructions
               << " instructions\n";
+  }
+}
+
+// Issue 17 item 2: `mica check --runtime mica` reports the arena the device runtime reports on
+// the target, to the byte (a model without state and one with SVDF state tensors; MVE and DSP
+// plans, whose scratch differs).
+TEST_CASE("check --runtime mica reports the arena the device runtime reports on QEMU",
+          "[device][qemu]") {
+  const std::string shared = testing::SharedDir();
+  for (const auto& [build, profile] : {std::pair<std::string, std::string>{"m55-mve", "cortex-m55"},
+                                       {"m4-dsp", "cortex-m4"}}) {
+    const std::string elf = Firmware(build);
+    if (elf.empty()) return;
+    auto options = fvp::QemuOptionsFor(build);
+    REQUIRE(options.ok());
+    options->firmware = elf;
+    auto target = estimate::FindTargetProfile(profile);
+    REQUIRE(target.ok());
+    for (const char* name : {"mlperf-tiny/kws_ds_cnn_int8", "more/keyword_scrambled"}) {
+      INFO(build << " " << name);
+      auto graph = LoadModel(shared + "/models/" + name + ".tflite");
+      REQUIRE(graph.ok());
+      estimate::Estimate e;
+      REQUIRE(estimate::AddRuntimeMemory(*graph, *target, estimate::Runtime::kMica, &e).ok());
+      CHECK(e.memory.basis.find("device runtime") != std::string::npos);
+      const kernels::Isa isa = build == "m55-mve" ? kernels::Isa::kMve : kernels::Isa::kDsp;
+      auto plan = runtime::CompilePlan(*graph, {isa});
+      REQUIRE(plan.ok());
+      fvp::SimulationRequest req;
+      req.plan = plan->bytes;
+      const std::string golden = shared + "/golden/" + name + "/seed1/";
+      for (size_t i = 0; i < graph->subgraphs[0].inputs.size(); ++i) {
+        req.inputs.push_back(Read(golden + "input_" + std::to_string(i) + ".bin"));
+      }
+      req.per_op_counts = false;
+      auto r = fvp::QemuSimulator(*options).Run(req);
+      if (!r.ok()) FAIL(r.status().message());
+      CHECK(r->arena_bytes > 0);
+      CHECK(e.memory.arena_bytes == static_cast<int64_t>(r->arena_bytes));
+      std::cout << "arena " << build << " " << name << ": check --runtime mica "
+                << e.memory.arena_bytes << " bytes, device " << r->arena_bytes << " bytes\n";
+    }
   }
 }
 
