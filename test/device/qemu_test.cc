@@ -5,6 +5,7 @@
 // firmware (arm-none-eabi-gcc) is absent.
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <string>
@@ -203,6 +204,51 @@ TEST_CASE("a corrupted expected output gives FAIL with the right index on QEMU",
   CHECK(r->checks[0].first_difference == 3);
   CHECK(r->checks[0].differences == 2);
   CHECK(r->checks[0].max_difference == max_diff);
+}
+
+// A float32 output (face_landmarks_192's DEQUANTIZE): compared bit-exactly, element by
+// element, the difference in units in the last place.
+TEST_CASE("a corrupted float expected output gives FAIL with the element index on QEMU",
+          "[device][qemu]") {
+  const std::string elf = Firmware("m55-mve");
+  if (elf.empty()) return;
+  auto options = fvp::QemuOptionsFor("m55-mve");
+  REQUIRE(options.ok());
+  options->firmware = elf;
+  const std::string shared = testing::SharedDir();
+  const std::string name = "more/face_landmarks_192";
+  auto graph = LoadModel(shared + "/models/" + name + ".tflite");
+  REQUIRE(graph.ok());
+  auto plan = runtime::CompilePlan(*graph, {kernels::Isa::kMve});
+  REQUIRE(plan.ok());
+  fvp::SimulationRequest req;
+  req.plan = plan->bytes;
+  const std::string golden = shared + "/golden/" + name + "/seed1/";
+  req.inputs.push_back(Read(golden + "input_0.bin"));
+  std::vector<uint8_t> expected = Read(golden + "output_0.bin");
+  REQUIRE(expected.size() >= 40);
+  // The ordered integer of a float's bit pattern (as the runner computes it).
+  auto ordered = [](const std::vector<uint8_t>& b, size_t i) {
+    int32_t bits = 0;
+    std::memcpy(&bits, b.data() + 4 * i, 4);
+    return bits < 0 ? int64_t{INT32_MIN} - 1 - bits : int64_t{bits};
+  };
+  const std::vector<uint8_t> good = expected;
+  expected[4 * 5] = static_cast<uint8_t>(good[4 * 5] ^ 0x01);  // element 5: 1 ULP
+  expected[4 * 9 + 3] = static_cast<uint8_t>(good[4 * 9 + 3] ^ 0x80);  // element 9: sign
+  const int64_t d9 = ordered(good, 9) - ordered(expected, 9);
+  req.expected.push_back(expected);
+  req.expected.push_back(Read(golden + "output_1.bin"));
+  req.per_op_counts = false;
+  auto r = fvp::QemuSimulator(*options).Run(req);
+  if (!r.ok()) FAIL(r.status().message());
+  REQUIRE(r->passed.has_value());
+  CHECK_FALSE(*r->passed);
+  REQUIRE(r->checks.size() == 2);
+  CHECK(r->checks[0].first_difference == 5);
+  CHECK(r->checks[0].differences == 2);
+  CHECK(r->checks[0].max_difference == (d9 < 0 ? -d9 : d9));
+  CHECK(r->checks[1].differences == 0);
 }
 
 }  // namespace
