@@ -1,5 +1,6 @@
 #include "mica/device/runtime.h"
 
+#include "mica/kernels/activations.h"
 #include "mica/kernels/conv.h"
 #include "mica/kernels/depthwise_conv.h"
 #include "mica/kernels/elementwise.h"
@@ -8,6 +9,7 @@
 #include "mica/kernels/data_movement.h"
 #include "mica/kernels/pooling.h"
 #include "mica/kernels/quantize.h"
+#include "mica/kernels/reduce.h"
 #include "mica/kernels/softmax.h"
 #include "mica/kernels/svdf.h"
 #include "mica/kernels/transpose_conv.h"
@@ -245,6 +247,15 @@ bool WindowOk(const kernels::Dims& in, const kernels::Dims& out, int32_t fh, int
 
 bool ConvOffsetsOk(int32_t input_offset, int32_t output_offset) {
   return input_offset >= -128 && input_offset <= 128 && OffsetOk(output_offset);
+}
+
+// A unary record: UnaryOpParams<P>, input and output of `dt` with `count` elements, and the
+// kernel parameters accepted by `ok`.
+template <typename P, typename Ok>
+bool CheckUnary(const Checker& c, PlanDType dt, Ok ok) {
+  if (!c.Params<UnaryOpParams<P>>() || !c.Counts(2, 0)) return false;
+  const auto& k = ParamsOf<UnaryOpParams<P>>(c.v);
+  return k.count >= 0 && ok(k.p) && c.Tensor(0, dt, k.count) && c.Tensor(1, dt, k.count, true);
 }
 
 bool CheckOp(const Plan& p, const OpRecord& r) {
@@ -505,6 +516,72 @@ bool CheckOp(const Plan& p, const OpRecord& r) {
       const int64_t n = static_cast<int64_t>(k.rows) * k.depth;
       return c.Tensor(0, PlanDType::kInt16, n) && c.Tensor(1, PlanDType::kInt16, n, true);
     }
+    case PlanOp::kMean:
+    case PlanOp::kMean16:
+    case PlanOp::kSum:
+    case PlanOp::kSum16:
+    case PlanOp::kReduceMax:
+    case PlanOp::kReduceMax16: {
+      if (!c.Params<ReduceOpParams>() || !c.Counts(2, 0)) return false;
+      const auto& k = ParamsOf<ReduceOpParams>(c.v);
+      if (!ShapeOk(k.in) || k.axes.count < 0 || k.axes.count > kernels::kMaxRank ||
+          !OffsetOk(k.p.input_zero_point) || !OffsetOk(k.p.output_zero_point) ||
+          !RequantOk(k.p.output)) {
+        return false;
+      }
+      bool reduced[kernels::kMaxRank] = {};
+      for (int i = 0; i < k.axes.count; ++i) {
+        if (k.axes.axis[i] < 0 || k.axes.axis[i] >= k.in.rank) return false;
+        reduced[k.axes.axis[i]] = true;
+      }
+      int64_t out = 1;
+      for (int d = 0; d < k.in.rank; ++d) {
+        if (!reduced[d]) out *= k.in.dims[d];
+      }
+      const bool i16 = r.code == uint16_t(PlanOp::kMean16) || r.code == uint16_t(PlanOp::kSum16) ||
+                       r.code == uint16_t(PlanOp::kReduceMax16);
+      const PlanDType dt = i16 ? PlanDType::kInt16 : PlanDType::kInt8;
+      return c.Tensor(0, dt, k.in.elements()) && c.Tensor(1, dt, out, true);
+    }
+    case PlanOp::kLogistic:
+    case PlanOp::kTanh:
+      return CheckUnary<kernels::LogisticParams>(c, PlanDType::kInt8, [](const auto& k) {
+        return OffsetOk(k.input_zero_point) && k.input_multiplier >= 0 &&
+               k.input_left_shift >= -31 && k.input_left_shift <= 31 &&
+               k.input_range_radius >= 0;
+      });
+    case PlanOp::kLogistic16:
+    case PlanOp::kTanh16:
+      return CheckUnary<kernels::Logistic16Params>(c, PlanDType::kInt16, [](const auto& k) {
+        return k.input_multiplier >= 0 && k.input_left_shift >= 0 && k.input_left_shift <= 31;
+      });
+    case PlanOp::kRelu:
+    case PlanOp::kRelu16:
+      return CheckUnary<kernels::ReluParams>(
+          c, r.code == uint16_t(PlanOp::kRelu) ? PlanDType::kInt8 : PlanDType::kInt16,
+          [](const auto& k) {
+            return OffsetOk(k.input_zero_point) && OffsetOk(k.output_offset) &&
+                   RequantOk(k.output);
+          });
+    case PlanOp::kClamp:
+    case PlanOp::kClamp16:
+      return CheckUnary<kernels::ActivationRange>(
+          c, r.code == uint16_t(PlanOp::kClamp) ? PlanDType::kInt8 : PlanDType::kInt16,
+          [](const auto&) { return true; });
+    case PlanOp::kLeakyRelu:
+    case PlanOp::kLeakyRelu16:
+      return CheckUnary<kernels::LeakyReluParams>(
+          c, r.code == uint16_t(PlanOp::kLeakyRelu) ? PlanDType::kInt8 : PlanDType::kInt16,
+          [](const auto& k) {
+            return OffsetOk(k.input_zero_point) && OffsetOk(k.output_zero_point) &&
+                   RequantOk(k.identity) && RequantOk(k.alpha);
+          });
+    case PlanOp::kHardSwish:
+      return CheckUnary<kernels::HardSwishParams>(c, PlanDType::kInt8, [](const auto& k) {
+        return OffsetOk(k.input_zero_point) && OffsetOk(k.output_zero_point) &&
+               k.reluish_multiplier_exponent >= -31 && k.reluish_multiplier_exponent <= 31 &&
+               k.output_multiplier_exponent >= -31 && k.output_multiplier_exponent <= 0;
+      });
     case PlanOp::kCopy: {
       if (!c.Params<CopyOpParams>() || !c.Counts(2, 0)) return false;
       const uint32_t n = ParamsOf<CopyOpParams>(c.v).bytes;
@@ -539,6 +616,12 @@ struct Runner {
   }
   const int64_t* Bias64(const OpView& v) const {
     return v.array_bytes(2) == 0 ? nullptr : reinterpret_cast<const int64_t*>(v.array(p, 2));
+  }
+
+  template <typename P, typename T>
+  KernelStatus Unary(const OpView& v, KernelStatus (*fn)(const P&, int32_t, const T*, T*)) const {
+    const auto& k = ParamsOf<UnaryOpParams<P>>(v);
+    return fn(k.p, k.count, T_<const T>(v, 0), T_<T>(v, 1));
   }
 
   KernelStatus Run(const OpRecord& r) const {
@@ -726,6 +809,52 @@ struct Runner {
         sp.one_over_one_plus_x_lut = reinterpret_cast<const int16_t*>(v.array(p, 1));
         return kernels::Softmax16(sp, k.rows, k.depth, T_<int16_t>(v, 0), T_<int16_t>(v, 1));
       }
+      case PlanOp::kMean:
+      case PlanOp::kSum:
+      case PlanOp::kReduceMax: {
+        const auto& k = ParamsOf<ReduceOpParams>(v);
+        const int8_t* x = T_<const int8_t>(v, 0);
+        int8_t* y = T_<int8_t>(v, 1);
+        if (r.code == uint16_t(PlanOp::kMean)) return kernels::Mean(k.p, k.in, k.axes, x, y);
+        if (r.code == uint16_t(PlanOp::kSum)) return kernels::Sum(k.p, k.in, k.axes, x, y);
+        return kernels::ReduceMax(k.in, k.axes, x, y);
+      }
+      case PlanOp::kMean16:
+      case PlanOp::kSum16:
+      case PlanOp::kReduceMax16: {
+        const auto& k = ParamsOf<ReduceOpParams>(v);
+        const int16_t* x = T_<const int16_t>(v, 0);
+        int16_t* y = T_<int16_t>(v, 1);
+        if (r.code == uint16_t(PlanOp::kMean16)) return kernels::Mean16(k.p, k.in, k.axes, x, y);
+        if (r.code == uint16_t(PlanOp::kSum16)) return kernels::Sum16(k.p, k.in, k.axes, x, y);
+        return kernels::ReduceMax16(k.in, k.axes, x, y);
+      }
+      case PlanOp::kLogistic:
+        return Unary<kernels::LogisticParams, int8_t>(v, &kernels::Logistic);
+      case PlanOp::kTanh:
+        return Unary<kernels::TanhParams, int8_t>(v, &kernels::Tanh);
+      case PlanOp::kLogistic16:
+        return Unary<kernels::Logistic16Params, int16_t>(v, &kernels::Logistic16);
+      case PlanOp::kTanh16:
+        return Unary<kernels::Tanh16Params, int16_t>(v, &kernels::Tanh16);
+      case PlanOp::kRelu:
+        return Unary<kernels::ReluParams, int8_t>(v, &kernels::Relu);
+      case PlanOp::kRelu16:
+        return Unary<kernels::ReluParams, int16_t>(v, &kernels::Relu16);
+      case PlanOp::kClamp: {
+        const auto& k = ParamsOf<UnaryOpParams<kernels::ActivationRange>>(v);
+        return kernels::Clamp(k.p, k.count, T_<const int8_t>(v, 0), T_<int8_t>(v, 1));
+      }
+      case PlanOp::kClamp16: {
+        const auto& k = ParamsOf<UnaryOpParams<kernels::ActivationRange>>(v);
+        return kernels::Clamp16(k.p, k.count, T_<const int16_t>(v, 0), T_<int16_t>(v, 1));
+      }
+      case PlanOp::kLeakyRelu:
+        return Unary<kernels::LeakyReluParams, int8_t>(v, &kernels::LeakyRelu);
+      case PlanOp::kLeakyRelu16:
+        return Unary<kernels::LeakyReluParams, int16_t>(v, &kernels::LeakyRelu16);
+      case PlanOp::kHardSwish:
+        return Unary<kernels::HardSwishParams, int8_t>(v, &kernels::HardSwish);
       case PlanOp::kCopy:
         Move(T_<uint8_t>(v, 1), T_<uint8_t>(v, 0), ParamsOf<CopyOpParams>(v).bytes);
         return KernelStatus::kOk;
@@ -770,6 +899,15 @@ const char* PlanOpName(uint16_t code) {
     case PlanOp::kPad: return "PAD";
     case PlanOp::kSvdf: case PlanOp::kSvdfInt8State: return "SVDF";
     case PlanOp::kSoftmaxInt8ToInt16: case PlanOp::kSoftmax16: return "SOFTMAX";
+    case PlanOp::kMean: case PlanOp::kMean16: return "MEAN";
+    case PlanOp::kSum: case PlanOp::kSum16: return "SUM";
+    case PlanOp::kReduceMax: case PlanOp::kReduceMax16: return "REDUCE_MAX";
+    case PlanOp::kLogistic: case PlanOp::kLogistic16: return "LOGISTIC";
+    case PlanOp::kTanh: case PlanOp::kTanh16: return "TANH";
+    case PlanOp::kRelu: case PlanOp::kRelu16: return "RELU";
+    case PlanOp::kClamp: case PlanOp::kClamp16: return "RELU6";
+    case PlanOp::kLeakyRelu: case PlanOp::kLeakyRelu16: return "LEAKY_RELU";
+    case PlanOp::kHardSwish: return "HARD_SWISH";
     default: return "?";
   }
 }

@@ -333,8 +333,9 @@ absl::StatusOr<KernelPtr> LowerLogisticTanh(const LowerContext& ctx) {
     p.input_zero_point = ZeroPoint(x);
     auto fn = logistic ? PickVariant(kernels::LogisticVariants(), ctx.isa, &kernels::Logistic)
                        : PickVariant(kernels::TanhVariants(), ctx.isa, &kernels::Tanh);
-    return MakeUnary<int8_t, int8_t>(
+    return MakeUnaryForPlan<int8_t, int8_t>(
         ctx, logistic ? "Logistic" : "Tanh",
+        logistic ? device::PlanOp::kLogistic : device::PlanOp::kTanh, p,
         [p, fn](int32_t n, const int8_t* i, int8_t* o) { return fn(p, n, i, o); });
   }
   if (x.dtype == DType::kInt16 && y.dtype == DType::kInt16) {
@@ -359,13 +360,13 @@ absl::StatusOr<KernelPtr> LowerLogisticTanh(const LowerContext& ctx) {
       p.input_multiplier = static_cast<int32_t>(m);
     }
     if (logistic) {
-      return MakeUnary<int16_t, int16_t>(ctx, "Logistic16",
-                                         [p](int32_t n, const int16_t* i, int16_t* o) {
+      return MakeUnaryForPlan<int16_t, int16_t>(ctx, "Logistic16", device::PlanOp::kLogistic16,
+                                                p, [p](int32_t n, const int16_t* i, int16_t* o) {
                                            return kernels::Logistic16(p, n, i, o);
                                          });
     }
-    return MakeUnary<int16_t, int16_t>(
-        ctx, "Tanh16",
+    return MakeUnaryForPlan<int16_t, int16_t>(
+        ctx, "Tanh16", device::PlanOp::kTanh16, p,
         [p](int32_t n, const int16_t* i, int16_t* o) { return kernels::Tanh16(p, n, i, o); });
   }
   return ctx.Unimplemented(DT(x.dtype), " -> ", DT(y.dtype));
@@ -388,11 +389,13 @@ absl::StatusOr<KernelPtr> LowerRelu(const LowerContext& ctx) {
     r.min = std::min(std::max(zp, tmin), tmax);
     r.max = std::min(std::max(static_cast<int32_t>(std::round(6.0f / Scale(x))) + zp, tmin), tmax);
     if (i16) {
-      return MakeUnary<int16_t, int16_t>(ctx, "Clamp16", [r](int32_t n, const int16_t* i, int16_t* o) {
+      return MakeUnaryForPlan<int16_t, int16_t>(ctx, "Clamp16", device::PlanOp::kClamp16, r,
+                                                [r](int32_t n, const int16_t* i, int16_t* o) {
         return kernels::Clamp16(r, n, i, o);
       });
     }
-    return MakeUnary<int8_t, int8_t>(ctx, "Clamp", [r](int32_t n, const int8_t* i, int8_t* o) {
+    return MakeUnaryForPlan<int8_t, int8_t>(ctx, "Clamp", device::PlanOp::kClamp, r,
+                                            [r](int32_t n, const int8_t* i, int8_t* o) {
       return kernels::Clamp(r, n, i, o);
     });
   }
@@ -408,11 +411,13 @@ absl::StatusOr<KernelPtr> LowerRelu(const LowerContext& ctx) {
           ? std::min(tmax, p.output_offset + static_cast<int32_t>(std::roundf(1.f / Scale(y))))
           : tmax;
   if (i16) {
-    return MakeUnary<int16_t, int16_t>(ctx, "Relu16", [p](int32_t n, const int16_t* i, int16_t* o) {
+    return MakeUnaryForPlan<int16_t, int16_t>(ctx, "Relu16", device::PlanOp::kRelu16, p,
+                                              [p](int32_t n, const int16_t* i, int16_t* o) {
       return kernels::Relu16(p, n, i, o);
     });
   }
-  return MakeUnary<int8_t, int8_t>(ctx, "Relu", [p](int32_t n, const int8_t* i, int8_t* o) {
+  return MakeUnaryForPlan<int8_t, int8_t>(ctx, "Relu", device::PlanOp::kRelu, p,
+                                          [p](int32_t n, const int8_t* i, int8_t* o) {
     return kernels::Relu(p, n, i, o);
   });
 }
@@ -430,13 +435,14 @@ absl::StatusOr<KernelPtr> LowerLeakyRelu(const LowerContext& ctx) {
   p.alpha = Multiplier(static_cast<double>(Scale(x) * alpha / Scale(y)));
   p.identity = Multiplier(static_cast<double>(Scale(x) / Scale(y)));
   if (x.dtype == DType::kInt8) {
-    return MakeUnary<int8_t, int8_t>(ctx, "LeakyRelu", [p](int32_t n, const int8_t* i, int8_t* o) {
+    return MakeUnaryForPlan<int8_t, int8_t>(ctx, "LeakyRelu", device::PlanOp::kLeakyRelu, p,
+                                            [p](int32_t n, const int8_t* i, int8_t* o) {
       return kernels::LeakyRelu(p, n, i, o);
     });
   }
   if (x.dtype == DType::kInt16) {
-    return MakeUnary<int16_t, int16_t>(ctx, "LeakyRelu16",
-                                       [p](int32_t n, const int16_t* i, int16_t* o) {
+    return MakeUnaryForPlan<int16_t, int16_t>(ctx, "LeakyRelu16", device::PlanOp::kLeakyRelu16,
+                                              p, [p](int32_t n, const int16_t* i, int16_t* o) {
                                          return kernels::LeakyRelu16(p, n, i, o);
                                        });
   }
@@ -464,7 +470,8 @@ absl::StatusOr<KernelPtr> LowerHardSwish(const LowerContext& ctx) {
   if (p.output_multiplier_exponent > 0) {
     return ctx.Unimplemented("hard swish output multiplier > 1");
   }
-  return MakeUnary<int8_t, int8_t>(ctx, "HardSwish", [p](int32_t n, const int8_t* i, int8_t* o) {
+  return MakeUnaryForPlan<int8_t, int8_t>(ctx, "HardSwish", device::PlanOp::kHardSwish, p,
+                                          [p](int32_t n, const int8_t* i, int8_t* o) {
     return kernels::HardSwish(p, n, i, o);
   });
 }

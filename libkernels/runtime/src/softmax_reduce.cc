@@ -185,6 +185,16 @@ class ReduceKernel : public OpKernel {
     }
     return KernelError(s, "Reduce");
   }
+  bool ExportToPlan(PlanOpWriter& w) const override {
+    constexpr bool i16 = std::is_same_v<T, int16_t>;
+    using device::PlanOp;
+    w.code = kind == OpKind::kMean  ? (i16 ? PlanOp::kMean16 : PlanOp::kMean)
+             : kind == OpKind::kSum ? (i16 ? PlanOp::kSum16 : PlanOp::kSum)
+                                    : (i16 ? PlanOp::kReduceMax16 : PlanOp::kReduceMax);
+    w.SetParams(device::ReduceOpParams{p, shape, axes});
+    w.tensors = {in, out};
+    return true;
+  }
 };
 
 absl::StatusOr<KernelPtr> LowerReduceInt(const LowerContext& ctx) {

@@ -23,10 +23,12 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "mica/kernels/activations.h"
 #include "mica/kernels/data_movement.h"
 #include "mica/kernels/elementwise.h"
 #include "mica/kernels/lstm.h"
 #include "mica/kernels/quantize.h"
+#include "mica/kernels/reduce.h"
 #include "mica/kernels/softmax.h"
 #include "mica/kernels/svdf.h"
 #include "mica/kernels/types.h"
@@ -124,6 +126,24 @@ enum class PlanOp : uint16_t {
   kSvdfInt8State = 30,   // as kSvdf with int8 time weights and state
   kSoftmaxInt8ToInt16 = 31,  // SoftmaxOpParams; t: in (int8), out (int16)
   kSoftmax16 = 32,       // Softmax16OpParams; t: in, out; a: exp LUT, 1/(1+x) LUT (int16 x 513)
+  kMean = 33,            // ReduceOpParams; t: in, out
+  kMean16 = 34,
+  kSum = 35,
+  kSum16 = 36,
+  kReduceMax = 37,
+  kReduceMax16 = 38,
+  // Unary activations: UnaryOpParams<kernel params>; t: in, out (same dtype).
+  kLogistic = 39,        // kernels::LogisticParams, int8
+  kTanh = 40,            // kernels::TanhParams, int8
+  kLogistic16 = 41,      // kernels::Logistic16Params, int16
+  kTanh16 = 42,          // kernels::Tanh16Params, int16
+  kRelu = 43,            // kernels::ReluParams, int8
+  kRelu16 = 44,
+  kClamp = 45,           // kernels::ActivationRange, int8
+  kClamp16 = 46,
+  kLeakyRelu = 47,       // kernels::LeakyReluParams, int8
+  kLeakyRelu16 = 48,
+  kHardSwish = 49,       // kernels::HardSwishParams, int8 (padding bytes zero)
   kCount
 };
 
@@ -184,6 +204,17 @@ struct Softmax16OpParams {
   int32_t input_left_shift;
   int32_t rows;
   int32_t depth;
+};
+
+struct ReduceOpParams {
+  kernels::MeanParams p;  // unused by REDUCE_MAX
+  kernels::Shape in;
+  kernels::ReduceAxes axes;
+};
+template <typename P>
+struct UnaryOpParams {
+  P p;
+  int32_t count;
 };
 
 // Names as the host executor reports them (for per-operator counters).
