@@ -2,7 +2,7 @@
 // fp32 executor, quantized by libquant (float I/O, so QUANTIZE and DEQUANTIZE are in the plan)
 // and compiled into device plans for the scalar, DSP and MVE ISAs. Between them the plans hold
 // every record kind the common models use: conv, depthwise, pools, fully connected, softmax,
-// add, mul, pad, reshape, quantize, dequantize.
+// add, mul, pad, reshape, quantize, dequantize, logistic, tanh, hard swish, relu, mean.
 //
 //   mica_plan_seeds OUT_DIR
 #include <cstdio>
@@ -41,6 +41,20 @@ absl::StatusOr<Graph> ConvNet() {
   return b.Build();
 }
 
+absl::StatusOr<Graph> Activations() {
+  GraphBuilder b("seed_activations", 5);
+  int32_t x = b.Input("input", {1, 4, 4, 3});
+  x = b.Conv2D(x, b.HeWeights("c/w", {6, 1, 1, 3}), b.RandomBias("c/b", 6),
+               {mica::Padding::kValid, 1, 1, 1, 1, mica::Activation::kNone});
+  const int32_t l = b.Unary(mica::OpKind::kLogistic, x);
+  const int32_t t = b.Unary(mica::OpKind::kTanh, x);
+  const int32_t h = b.Unary(mica::OpKind::kHardSwish, x);
+  const int32_t r = b.Unary(mica::OpKind::kRelu6, b.Unary(mica::OpKind::kRelu, x));
+  x = b.Add(b.Add(l, t), b.Add(h, r));
+  b.Output(b.Mean(x, {1, 2}, false));
+  return b.Build();
+}
+
 absl::StatusOr<Graph> Quantized(const Graph& fg) {
   MICA_ASSIGN_OR_RETURN(auto exec, mica::runtime::Executor::Create(fg));
   mica::quant::RangeCollector ranges;
@@ -75,7 +89,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string dir = argv[1];
-  absl::StatusOr<Graph> fg = ConvNet();
+  for (const auto& [name, build] : {std::pair{"convnet", &ConvNet},
+                                    std::pair{"activations", &Activations}}) {
+  absl::StatusOr<Graph> fg = build();
   absl::StatusOr<Graph> qg = fg.ok() ? Quantized(*fg) : fg;
   if (!qg.ok()) {
     std::fprintf(stderr, "mica_plan_seeds: %s\n", std::string(qg.status().message()).c_str());
@@ -89,13 +105,14 @@ int main(int argc, char** argv) {
       return 1;
     }
     const std::string path =
-        dir + "/seed-convnet-" + mica::kernels::IsaName(isa) + ".mplan";
+        dir + "/seed-" + name + "-" + mica::kernels::IsaName(isa) + ".mplan";
     const absl::Status st = mica::WriteFileBytes(path, plan->bytes);
     if (!st.ok()) {
       std::fprintf(stderr, "mica_plan_seeds: %s\n", std::string(st.message()).c_str());
       return 1;
     }
     std::printf("%s: %zu bytes\n", path.c_str(), plan->bytes.size());
+  }
   }
   return 0;
 }
