@@ -249,6 +249,16 @@ bool ConvOffsetsOk(int32_t input_offset, int32_t output_offset) {
   return input_offset >= -128 && input_offset <= 128 && OffsetOk(output_offset);
 }
 
+// Operand `i` of a byte-moving record: a tensor of at least `bytes` bytes (outputs not constant).
+bool BytesOperand(const Checker& c, int i, uint64_t bytes, bool output) {
+  if (i >= c.r.num_tensors) return false;
+  const int32_t id = c.v.t[i];
+  if (id < 0 || static_cast<uint32_t>(id) >= c.p.header->num_tensors) return false;
+  const TensorRecord& t = c.p.tensors[id];
+  if (t.loc == uint8_t(TensorLoc::kNone) || t.bytes < bytes) return false;
+  return !(output && t.loc == uint8_t(TensorLoc::kConst));
+}
+
 // A unary record: UnaryOpParams<P>, input and output of `dt` with `count` elements, and the
 // kernel parameters accepted by `ok`.
 template <typename P, typename Ok>
@@ -351,7 +361,9 @@ bool CheckOp(const Plan& p, const OpRecord& r) {
     case PlanOp::kAdd:
     case PlanOp::kSub:
     case PlanOp::kAdd16:
-    case PlanOp::kSub16: {
+    case PlanOp::kSub16:
+    case PlanOp::kSquaredDifference:
+    case PlanOp::kSquaredDifference16: {
       if (!c.Params<BinaryOpParams>() || !c.Counts(3, 0)) return false;
       const auto& k = ParamsOf<BinaryOpParams>(c.v);
       if (!ShapeOk(k.a) || !ShapeOk(k.b) || !ShapeOk(k.out)) return false;
@@ -359,7 +371,8 @@ bool CheckOp(const Plan& p, const OpRecord& r) {
           !OffsetOk(k.p.output_offset)) {
         return false;
       }
-      const bool i16 = r.code == uint16_t(PlanOp::kAdd16) || r.code == uint16_t(PlanOp::kSub16);
+      const bool i16 = r.code == uint16_t(PlanOp::kAdd16) || r.code == uint16_t(PlanOp::kSub16) ||
+                       r.code == uint16_t(PlanOp::kSquaredDifference16);
       const PlanDType dt = i16 ? PlanDType::kInt16 : PlanDType::kInt8;
       return c.Tensor(0, dt, k.a.elements()) && c.Tensor(1, dt, k.b.elements()) &&
              c.Tensor(2, dt, k.out.elements(), true);
@@ -515,6 +528,56 @@ bool CheckOp(const Plan& p, const OpRecord& r) {
       if (!c.Array(0, lut) || !c.Array(1, lut)) return false;
       const int64_t n = static_cast<int64_t>(k.rows) * k.depth;
       return c.Tensor(0, PlanDType::kInt16, n) && c.Tensor(1, PlanDType::kInt16, n, true);
+    }
+    case PlanOp::kPrelu: {
+      if (!c.Params<PreluOpParams>() || !c.Counts(3, 0)) return false;
+      const auto& k = ParamsOf<PreluOpParams>(c.v);
+      if (!ShapeOk(k.in) || !ShapeOk(k.alpha) || !OffsetOk(k.p.input_offset) ||
+          !OffsetOk(k.p.alpha_offset) || !OffsetOk(k.p.output_offset) ||
+          k.p.input_offset < -256 || k.p.input_offset > 256 || k.p.alpha_offset < -256 ||
+          k.p.alpha_offset > 256 || !RequantOk(k.p.output1) || !RequantOk(k.p.output2)) {
+        return false;
+      }
+      return c.Tensor(0, PlanDType::kInt8, k.in.elements()) &&
+             c.Tensor(1, PlanDType::kInt8, k.alpha.elements()) &&
+             c.Tensor(2, PlanDType::kInt8, k.in.elements(), true);
+    }
+    case PlanOp::kConcatenation: {
+      if (!c.Params<ConcatOpParams>() || r.num_arrays != 1) return false;
+      const auto& k = ParamsOf<ConcatOpParams>(c.v);
+      const uint32_t es = k.element_bytes;
+      if (k.num_inputs < 1 || k.num_inputs > 16 || r.num_tensors != k.num_inputs + 1 ||
+          (es != 1 && es != 2 && es != 4) || !ShapeOk(k.out) || k.axis < 0 ||
+          k.axis >= k.out.rank ||
+          !c.Array(0, static_cast<uint32_t>(k.num_inputs) * sizeof(kernels::Shape))) {
+        return false;
+      }
+      const auto* shapes = reinterpret_cast<const kernels::Shape*>(c.v.array(p, 0));
+      int64_t along = 0;
+      for (int32_t i = 0; i < k.num_inputs; ++i) {
+        const kernels::Shape& in = shapes[i];
+        if (!ShapeOk(in) || in.rank != k.out.rank) return false;
+        for (int d = 0; d < in.rank; ++d) {
+          if (d != k.axis && in.dims[d] != k.out.dims[d]) return false;
+        }
+        along += in.dims[k.axis];
+        if (!BytesOperand(c, i, static_cast<uint64_t>(in.elements()) * es, false)) return false;
+      }
+      return along == k.out.dims[k.axis] &&
+             BytesOperand(c, k.num_inputs, static_cast<uint64_t>(k.out.elements()) * es, true);
+    }
+    case PlanOp::kTranspose: {
+      if (!c.Params<TransposeOpParams>() || !c.Counts(2, 0)) return false;
+      const auto& k = ParamsOf<TransposeOpParams>(c.v);
+      const uint32_t es = k.element_bytes;
+      if (!ShapeOk(k.in) || (es != 1 && es != 2 && es != 4)) return false;
+      bool used[kernels::kMaxRank] = {};
+      for (int i = 0; i < k.in.rank; ++i) {
+        if (k.perm[i] < 0 || k.perm[i] >= k.in.rank || used[k.perm[i]]) return false;
+        used[k.perm[i]] = true;
+      }
+      const uint64_t bytes = static_cast<uint64_t>(k.in.elements()) * es;
+      return BytesOperand(c, 0, bytes, false) && BytesOperand(c, 1, bytes, true);
     }
     case PlanOp::kMean:
     case PlanOp::kMean16:
@@ -809,6 +872,34 @@ struct Runner {
         sp.one_over_one_plus_x_lut = reinterpret_cast<const int16_t*>(v.array(p, 1));
         return kernels::Softmax16(sp, k.rows, k.depth, T_<int16_t>(v, 0), T_<int16_t>(v, 1));
       }
+      case PlanOp::kSquaredDifference: {
+        const auto& k = ParamsOf<BinaryOpParams>(v);
+        return kernels::SquaredDifference(k.p, k.a, T_<int8_t>(v, 0), k.b, T_<int8_t>(v, 1),
+                                          k.out, T_<int8_t>(v, 2));
+      }
+      case PlanOp::kSquaredDifference16: {
+        const auto& k = ParamsOf<BinaryOpParams>(v);
+        return kernels::SquaredDifference16(k.p, k.a, T_<int16_t>(v, 0), k.b, T_<int16_t>(v, 1),
+                                            k.out, T_<int16_t>(v, 2));
+      }
+      case PlanOp::kPrelu: {
+        const auto& k = ParamsOf<PreluOpParams>(v);
+        return kernels::Prelu(k.p, k.in, T_<const int8_t>(v, 0), k.alpha, T_<const int8_t>(v, 1),
+                              T_<int8_t>(v, 2));
+      }
+      case PlanOp::kConcatenation: {
+        const auto& k = ParamsOf<ConcatOpParams>(v);
+        const void* ptrs[16];  // VerifyPlan: at most 16 inputs
+        for (int32_t i = 0; i < k.num_inputs; ++i) ptrs[i] = T_<const uint8_t>(v, i);
+        return kernels::Concatenation(k.axis, k.num_inputs,
+                                      reinterpret_cast<const kernels::Shape*>(v.array(p, 0)),
+                                      ptrs, k.out, T_<uint8_t>(v, k.num_inputs), k.element_bytes);
+      }
+      case PlanOp::kTranspose: {
+        const auto& k = ParamsOf<TransposeOpParams>(v);
+        return kernels::Transpose(k.in, k.perm, T_<const uint8_t>(v, 0), T_<uint8_t>(v, 1),
+                                  k.element_bytes);
+      }
       case PlanOp::kMean:
       case PlanOp::kSum:
       case PlanOp::kReduceMax: {
@@ -908,6 +999,11 @@ const char* PlanOpName(uint16_t code) {
     case PlanOp::kClamp: case PlanOp::kClamp16: return "RELU6";
     case PlanOp::kLeakyRelu: case PlanOp::kLeakyRelu16: return "LEAKY_RELU";
     case PlanOp::kHardSwish: return "HARD_SWISH";
+    case PlanOp::kSquaredDifference: case PlanOp::kSquaredDifference16:
+      return "SQUARED_DIFFERENCE";
+    case PlanOp::kPrelu: return "PRELU";
+    case PlanOp::kConcatenation: return "CONCATENATION";
+    case PlanOp::kTranspose: return "TRANSPOSE";
     default: return "?";
   }
 }

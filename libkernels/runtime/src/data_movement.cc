@@ -147,6 +147,51 @@ class PadKernel : public OpKernel {
   }
 };
 
+// CONCATENATION / PACK of up to 16 inputs, rank <= 6, 1/2/4-byte elements, and TRANSPOSE of
+// rank <= 6: the kernel core's entries (the device runtime runs the same).
+class ConcatKernel : public OpKernel {
+ public:
+  int32_t axis = 0;
+  std::vector<kernels::Shape> shapes;
+  kernels::Shape out_shape;
+  std::vector<int32_t> ins;
+  int32_t out = 0;
+  uint32_t es = 1;
+  absl::Status Eval(const EvalContext& ctx) override {
+    std::vector<const void*> ptrs;
+    for (int32_t t : ins) ptrs.push_back(ctx.data[t]);
+    return KernelError(kernels::Concatenation(axis, static_cast<int32_t>(ins.size()),
+                                              shapes.data(), ptrs.data(), out_shape,
+                                              ctx.data[out], es),
+                       "Concatenation");
+  }
+  bool ExportToPlan(PlanOpWriter& w) const override {
+    w.code = device::PlanOp::kConcatenation;
+    w.SetParams(device::ConcatOpParams{axis, static_cast<int32_t>(ins.size()), es, out_shape});
+    w.tensors = ins;
+    w.tensors.push_back(out);
+    w.AddArray(shapes);
+    return true;
+  }
+};
+
+class TransposeKernel : public OpKernel {
+ public:
+  device::TransposeOpParams d{};
+  int32_t in = 0, out = 0;
+  absl::Status Eval(const EvalContext& ctx) override {
+    return KernelError(kernels::Transpose(d.in, d.perm, ctx.data[in], ctx.data[out],
+                                          d.element_bytes),
+                       "Transpose");
+  }
+  bool ExportToPlan(PlanOpWriter& w) const override {
+    w.code = device::PlanOp::kTranspose;
+    w.SetParams(d);
+    w.tensors = {in, out};
+    return true;
+  }
+};
+
 class GatherKernel : public OpKernel {
  public:
   int32_t params = 0, indices = 0, out = 0;
@@ -223,6 +268,19 @@ absl::StatusOr<KernelPtr> LowerTranspose(const LowerContext& ctx) {
     step.plan.src_stride[d] = in_strides[p];
   }
   if (out.shape != out_shape) return ctx.Invalid("output shape does not match the permutation");
+  const size_t tes = ElementBytes(in.dtype);
+  if (rank >= 1 && rank <= kernels::kMaxRank && (tes == 1 || tes == 2 || tes == 4)) {
+    auto tk = std::make_unique<TransposeKernel>();
+    tk->in = ctx.in_index(0);
+    tk->out = ctx.out_index(0);
+    tk->d.in.rank = rank;
+    for (int d = 0; d < rank; ++d) {
+      tk->d.in.dims[d] = in.shape[d];
+      tk->d.perm[d] = static_cast<int32_t>(perm[d] < 0 ? perm[d] + rank : perm[d]);
+    }
+    tk->d.element_bytes = static_cast<uint32_t>(tes);
+    return KernelPtr(std::move(tk));
+  }
   const std::vector<int64_t> out_strides = Strides(out_shape);
   for (int d = 0; d < rank; ++d) step.plan.dst_stride[d] = out_strides[d];
   k->steps.push_back(step);
@@ -352,6 +410,25 @@ absl::StatusOr<KernelPtr> LowerConcat(const LowerContext& ctx) {
   if (offset != out.shape[axis]) {
     return ctx.Invalid("inputs add up to ", offset, " along axis ", axis, ", output has ",
                        out.shape[axis]);
+  }
+  const size_t ces = ElementBytes(out.dtype);
+  if (out_rank >= 1 && out_rank <= kernels::kMaxRank && ctx.num_inputs() <= 16 &&
+      (ces == 1 || ces == 2 || ces == 4)) {
+    auto ck = std::make_unique<ConcatKernel>();
+    ck->axis = axis;
+    ck->es = static_cast<uint32_t>(ces);
+    ck->out = ctx.out_index(0);
+    ck->out_shape.rank = out_rank;
+    for (int d = 0; d < out_rank; ++d) ck->out_shape.dims[d] = out.shape[d];
+    for (int i = 0; i < ctx.num_inputs(); ++i) {
+      kernels::Shape sh;
+      sh.rank = out_rank;
+      for (int d = 0; d < out_rank; ++d) sh.dims[d] = out.shape[d];
+      sh.dims[axis] = static_cast<int32_t>(k->steps[static_cast<size_t>(i)].plan.dims[axis]);
+      ck->shapes.push_back(sh);
+      ck->ins.push_back(ctx.in_index(i));
+    }
+    return KernelPtr(std::move(ck));
   }
   return KernelPtr(std::move(k));
 }

@@ -133,6 +133,8 @@ class BinaryKernel : public OpKernel {
           w.code = device::PlanOp::kAdd;
         } else if (IsBodyOf(fn, kernels::SubVariants(), &kernels::Sub)) {
           w.code = device::PlanOp::kSub;
+        } else if (fn == &kernels::SquaredDifference) {
+          w.code = device::PlanOp::kSquaredDifference;
         } else {
           return false;
         }
@@ -141,6 +143,8 @@ class BinaryKernel : public OpKernel {
           w.code = device::PlanOp::kAdd16;
         } else if (IsBodyOf(fn, kernels::Sub16Variants(), &kernels::Sub16)) {
           w.code = device::PlanOp::kSub16;
+        } else if (fn == &kernels::SquaredDifference16) {
+          w.code = device::PlanOp::kSquaredDifference16;
         } else {
           return false;
         }
@@ -485,6 +489,12 @@ class PreluKernel : public OpKernel {
     return KernelError(kernels::Prelu(p, si, ctx.In<int8_t>(in), sa, ctx.In<int8_t>(alpha),
                                       ctx.Out<int8_t>(out)),
                        "Prelu");
+  }
+  bool ExportToPlan(PlanOpWriter& w) const override {
+    w.code = device::PlanOp::kPrelu;
+    w.SetParams(device::PreluOpParams{p, si, sa});
+    w.tensors = {in, alpha, out};
+    return true;
   }
 };
 

@@ -144,6 +144,11 @@ enum class PlanOp : uint16_t {
   kLeakyRelu = 47,       // kernels::LeakyReluParams, int8
   kLeakyRelu16 = 48,
   kHardSwish = 49,       // kernels::HardSwishParams, int8 (padding bytes zero)
+  kSquaredDifference = 50,    // BinaryOpParams; t: a, b, out
+  kSquaredDifference16 = 51,
+  kPrelu = 52,           // PreluOpParams; t: in, alpha, out (int8)
+  kConcatenation = 53,   // ConcatOpParams; t: inputs..., out; a: the inputs' kernels::Shape
+  kTranspose = 54,       // TransposeOpParams; t: in, out
   kCount
 };
 
@@ -215,6 +220,23 @@ template <typename P>
 struct UnaryOpParams {
   P p;
   int32_t count;
+};
+
+struct PreluOpParams {
+  kernels::PreluParams p;
+  kernels::Shape in, alpha;
+};
+// CONCATENATION / PACK of `num_inputs` (1 to 16) tensors of `element_bytes` (1, 2 or 4) along `axis`.
+struct ConcatOpParams {
+  int32_t axis;
+  int32_t num_inputs;
+  uint32_t element_bytes;
+  kernels::Shape out;
+};
+struct TransposeOpParams {
+  kernels::Shape in;
+  int32_t perm[kernels::kMaxRank];
+  uint32_t element_bytes;
 };
 
 // Names as the host executor reports them (for per-operator counters).
