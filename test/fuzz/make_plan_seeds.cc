@@ -2,7 +2,8 @@
 // fp32 executor, quantized by libquant (float I/O, so QUANTIZE and DEQUANTIZE are in the plan)
 // and compiled into device plans for the scalar, DSP and MVE ISAs. Between them the plans hold
 // every record kind the common models use: conv, depthwise, pools, fully connected, softmax,
-// add, mul, pad, reshape, quantize, dequantize, logistic, tanh, hard swish, relu, mean.
+// add, mul, pad, reshape, quantize, dequantize, logistic, tanh, hard swish, relu,
+// concatenation, mean.
 //
 //   mica_plan_seeds OUT_DIR
 #include <cstdio>
@@ -50,7 +51,7 @@ absl::StatusOr<Graph> Activations() {
   const int32_t t = b.Unary(mica::OpKind::kTanh, x);
   const int32_t h = b.Unary(mica::OpKind::kHardSwish, x);
   const int32_t r = b.Unary(mica::OpKind::kRelu6, b.Unary(mica::OpKind::kRelu, x));
-  x = b.Add(b.Add(l, t), b.Add(h, r));
+  x = b.Concatenation({b.Add(l, t), b.Add(h, r)}, 3);
   b.Output(b.Mean(x, {1, 2}, false));
   return b.Build();
 }
