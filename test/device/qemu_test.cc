@@ -16,6 +16,7 @@
 #include "mica/fvp/simulator.h"
 #include "mica/fvp/subprocess.h"
 #include "mica/model/load.h"
+#include "mica/runtime/executor.h"
 #include "mica/runtime/plan.h"
 #include "testing/catch.h"
 #include "testing/shared.h"
@@ -97,6 +98,66 @@ TEST_CASE("shared models run bit-exactly on QEMU: Cortex-M4 DSP", "[device][qemu
 }
 TEST_CASE("shared models run bit-exactly on QEMU: Cortex-M55 scalar", "[device][qemu]") {
   RunBuild("m55-scalar", kernels::Isa::kScalar);
+}
+
+// Corpus models (test/corpus/models) with the operators the shared models lack (MEAN, the
+// activations, PRELU, CONCATENATION, uint8 QUANTIZE, int16 graphs), bit-exact on QEMU against
+// the host executor's outputs for seeded inputs, on the three builds.
+TEST_CASE("corpus models run bit-exactly on QEMU against the host executor", "[device][qemu]") {
+  const char* const kCorpus[] = {
+      "activation_hswish_64",   "activation_prelu_64",  "activation_silu_64_i16",
+      "activation_linear_64",   "activation_leaky_64_s24", "activation_relu6_64_i16",
+      "detector_ssd_96_p50",    "pad_conv_sym_s2_64_u8", "unet_deconv_s2_64",
+  };
+  const std::string dir = testing::SourceDir() + "/test/corpus/models/";
+  for (const auto& [build, isa] : {std::pair{"m55-mve", kernels::Isa::kMve},
+                                   std::pair{"m4-dsp", kernels::Isa::kDsp},
+                                   std::pair{"m55-scalar", kernels::Isa::kScalar}}) {
+    const std::string elf = Firmware(build);
+    if (elf.empty()) return;
+    auto options = fvp::QemuOptionsFor(build);
+    REQUIRE(options.ok());
+    options->firmware = elf;
+    options->timeout = absl::Seconds(120);
+    fvp::QemuSimulator qemu(*options);
+    for (const char* name : kCorpus) {
+      INFO(build << " " << name);
+      auto graph = LoadModel(dir + name + ".tflite");
+      REQUIRE(graph.ok());
+      auto plan = runtime::CompilePlan(*graph, {isa});
+      REQUIRE(plan.ok());
+      const Subgraph& sg = graph->main();
+      std::vector<runtime::HostTensor> inputs;
+      uint64_t state = 0x2545F4914F6CDD1Dull;
+      for (int32_t t : sg.inputs) {
+        runtime::HostTensor h;
+        h.dtype = sg.tensors[t].dtype;
+        h.shape = sg.tensors[t].shape;
+        h.bytes.resize(sg.tensors[t].num_bytes());
+        for (uint8_t& b : h.bytes) {
+          state = state * 6364136223846793005ull + 1442695040888963407ull;
+          b = static_cast<uint8_t>(state >> 56);
+        }
+        inputs.push_back(std::move(h));
+      }
+      auto exec = runtime::Executor::Create(*graph);
+      REQUIRE(exec.ok());
+      auto host = (*exec)->Run(inputs);
+      REQUIRE(host.ok());
+      fvp::SimulationRequest req;
+      req.plan = plan->bytes;
+      for (const auto& h : inputs) req.inputs.push_back(h.bytes);
+      for (const auto& h : *host) req.expected.push_back(h.bytes);
+      req.per_op_counts = false;
+      auto r = qemu.Run(req);
+      if (!r.ok()) FAIL(r.status().message());
+      REQUIRE(r->passed.has_value());
+      CHECK(*r->passed);
+      std::cout << "qemu " << build << " corpus/" << name << ": "
+                << (*r->passed ? "PASS" : "FAIL") << ", " << r->total_instructions
+                << " instructions, arena " << r->arena_bytes << " bytes\n";
+    }
+  }
 }
 
 TEST_CASE("one model on QEMU's Cortex-M7 and Cortex-M33 boards", "[device][qemu]") {
