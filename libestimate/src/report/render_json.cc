@@ -208,8 +208,8 @@ void JsonMeasurement(JsonWriter& w, const Measurement& m) {
   w.Key("inputs").String(m.inputs);
   w.Key("unit").String("instructions");
   w.Key("total_instructions").Int(m.total_instructions);
-  w.Key("estimate_cycles").Double(m.estimate_cycles);
-  w.Key("estimate_over_measured").Double(ratio(m.estimate_cycles, m.total_instructions));
+  w.Key("estimate_instructions").Double(m.estimate_instructions);
+  w.Key("estimate_over_measured").Double(ratio(m.estimate_instructions, m.total_instructions));
   w.Key("arena_bytes").Int(m.arena_bytes);
   w.Key("plan_bytes").Int(m.plan_bytes);
   w.Key("operators").BeginArray();
@@ -218,8 +218,8 @@ void JsonMeasurement(JsonWriter& w, const Measurement& m) {
     w.Key("index").Int(o.index);
     w.Key("name").String(o.name);
     w.Key("instructions").Int(o.instructions);
-    w.Key("estimate_cycles").Double(o.estimate_cycles);
-    w.Key("estimate_over_measured").Double(ratio(o.estimate_cycles, o.instructions));
+    w.Key("estimate_instructions").Double(o.estimate_instructions);
+    w.Key("estimate_over_measured").Double(ratio(o.estimate_instructions, o.instructions));
     w.EndObject();
   }
   w.EndArray();

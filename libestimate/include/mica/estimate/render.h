@@ -36,7 +36,7 @@ struct MeasuredOp {
   int32_t index = -1;        // operator index in the model
   std::string name;          // operator type
   int64_t instructions = 0;
-  double estimate_cycles = 0;  // mica's estimate for the same operator
+  double estimate_instructions = 0;  // mica's estimate (compute cycles, no flash wait states)
 };
 struct Measurement {
   std::string backend;   // "qemu"
@@ -45,7 +45,7 @@ struct Measurement {
   std::string kernels;   // kernel variant of the plan: "mve", "dsp", "scalar"
   std::string inputs;    // what the inputs were
   int64_t total_instructions = 0;  // one inference
-  double estimate_cycles = 0;      // mica's total estimate
+  double estimate_instructions = 0;  // mica's estimate: sum of the operators' compute cycles
   int64_t arena_bytes = 0;         // the device runtime's arena
   int64_t plan_bytes = 0;
   std::vector<MeasuredOp> ops;
