@@ -579,6 +579,27 @@ bool CheckOp(const Plan& p, const OpRecord& r) {
       const uint64_t bytes = static_cast<uint64_t>(k.in.elements()) * es;
       return BytesOperand(c, 0, bytes, false) && BytesOperand(c, 1, bytes, true);
     }
+    case PlanOp::kStridedSlice: {
+      if (!c.Params<StridedSliceOpParams>() || !c.Counts(2, 0)) return false;
+      const auto& k = ParamsOf<StridedSliceOpParams>(c.v);
+      const uint32_t es = k.element_bytes;
+      if (!ShapeOk(k.in) || !ShapeOk(k.out) || k.in.rank != k.out.rank ||
+          (es != 1 && es != 2 && es != 4)) {
+        return false;
+      }
+      // Small enough that the kernel's int32 count arithmetic cannot overflow (it checks the
+      // indices against the input itself).
+      constexpr int32_t kLim = 1 << 29;
+      for (int d = 0; d < k.in.rank; ++d) {
+        const int32_t st = k.p.stride[d];
+        if (st == 0 || st > (1 << 16) || st < -(1 << 16) || k.p.start[d] > kLim ||
+            k.p.start[d] < -kLim || k.p.stop[d] > kLim || k.p.stop[d] < -kLim) {
+          return false;
+        }
+      }
+      return BytesOperand(c, 0, static_cast<uint64_t>(k.in.elements()) * es, false) &&
+             BytesOperand(c, 1, static_cast<uint64_t>(k.out.elements()) * es, true);
+    }
     case PlanOp::kMean:
     case PlanOp::kMean16:
     case PlanOp::kSum:
@@ -900,6 +921,11 @@ struct Runner {
         return kernels::Transpose(k.in, k.perm, T_<const uint8_t>(v, 0), T_<uint8_t>(v, 1),
                                   k.element_bytes);
       }
+      case PlanOp::kStridedSlice: {
+        const auto& k = ParamsOf<StridedSliceOpParams>(v);
+        return kernels::StridedSlice(k.p, k.in, T_<const uint8_t>(v, 0), k.out,
+                                     T_<uint8_t>(v, 1), k.element_bytes);
+      }
       case PlanOp::kMean:
       case PlanOp::kSum:
       case PlanOp::kReduceMax: {
@@ -1004,6 +1030,7 @@ const char* PlanOpName(uint16_t code) {
     case PlanOp::kPrelu: return "PRELU";
     case PlanOp::kConcatenation: return "CONCATENATION";
     case PlanOp::kTranspose: return "TRANSPOSE";
+    case PlanOp::kStridedSlice: return "STRIDED_SLICE";
     default: return "?";
   }
 }

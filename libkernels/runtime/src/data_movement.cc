@@ -192,6 +192,23 @@ class TransposeKernel : public OpKernel {
   }
 };
 
+class StridedSliceKernel : public OpKernel {
+ public:
+  device::StridedSliceOpParams d{};
+  int32_t in = 0, out = 0;
+  absl::Status Eval(const EvalContext& ctx) override {
+    return KernelError(kernels::StridedSlice(d.p, d.in, ctx.data[in], d.out, ctx.data[out],
+                                             d.element_bytes),
+                       "StridedSlice");
+  }
+  bool ExportToPlan(PlanOpWriter& w) const override {
+    w.code = device::PlanOp::kStridedSlice;
+    w.SetParams(d);
+    w.tensors = {in, out};
+    return true;
+  }
+};
+
 class GatherKernel : public OpKernel {
  public:
   int32_t params = 0, indices = 0, out = 0;
@@ -549,6 +566,31 @@ absl::StatusOr<KernelPtr> LowerSlice(const LowerContext& ctx) {
   int64_t total = 1;
   for (int d = 0; d < rank; ++d) total *= count[d];
   MICA_RETURN_IF_ERROR(CheckOutElements(ctx, 0, total));
+  const size_t ses = ElementBytes(in.dtype);
+  bool core = rank >= 1 && rank <= kernels::kMaxRank && (ses == 1 || ses == 2 || ses == 4);
+  for (int d = 0; d < rank && core; ++d) {
+    const int64_t stop = start[d] + count[d] * step[d];
+    core = count[d] > 0 && step[d] >= -(1 << 16) && step[d] <= (1 << 16) &&
+           start[d] >= -(1 << 29) && start[d] <= (1 << 29) && stop >= -(1 << 29) &&
+           stop <= (1 << 29);
+  }
+  if (core) {
+    // The kernel core's StridedSlice (the device runtime runs the same): the resolved start,
+    // the stop that gives exactly `count` elements, the step.
+    auto sk = std::make_unique<StridedSliceKernel>();
+    sk->in = ctx.in_index(0);
+    sk->out = ctx.out_index(0);
+    sk->d.element_bytes = static_cast<uint32_t>(ses);
+    sk->d.in.rank = sk->d.out.rank = rank;
+    for (int d = 0; d < rank; ++d) {
+      sk->d.in.dims[d] = in.shape[d];
+      sk->d.out.dims[d] = static_cast<int32_t>(count[d]);
+      sk->d.p.start[d] = static_cast<int32_t>(start[d]);
+      sk->d.p.stop[d] = static_cast<int32_t>(start[d] + count[d] * step[d]);
+      sk->d.p.stride[d] = static_cast<int32_t>(step[d]);
+    }
+    return KernelPtr(std::move(sk));
+  }
   auto k = std::make_unique<BoxCopyKernel>();
   BoxCopyKernel::Step st{ctx.in_index(0), ctx.out_index(0), {}};
   st.plan.rank = rank;

@@ -149,6 +149,7 @@ enum class PlanOp : uint16_t {
   kPrelu = 52,           // PreluOpParams; t: in, alpha, out (int8)
   kConcatenation = 53,   // ConcatOpParams; t: inputs..., out; a: the inputs' kernels::Shape
   kTranspose = 54,       // TransposeOpParams; t: in, out
+  kStridedSlice = 55,    // StridedSliceOpParams; t: in, out (SLICE and STRIDED_SLICE, resolved)
   kCount
 };
 
@@ -236,6 +237,12 @@ struct ConcatOpParams {
 struct TransposeOpParams {
   kernels::Shape in;
   int32_t perm[kernels::kMaxRank];
+  uint32_t element_bytes;
+};
+
+struct StridedSliceOpParams {
+  kernels::StridedSliceParams p;
+  kernels::Shape in, out;
   uint32_t element_bytes;
 };
 
