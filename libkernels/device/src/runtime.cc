@@ -600,6 +600,26 @@ bool CheckOp(const Plan& p, const OpRecord& r) {
       return BytesOperand(c, 0, static_cast<uint64_t>(k.in.elements()) * es, false) &&
              BytesOperand(c, 1, static_cast<uint64_t>(k.out.elements()) * es, true);
     }
+    case PlanOp::kSplit: {
+      if (!c.Params<SplitOpParams>() || r.num_arrays != 1) return false;
+      const auto& k = ParamsOf<SplitOpParams>(c.v);
+      const uint32_t es = k.element_bytes;
+      if (k.num_outputs < 1 || k.num_outputs > 16 || r.num_tensors != k.num_outputs + 1 ||
+          (es != 1 && es != 2 && es != 4) || !ShapeOk(k.in) || k.axis < 0 ||
+          k.axis >= k.in.rank || !c.Array(0, 4u * static_cast<uint32_t>(k.num_outputs))) {
+        return false;
+      }
+      const auto* sizes = reinterpret_cast<const int32_t*>(c.v.array(p, 0));
+      const uint64_t slab = static_cast<uint64_t>(k.in.elements() / k.in.dims[k.axis]) * es;
+      int64_t along = 0;
+      for (int32_t i = 0; i < k.num_outputs; ++i) {
+        if (sizes[i] <= 0 || sizes[i] > k.in.dims[k.axis]) return false;
+        along += sizes[i];
+        if (!BytesOperand(c, 1 + i, slab * static_cast<uint64_t>(sizes[i]), true)) return false;
+      }
+      return along == k.in.dims[k.axis] &&
+             BytesOperand(c, 0, static_cast<uint64_t>(k.in.elements()) * es, false);
+    }
     case PlanOp::kMean:
     case PlanOp::kMean16:
     case PlanOp::kSum:
@@ -921,6 +941,14 @@ struct Runner {
         return kernels::Transpose(k.in, k.perm, T_<const uint8_t>(v, 0), T_<uint8_t>(v, 1),
                                   k.element_bytes);
       }
+      case PlanOp::kSplit: {
+        const auto& k = ParamsOf<SplitOpParams>(v);
+        void* outs[16];  // VerifyPlan: at most 16 outputs
+        for (int32_t i = 0; i < k.num_outputs; ++i) outs[i] = T_<uint8_t>(v, 1 + i);
+        return kernels::Split(k.axis, k.in, T_<const uint8_t>(v, 0), k.num_outputs,
+                              reinterpret_cast<const int32_t*>(v.array(p, 0)), outs,
+                              k.element_bytes);
+      }
       case PlanOp::kStridedSlice: {
         const auto& k = ParamsOf<StridedSliceOpParams>(v);
         return kernels::StridedSlice(k.p, k.in, T_<const uint8_t>(v, 0), k.out,
@@ -1031,6 +1059,7 @@ const char* PlanOpName(uint16_t code) {
     case PlanOp::kConcatenation: return "CONCATENATION";
     case PlanOp::kTranspose: return "TRANSPOSE";
     case PlanOp::kStridedSlice: return "STRIDED_SLICE";
+    case PlanOp::kSplit: return "SPLIT";
     default: return "?";
   }
 }

@@ -192,6 +192,31 @@ class TransposeKernel : public OpKernel {
   }
 };
 
+class SplitKernel : public OpKernel {
+ public:
+  int32_t axis = 0;
+  kernels::Shape shape;
+  std::vector<int32_t> sizes, outs;
+  int32_t in = 0;
+  uint32_t es = 1;
+  absl::Status Eval(const EvalContext& ctx) override {
+    std::vector<void*> ptrs;
+    for (int32_t t : outs) ptrs.push_back(ctx.data[t]);
+    return KernelError(kernels::Split(axis, shape, ctx.data[in],
+                                      static_cast<int32_t>(outs.size()), sizes.data(),
+                                      ptrs.data(), es),
+                       "Split");
+  }
+  bool ExportToPlan(PlanOpWriter& w) const override {
+    w.code = device::PlanOp::kSplit;
+    w.SetParams(device::SplitOpParams{axis, static_cast<int32_t>(outs.size()), es, shape});
+    w.tensors = {in};
+    w.tensors.insert(w.tensors.end(), outs.begin(), outs.end());
+    w.AddArray(sizes);
+    return true;
+  }
+};
+
 class StridedSliceKernel : public OpKernel {
  public:
   device::StridedSliceOpParams d{};
@@ -503,6 +528,24 @@ absl::StatusOr<KernelPtr> LowerSplit(const LowerContext& ctx) {
   if (offset != in.shape[axis]) {
     return ctx.Invalid("outputs add up to ", offset, " along axis ", axis, ", input has ",
                        in.shape[axis]);
+  }
+  const size_t pes = ElementBytes(in.dtype);
+  bool core = rank >= 1 && rank <= kernels::kMaxRank && ctx.num_outputs() <= 16 &&
+              (pes == 1 || pes == 2 || pes == 4);
+  for (const BoxCopyKernel::Step& st : k->steps) core = core && st.plan.dims[axis] > 0;
+  if (core) {
+    // The kernel core's Split (the device runtime runs the same).
+    auto sk = std::make_unique<SplitKernel>();
+    sk->axis = axis;
+    sk->es = static_cast<uint32_t>(pes);
+    sk->in = ctx.in_index(data_input);
+    sk->shape.rank = rank;
+    for (int d = 0; d < rank; ++d) sk->shape.dims[d] = in.shape[d];
+    for (int o = 0; o < ctx.num_outputs(); ++o) {
+      sk->outs.push_back(ctx.out_index(o));
+      sk->sizes.push_back(static_cast<int32_t>(k->steps[static_cast<size_t>(o)].plan.dims[axis]));
+    }
+    return KernelPtr(std::move(sk));
   }
   return KernelPtr(std::move(k));
 }

@@ -150,6 +150,8 @@ enum class PlanOp : uint16_t {
   kConcatenation = 53,   // ConcatOpParams; t: inputs..., out; a: the inputs' kernels::Shape
   kTranspose = 54,       // TransposeOpParams; t: in, out
   kStridedSlice = 55,    // StridedSliceOpParams; t: in, out (SLICE and STRIDED_SLICE, resolved)
+  kSplit = 56,           // SplitOpParams; t: in, outputs...; a: int32 size of each output along
+                         // the axis (SPLIT, SPLIT_V, UNPACK)
   kCount
 };
 
@@ -244,6 +246,14 @@ struct StridedSliceOpParams {
   kernels::StridedSliceParams p;
   kernels::Shape in, out;
   uint32_t element_bytes;
+};
+
+// SPLIT / SPLIT_V / UNPACK into `num_outputs` (1 to 16) tensors along `axis`.
+struct SplitOpParams {
+  int32_t axis;
+  int32_t num_outputs;
+  uint32_t element_bytes;
+  kernels::Shape in;
 };
 
 // Names as the host executor reports them (for per-operator counters).

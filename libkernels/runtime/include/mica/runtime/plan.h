@@ -40,7 +40,7 @@ struct CompiledPlan {
 
 // Unimplemented naming the operator when the device runtime has no kernel for one (float32
 // operators other than QUANTIZE / DEQUANTIZE have none; data movement other than reshape, pad,
-// concatenation, transpose and slices neither); InvalidArgument when the plan would not pass the
+// concatenation, transpose, slices and splits neither); InvalidArgument when the plan would not pass the
 // device's VerifyPlan (checked before returning).
 absl::StatusOr<CompiledPlan> CompilePlan(const Graph& graph, const PlanOptions& options);
 
