@@ -102,8 +102,7 @@ TEST_CASE("shared models run bit-exactly on QEMU: Cortex-M55 scalar", "[device][
 
 // Corpus models (test/corpus/models) with the operators the shared models lack (MEAN, the
 // activations, PRELU, CONCATENATION, STRIDED_SLICE, SPLIT, uint8 QUANTIZE, int16 graphs),
-// bit-exact on QEMU against
-// the host executor's outputs for seeded inputs, on the three builds.
+// bit-exact on QEMU against the host executor's outputs for seeded inputs, on the three builds.
 TEST_CASE("corpus models run bit-exactly on QEMU against the host executor", "[device][qemu]") {
   const char* const kCorpus[] = {
       "activation_hswish_64",   "activation_prelu_64",  "activation_silu_64_i16",
