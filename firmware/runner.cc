@@ -3,7 +3,8 @@
 // the plan, runs it from the arena at MICA_ARENA_ADDR, prints instruction counts measured with
 // the exact FPGAIO/-icount method, the outputs (on request) and, with expected outputs,
 // `Test_result: PASS` or `Test_result: FAIL` with per output the first differing index, the
-// number of differing elements and the largest difference.
+// number of differing elements and the largest difference (of the values; for float32 outputs,
+// compared bit-exactly, in units in the last place).
 //
 // Output lines (parsed by libfvp's QemuSimulator; everything else is ignored):
 //   MICA begin board=<b> isa=<i>       MICA plan ops=<n> arena=<bytes> plan=<bytes>
@@ -57,6 +58,12 @@ int64_t Element(const uint8_t* p, uint32_t i, uint8_t dtype) {
     case device::PlanDType::kInt16: return reinterpret_cast<const int16_t*>(p)[i];
     case device::PlanDType::kInt32: return reinterpret_cast<const int32_t*>(p)[i];
     case device::PlanDType::kInt64: return reinterpret_cast<const int64_t*>(p)[i];
+    case device::PlanDType::kFloat32: {
+      // Bit-exact comparison; the difference is in units in the last place (the bit pattern
+      // mapped to a monotonic integer: -0.0 and +0.0 are one apart).
+      const int32_t bits = reinterpret_cast<const int32_t*>(p)[i];
+      return bits < 0 ? int64_t{INT32_MIN} - 1 - bits : int64_t{bits};
+    }
     default: return p[i];
   }
 }

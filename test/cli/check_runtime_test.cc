@@ -1,5 +1,5 @@
 // `mica check --runtime`: the memory a deployment reserves (TFLite Micro's arena by default,
-// mica's host plan with --runtime mica), the fit verdicts and their JSON keys, and the refusals.
+// mica's device runtime plan with --runtime mica), the fit verdicts and their JSON keys, and the refusals.
 #include <string>
 #include <vector>
 
@@ -76,8 +76,10 @@ TEST_CASE("mica check --runtime mica and the refusals", "[check]") {
   }
   CliResult m = RunMica({"check", model, "--target-profile", "cortex-m4", "--runtime", "mica"});
   REQUIRE(m.exit_code == 0);
-  CHECK(Has(m.out, "runtime mica: mica host executor's planned activation arena (host figure"));
-  CHECK(Has(m.out, "arena to reserve  16,000 bytes"));
+  // The device runtime's figure: the DSP plan's arena (16,000 activations + 256 scratch), the
+  // bytes the firmware reports on QEMU (asserted in test/device/qemu_test.cc).
+  CHECK(Has(m.out, "runtime mica: mica device runtime, plan for dsp kernels"));
+  CHECK(Has(m.out, "arena to reserve  16,256 bytes"));
 
   CliResult e = RunMica({"check", model, "--target-profile", "cortex-m4", "--runtime",
                          "executorch"});

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -93,6 +94,35 @@ TEST_CASE("mica run --target-profile gives the host's outputs from QEMU", "[devi
   REQUIRE(check.exit_code == 0);
   CHECK(check.stdout_text.find("Measured on QEMU mps3-an547") != std::string::npos);
   CHECK(check.stdout_text.find("total (one inference)") != std::string::npos);
+
+  // The same measurements in the JSON report (libestimate/REPORT.md, `measured`).
+  auto json = Mica({"check", model, "-t", "cortex-m55", "--backend", "qemu", "--json"});
+  INFO(json.stdout_text << json.stderr_text);
+  REQUIRE(json.exit_code == 0);
+  const std::string& j = json.stdout_text;
+  CHECK(j.find("\"measured\": [") != std::string::npos);
+  CHECK(j.find("\"backend\": \"qemu\"") != std::string::npos);
+  CHECK(j.find("\"build\": \"m55-mve\"") != std::string::npos);
+  CHECK(j.find("\"unit\": \"instructions\"") != std::string::npos);
+  std::smatch total;
+  REQUIRE(std::regex_search(j, total, std::regex("\"total_instructions\": ([0-9]+)")));
+  const int64_t total_instructions = std::stoll(total[1]);
+  CHECK(total_instructions > 1000000);
+  // One row per operator (ResNet-8: 16), each counted; their sum is the inference minus the
+  // runtime's own loop and hooks.
+  const std::regex op_re("\"name\": \"[A-Z_0-9]+\", \"instructions\": ([0-9]+)");
+  int64_t sum = 0;
+  int ops = 0;
+  for (auto it = std::sregex_iterator(j.begin(), j.end(), op_re); it != std::sregex_iterator();
+       ++it) {
+    const int64_t n = std::stoll((*it)[1]);
+    CHECK(n > 0);
+    sum += n;
+    ++ops;
+  }
+  CHECK(ops == 16);
+  CHECK(sum <= total_instructions);
+  CHECK(sum * 10 >= total_instructions * 9);
 }
 
 TEST_CASE("mica check --backend corstone-300 drives an FVP on PATH, or says what is missing",

@@ -266,57 +266,86 @@ int RunSweep(const std::vector<std::string>& models, const std::vector<TargetPro
   return kExitOk;
 }
 
-// --backend qemu: measured instructions (total and per operator) beside mica's estimate.
-int PrintQemuMeasurements(const Graph& graph, const estimate::CheckReport& report) {
+// --backend qemu: runs the model on QEMU for a Cortex-M profile and returns the measured
+// instructions (total and per operator) beside mica's estimate.
+absl::StatusOr<estimate::Measurement> MeasureOnQemu(const Graph& graph, const ProfileRun& r) {
   const Subgraph& sg = graph.main();
   std::vector<std::vector<uint8_t>> inputs;
   for (size_t i = 0; i < sg.inputs.size(); ++i) {
     inputs.push_back(SeededInput(1 + i, sg.tensors[sg.inputs[i]]));
   }
+  MICA_ASSIGN_OR_RETURN(kernels::Isa isa, TargetIsa(r.profile.name, ""));
+  MICA_ASSIGN_OR_RETURN(DeviceRun run,
+                        RunOnQemu(graph, isa, inputs, {}, "", true, r.profile.cortex_m.cpu));
+  const fvp::SimulationResult& m = run.result;
+  estimate::Measurement out;
+  out.backend = "qemu";
+  out.board = m.board;
+  out.build = run.build;
+  out.kernels = kernels::IsaName(run.isa);
+  out.inputs = "SplitMix64 seed 1";
+  out.total_instructions = static_cast<int64_t>(m.total_instructions);
+  // QEMU counts instructions: the estimate compared is the estimated instructions (compute
+  // cycles, without the flash wait states the cycle estimate adds).
+  for (const auto& o : r.mica.ops) out.estimate_instructions += o.compute_cycles;
+  out.arena_bytes = static_cast<int64_t>(m.arena_bytes);
+  out.plan_bytes = static_cast<int64_t>(m.plan_bytes);
+  for (const fvp::OpCount& op : m.op_counts) {
+    estimate::MeasuredOp o;
+    o.index = op.index;
+    o.name = op.name;
+    o.instructions = static_cast<int64_t>(op.instructions);
+    for (const auto& e : r.mica.ops) {
+      if (e.op_index == op.index) o.estimate_instructions = e.compute_cycles;
+    }
+    out.ops.push_back(std::move(o));
+  }
+  return out;
+}
+
+void PrintQemuMeasurement(const estimate::Measurement& m) {
+  auto pct = [](double a, double b) {
+    return b > 0 ? absl::StrFormat("%+.1f%%", 100.0 * (a - b) / b) : std::string("-");
+  };
+  std::cout << "\nMeasured on QEMU " << m.board << " (" << m.build << ", " << m.kernels
+            << " kernels; exact instructions with -icount, not cycles; inputs: " << m.inputs
+            << ")\n"
+            << absl::StrFormat("  %-4s %-22s %14s %14s %9s\n", "op", "operator",
+                               "instructions", "mica instr", "est/meas");
+  for (const estimate::MeasuredOp& op : m.ops) {
+    std::cout << absl::StrFormat("  %-4d %-22s %14d %14.0f %9s\n", op.index, op.name,
+                                 op.instructions, op.estimate_instructions,
+                                 pct(op.estimate_instructions,
+                                     static_cast<double>(op.instructions)));
+  }
+  std::cout << absl::StrFormat("  %-27s %14d %14.0f %9s\n", "total (one inference)",
+                               m.total_instructions, m.estimate_instructions,
+                               pct(m.estimate_instructions,
+                                   static_cast<double>(m.total_instructions)))
+            << "  arena on the device: " << m.arena_bytes << " bytes; plan: " << m.plan_bytes
+            << " bytes\n";
+}
+
+// Measures every Cortex-M profile of `report` on QEMU. With `print` the text tables go to
+// stdout; otherwise the measurements are attached to the report (JSON `measured`).
+int MeasureQemuProfiles(const Graph& graph, estimate::CheckReport* report, bool print) {
   int rc = kExitOk;
-  for (const ProfileRun& r : report.profiles) {
+  for (ProfileRun& r : report->profiles) {
     if (r.profile.kind != TargetKind::kCortexM) {
-      std::cout << "\nqemu: " << r.profile.name << " is not a Cortex-M profile (skipped)\n";
+      if (print) std::cout << "\nqemu: " << r.profile.name << " is not a Cortex-M profile (skipped)\n";
       continue;
     }
-    auto isa = TargetIsa(r.profile.name, "");
-    if (!isa.ok()) {
-      std::cerr << "mica: check: qemu: " << isa.status().message() << "\n";
+    absl::StatusOr<estimate::Measurement> m = MeasureOnQemu(graph, r);
+    if (!m.ok()) {
+      std::cerr << "mica: check: qemu: " << m.status().message() << "\n";
       rc = kExitFailure;
       continue;
     }
-    auto run = RunOnQemu(graph, *isa, inputs, {}, "", true, r.profile.cortex_m.cpu);
-    if (!run.ok()) {
-      std::cerr << "mica: check: qemu: " << run.status().message() << "\n";
-      rc = kExitFailure;
-      continue;
+    if (print) {
+      PrintQemuMeasurement(*m);
+    } else {
+      r.measured.push_back(*std::move(m));
     }
-    const fvp::SimulationResult& m = run->result;
-    // QEMU counts instructions: compare with the estimated instructions (compute cycles,
-    // without the flash wait states the cycle estimate adds).
-    double est = 0;
-    for (const auto& o : r.mica.ops) est += o.compute_cycles;
-    auto pct = [](double a, double b) {
-      return b > 0 ? absl::StrFormat("%+.1f%%", 100.0 * (a - b) / b) : std::string("-");
-    };
-    std::cout << "\nMeasured on QEMU " << m.board << " (" << run->build << ", "
-              << kernels::IsaName(run->isa) << " kernels; exact instructions with -icount, not "
-              << "cycles; inputs: SplitMix64 seed 1)\n"
-              << absl::StrFormat("  %-4s %-22s %14s %14s %9s\n", "op", "operator",
-                                 "instructions", "mica instr", "est/meas");
-    for (const fvp::OpCount& op : m.op_counts) {
-      double e = 0;
-      for (const auto& o : r.mica.ops) {
-        if (o.op_index == op.index) e = o.compute_cycles;
-      }
-      std::cout << absl::StrFormat("  %-4d %-22s %14d %14.0f %9s\n", op.index, op.name,
-                                   op.instructions, e, pct(e, static_cast<double>(op.instructions)));
-    }
-    std::cout << absl::StrFormat("  %-27s %14d %14.0f %9s\n", "total (one inference)",
-                                 m.total_instructions, est,
-                                 pct(est, static_cast<double>(m.total_instructions)))
-              << "  arena on the device: " << m.arena_bytes << " bytes; plan: " << m.plan_bytes
-              << " bytes\n";
   }
   return rc;
 }
@@ -452,8 +481,8 @@ int RunCheck(const std::vector<std::string>& args) {
       return UsageError("check: unknown backend '" + b + "' (valid: mica, vela, qemu)");
     }
   }
-  if ((want_qemu || !fvp_platform.empty()) && json) {
-    return UsageError("check: --backend qemu/corstone-* print text only (no --json)");
+  if (!fvp_platform.empty() && json) {
+    return UsageError("check: --backend corstone-* prints text only (no --json)");
   }
   if (want_qemu || !fvp_platform.empty()) performance = true;
   // Vela contributes performance figures: asking for it implies --performance.
@@ -546,6 +575,8 @@ int RunCheck(const std::vector<std::string>& args) {
       return Failure(std::string(s.message()));
     }
   }
+  int qemu_rc = kExitOk;
+  if (want_qemu && json) qemu_rc = MeasureQemuProfiles(*graph, &report, /*print=*/false);
   std::string text = json ? estimate::RenderCheckJson(report) : estimate::RenderCheckText(report);
   if (!output.empty()) {
     if (IsSameFile(output, model_path)) {
@@ -556,8 +587,8 @@ int RunCheck(const std::vector<std::string>& args) {
   } else {
     std::cout << text;
   }
-  int rc = kExitOk;
-  if (want_qemu) rc = PrintQemuMeasurements(*graph, report);
+  int rc = qemu_rc;
+  if (want_qemu && !json) rc = MeasureQemuProfiles(*graph, &report, /*print=*/true);
   if (!fvp_platform.empty()) rc = std::max(rc, PrintFvpMeasurements(*graph, fvp_platform));
   // A backend the user asked for that failed is a failure of the command, not a footnote.
   for (const ProfileRun& r : report.profiles) {

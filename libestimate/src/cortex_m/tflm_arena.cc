@@ -13,6 +13,7 @@
 #include "mica/base/status_macros.h"
 #include "mica/model/analysis.h"
 #include "mica/model/planner.h"
+#include "mica/runtime/plan.h"
 
 namespace mica {
 namespace estimate {
@@ -380,12 +381,31 @@ absl::Status AddRuntimeMemory(const Graph& graph, const TargetProfile& profile, 
     m.peak_op_index = a.peak_op;
     for (int32_t t : a.peak_tensors) m.peak_tensors.push_back(sg.tensors[t].name);
   } else {
-    // mica's device runtime reports no arena yet: the host executor's activation plan.
     std::vector<TensorLifetime> lts = ComputeLifetimes(sg);
     MICA_ASSIGN_OR_RETURN(ArenaPlan plan, PlanArena(lts, Planner::kFirstFit));
-    m.basis = "mica host executor's planned activation arena (host figure: mica's device "
-              "runtime reports none yet)";
-    m.arena_bytes = m.head_bytes = static_cast<int64_t>(plan.peak_bytes);
+    // The device runtime's own figure: the plan compiler's arena (activations from the
+    // executor's planner, the largest scratch of the profile's kernel variant, state tensors),
+    // the exact bytes the plan header asks the caller for and the firmware reports.
+    const kernels::Isa isa = CortexMVariant(profile.cortex_m);
+    absl::StatusOr<runtime::CompiledPlan> compiled = runtime::CompilePlan(graph, {isa, 0});
+    if (compiled.ok()) {
+      m.basis = absl::StrCat("mica device runtime, plan for ", kernels::IsaName(isa),
+                             " kernels (mica compile): the arena its plan header asks for");
+      m.arena_bytes = static_cast<int64_t>(compiled->arena_bytes);
+      m.head_bytes = static_cast<int64_t>(compiled->activation_bytes + compiled->scratch_bytes);
+      m.scratch_bytes = static_cast<int64_t>(compiled->scratch_bytes);
+      m.tail_bytes = static_cast<int64_t>(compiled->state_bytes);
+      if (compiled->state_bytes > 0) {
+        m.tail.emplace_back("state tensors", static_cast<int64_t>(compiled->state_bytes));
+      }
+      m.model_flash_bytes = static_cast<int64_t>(compiled->bytes.size());
+      m.flash_bytes = m.model_flash_bytes + m.code_flash_bytes;
+    } else {
+      // A graph the device runtime cannot run: the host executor's activation plan, saying why.
+      m.basis = absl::StrCat("mica host executor's planned activations (no device plan: ",
+                             compiled.status().message(), ")");
+      m.arena_bytes = m.head_bytes = static_cast<int64_t>(plan.peak_bytes);
+    }
     // The peak: the operator where the planned buffers reach the top.
     size_t top = 0;
     for (const ArenaAllocation& al : plan.allocations) {

@@ -195,6 +195,37 @@ void JsonMemory(JsonWriter& w, const RuntimeMemory& m) {
   w.EndObject();
 }
 
+// A simulator run: exact instructions per inference and per operator beside mica's estimate.
+void JsonMeasurement(JsonWriter& w, const Measurement& m) {
+  auto ratio = [](double est, int64_t measured) {
+    return measured > 0 ? est / static_cast<double>(measured) : 0.0;
+  };
+  w.BeginObject();
+  w.Key("backend").String(m.backend);
+  w.Key("board").String(m.board);
+  w.Key("build").String(m.build);
+  w.Key("kernels").String(m.kernels);
+  w.Key("inputs").String(m.inputs);
+  w.Key("unit").String("instructions");
+  w.Key("total_instructions").Int(m.total_instructions);
+  w.Key("estimate_instructions").Double(m.estimate_instructions);
+  w.Key("estimate_over_measured").Double(ratio(m.estimate_instructions, m.total_instructions));
+  w.Key("arena_bytes").Int(m.arena_bytes);
+  w.Key("plan_bytes").Int(m.plan_bytes);
+  w.Key("operators").BeginArray();
+  for (const MeasuredOp& o : m.ops) {
+    w.BeginObject(true);
+    w.Key("index").Int(o.index);
+    w.Key("name").String(o.name);
+    w.Key("instructions").Int(o.instructions);
+    w.Key("estimate_instructions").Double(o.estimate_instructions);
+    w.Key("estimate_over_measured").Double(ratio(o.estimate_instructions, o.instructions));
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
 void JsonProfile(JsonWriter& w, const ProfileReport& r, bool performance) {
   const Estimate& e = r.mica;
   w.BeginObject();
@@ -216,6 +247,11 @@ void JsonProfile(JsonWriter& w, const ProfileReport& r, bool performance) {
   if (!e.memory.runtime.empty()) {
     w.Key("memory");
     JsonMemory(w, e.memory);
+  }
+  if (!r.measured.empty()) {
+    w.Key("measured").BeginArray();
+    for (const Measurement& m : r.measured) JsonMeasurement(w, m);
+    w.EndArray();
   }
   w.Key("operators").BeginArray();
   for (const OpEstimate& o : e.ops) JsonOperator(w, o, performance);

@@ -8,8 +8,10 @@ namespace mica {
 namespace kernels {
 namespace {
 
-// std::round(x) for float, then clamped to [lo, hi] (NaN maps to lo's side via the compare).
+// std::round(x) for float, then clamped to [lo, hi]; NaN gives 0 (what Arm's VCVT gives, and
+// the host executor's choice).
 inline int32_t RoundClampToInt(float x, int32_t lo, int32_t hi) {
+  if (x != x) return 0;
   if (!(x > static_cast<float>(lo) - 1.0f)) return lo;
   if (!(x < static_cast<float>(hi) + 1.0f)) return hi;
   const float a = x < 0 ? -x : x;

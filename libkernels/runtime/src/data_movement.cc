@@ -7,7 +7,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lower_util.h"
 #include "mica/base/status_macros.h"
+#include "mica/kernels/data_movement.h"
 #include "op_kernel.h"
 #include "plan_writer.h"
 
@@ -121,6 +123,117 @@ class BoxCopyKernel : public OpKernel {
   }
 };
 
+// PAD / PADV2 with a constant value, rank <= 6, 1/2/4-byte elements: the kernel core's Pad.
+class PadKernel : public OpKernel {
+ public:
+  kernels::PadParams p;
+  kernels::Shape shape;
+  uint8_t value[4] = {};
+  uint32_t es = 1;
+  int32_t in = 0, out = 0;
+  absl::Status Eval(const EvalContext& ctx) override {
+    return KernelError(kernels::Pad(p, shape, ctx.data[in], value, ctx.data[out], es), "Pad");
+  }
+  bool ExportToPlan(PlanOpWriter& w) const override {
+    device::PadOpParams d{};
+    d.p = p;
+    d.in = shape;
+    d.element_bytes = es;
+    std::memcpy(d.value, value, sizeof(value));
+    w.code = device::PlanOp::kPad;
+    w.SetParams(d);
+    w.tensors = {in, out};
+    return true;
+  }
+};
+
+// CONCATENATION / PACK of up to 16 inputs, rank <= 6, 1/2/4-byte elements, and TRANSPOSE of
+// rank <= 6: the kernel core's entries (the device runtime runs the same).
+class ConcatKernel : public OpKernel {
+ public:
+  int32_t axis = 0;
+  std::vector<kernels::Shape> shapes;
+  kernels::Shape out_shape;
+  std::vector<int32_t> ins;
+  int32_t out = 0;
+  uint32_t es = 1;
+  absl::Status Eval(const EvalContext& ctx) override {
+    std::vector<const void*> ptrs;
+    for (int32_t t : ins) ptrs.push_back(ctx.data[t]);
+    return KernelError(kernels::Concatenation(axis, static_cast<int32_t>(ins.size()),
+                                              shapes.data(), ptrs.data(), out_shape,
+                                              ctx.data[out], es),
+                       "Concatenation");
+  }
+  bool ExportToPlan(PlanOpWriter& w) const override {
+    w.code = device::PlanOp::kConcatenation;
+    w.SetParams(device::ConcatOpParams{axis, static_cast<int32_t>(ins.size()), es, out_shape});
+    w.tensors = ins;
+    w.tensors.push_back(out);
+    w.AddArray(shapes);
+    return true;
+  }
+};
+
+class TransposeKernel : public OpKernel {
+ public:
+  device::TransposeOpParams d{};
+  int32_t in = 0, out = 0;
+  absl::Status Eval(const EvalContext& ctx) override {
+    return KernelError(kernels::Transpose(d.in, d.perm, ctx.data[in], ctx.data[out],
+                                          d.element_bytes),
+                       "Transpose");
+  }
+  bool ExportToPlan(PlanOpWriter& w) const override {
+    w.code = device::PlanOp::kTranspose;
+    w.SetParams(d);
+    w.tensors = {in, out};
+    return true;
+  }
+};
+
+class SplitKernel : public OpKernel {
+ public:
+  int32_t axis = 0;
+  kernels::Shape shape;
+  std::vector<int32_t> sizes, outs;
+  int32_t in = 0;
+  uint32_t es = 1;
+  absl::Status Eval(const EvalContext& ctx) override {
+    std::vector<void*> ptrs;
+    for (int32_t t : outs) ptrs.push_back(ctx.data[t]);
+    return KernelError(kernels::Split(axis, shape, ctx.data[in],
+                                      static_cast<int32_t>(outs.size()), sizes.data(),
+                                      ptrs.data(), es),
+                       "Split");
+  }
+  bool ExportToPlan(PlanOpWriter& w) const override {
+    w.code = device::PlanOp::kSplit;
+    w.SetParams(device::SplitOpParams{axis, static_cast<int32_t>(outs.size()), es, shape});
+    w.tensors = {in};
+    w.tensors.insert(w.tensors.end(), outs.begin(), outs.end());
+    w.AddArray(sizes);
+    return true;
+  }
+};
+
+class StridedSliceKernel : public OpKernel {
+ public:
+  device::StridedSliceOpParams d{};
+  int32_t in = 0, out = 0;
+  absl::Status Eval(const EvalContext& ctx) override {
+    return KernelError(kernels::StridedSlice(d.p, d.in, ctx.data[in], d.out, ctx.data[out],
+                                             d.element_bytes),
+                       "StridedSlice");
+  }
+  bool ExportToPlan(PlanOpWriter& w) const override {
+    w.code = device::PlanOp::kStridedSlice;
+    w.SetParams(d);
+    w.tensors = {in, out};
+    return true;
+  }
+};
+
 class GatherKernel : public OpKernel {
  public:
   int32_t params = 0, indices = 0, out = 0;
@@ -197,6 +310,19 @@ absl::StatusOr<KernelPtr> LowerTranspose(const LowerContext& ctx) {
     step.plan.src_stride[d] = in_strides[p];
   }
   if (out.shape != out_shape) return ctx.Invalid("output shape does not match the permutation");
+  const size_t tes = ElementBytes(in.dtype);
+  if (rank >= 1 && rank <= kernels::kMaxRank && (tes == 1 || tes == 2 || tes == 4)) {
+    auto tk = std::make_unique<TransposeKernel>();
+    tk->in = ctx.in_index(0);
+    tk->out = ctx.out_index(0);
+    tk->d.in.rank = rank;
+    for (int d = 0; d < rank; ++d) {
+      tk->d.in.dims[d] = in.shape[d];
+      tk->d.perm[d] = static_cast<int32_t>(perm[d] < 0 ? perm[d] + rank : perm[d]);
+    }
+    tk->d.element_bytes = static_cast<uint32_t>(tes);
+    return KernelPtr(std::move(tk));
+  }
   const std::vector<int64_t> out_strides = Strides(out_shape);
   for (int d = 0; d < rank; ++d) step.plan.dst_stride[d] = out_strides[d];
   k->steps.push_back(step);
@@ -246,6 +372,21 @@ absl::StatusOr<KernelPtr> LowerPad(const LowerContext& ctx) {
       const int16_t v = static_cast<int16_t>(zp);
       std::memcpy(k->fill_value.data(), &v, 2);
     }
+  }
+  if (k->fill_from < 0 && rank <= kernels::kMaxRank && (es == 1 || es == 2 || es == 4)) {
+    // The kernel core's PAD (the device runtime runs the same).
+    auto pk = std::make_unique<PadKernel>();
+    pk->in = ctx.in_index(0);
+    pk->out = ctx.out_index(0);
+    pk->es = static_cast<uint32_t>(es);
+    std::memcpy(pk->value, k->fill_value.data(), es);
+    pk->shape.rank = rank;
+    for (int d = 0; d < rank; ++d) {
+      pk->shape.dims[d] = in.shape[d];
+      pk->p.before[d] = static_cast<int32_t>(pads[2 * d]);
+      pk->p.after[d] = static_cast<int32_t>(pads[2 * d + 1]);
+    }
+    return KernelPtr(std::move(pk));
   }
   BoxCopyKernel::Step step{ctx.in_index(0), ctx.out_index(0), {}};
   step.plan.rank = rank;
@@ -312,6 +453,25 @@ absl::StatusOr<KernelPtr> LowerConcat(const LowerContext& ctx) {
     return ctx.Invalid("inputs add up to ", offset, " along axis ", axis, ", output has ",
                        out.shape[axis]);
   }
+  const size_t ces = ElementBytes(out.dtype);
+  if (out_rank >= 1 && out_rank <= kernels::kMaxRank && ctx.num_inputs() <= 16 &&
+      (ces == 1 || ces == 2 || ces == 4)) {
+    auto ck = std::make_unique<ConcatKernel>();
+    ck->axis = axis;
+    ck->es = static_cast<uint32_t>(ces);
+    ck->out = ctx.out_index(0);
+    ck->out_shape.rank = out_rank;
+    for (int d = 0; d < out_rank; ++d) ck->out_shape.dims[d] = out.shape[d];
+    for (int i = 0; i < ctx.num_inputs(); ++i) {
+      kernels::Shape sh;
+      sh.rank = out_rank;
+      for (int d = 0; d < out_rank; ++d) sh.dims[d] = out.shape[d];
+      sh.dims[axis] = static_cast<int32_t>(k->steps[static_cast<size_t>(i)].plan.dims[axis]);
+      ck->shapes.push_back(sh);
+      ck->ins.push_back(ctx.in_index(i));
+    }
+    return KernelPtr(std::move(ck));
+  }
   return KernelPtr(std::move(k));
 }
 
@@ -368,6 +528,24 @@ absl::StatusOr<KernelPtr> LowerSplit(const LowerContext& ctx) {
   if (offset != in.shape[axis]) {
     return ctx.Invalid("outputs add up to ", offset, " along axis ", axis, ", input has ",
                        in.shape[axis]);
+  }
+  const size_t pes = ElementBytes(in.dtype);
+  bool core = rank >= 1 && rank <= kernels::kMaxRank && ctx.num_outputs() <= 16 &&
+              (pes == 1 || pes == 2 || pes == 4);
+  for (const BoxCopyKernel::Step& st : k->steps) core = core && st.plan.dims[axis] > 0;
+  if (core) {
+    // The kernel core's Split (the device runtime runs the same).
+    auto sk = std::make_unique<SplitKernel>();
+    sk->axis = axis;
+    sk->es = static_cast<uint32_t>(pes);
+    sk->in = ctx.in_index(data_input);
+    sk->shape.rank = rank;
+    for (int d = 0; d < rank; ++d) sk->shape.dims[d] = in.shape[d];
+    for (int o = 0; o < ctx.num_outputs(); ++o) {
+      sk->outs.push_back(ctx.out_index(o));
+      sk->sizes.push_back(static_cast<int32_t>(k->steps[static_cast<size_t>(o)].plan.dims[axis]));
+    }
+    return KernelPtr(std::move(sk));
   }
   return KernelPtr(std::move(k));
 }
@@ -431,6 +609,31 @@ absl::StatusOr<KernelPtr> LowerSlice(const LowerContext& ctx) {
   int64_t total = 1;
   for (int d = 0; d < rank; ++d) total *= count[d];
   MICA_RETURN_IF_ERROR(CheckOutElements(ctx, 0, total));
+  const size_t ses = ElementBytes(in.dtype);
+  bool core = rank >= 1 && rank <= kernels::kMaxRank && (ses == 1 || ses == 2 || ses == 4);
+  for (int d = 0; d < rank && core; ++d) {
+    const int64_t stop = start[d] + count[d] * step[d];
+    core = count[d] > 0 && step[d] >= -(1 << 16) && step[d] <= (1 << 16) &&
+           start[d] >= -(1 << 29) && start[d] <= (1 << 29) && stop >= -(1 << 29) &&
+           stop <= (1 << 29);
+  }
+  if (core) {
+    // The kernel core's StridedSlice (the device runtime runs the same): the resolved start,
+    // the stop that gives exactly `count` elements, the step.
+    auto sk = std::make_unique<StridedSliceKernel>();
+    sk->in = ctx.in_index(0);
+    sk->out = ctx.out_index(0);
+    sk->d.element_bytes = static_cast<uint32_t>(ses);
+    sk->d.in.rank = sk->d.out.rank = rank;
+    for (int d = 0; d < rank; ++d) {
+      sk->d.in.dims[d] = in.shape[d];
+      sk->d.out.dims[d] = static_cast<int32_t>(count[d]);
+      sk->d.p.start[d] = static_cast<int32_t>(start[d]);
+      sk->d.p.stop[d] = static_cast<int32_t>(start[d] + count[d] * step[d]);
+      sk->d.p.stride[d] = static_cast<int32_t>(step[d]);
+    }
+    return KernelPtr(std::move(sk));
+  }
   auto k = std::make_unique<BoxCopyKernel>();
   BoxCopyKernel::Step st{ctx.in_index(0), ctx.out_index(0), {}};
   st.plan.rank = rank;

@@ -114,7 +114,18 @@ class BinaryKernel : public OpKernel {
     return KernelError(fn(p, sa, ctx.In<T>(a), sb, ctx.In<T>(b), so, ctx.Out<T>(out)), name);
   }
   bool ExportToPlan(PlanOpWriter& w) const override {
-    if constexpr (!std::is_same_v<Params, kernels::AddParams>) {
+    if constexpr (std::is_same_v<Params, kernels::MulParams>) {
+      if constexpr (std::is_same_v<T, int8_t>) {
+        if (!IsBodyOf(fn, kernels::MulVariants(), &kernels::Mul)) return false;
+        w.code = device::PlanOp::kMul;
+      } else {
+        if (!IsBodyOf(fn, kernels::Mul16Variants(), &kernels::Mul16)) return false;
+        w.code = device::PlanOp::kMul16;
+      }
+      w.SetParams(device::MulOpParams{p, sa, sb, so});
+      w.tensors = {a, b, out};
+      return true;
+    } else if constexpr (!std::is_same_v<Params, kernels::AddParams>) {
       return false;
     } else {
       if constexpr (std::is_same_v<T, int8_t>) {
@@ -122,6 +133,8 @@ class BinaryKernel : public OpKernel {
           w.code = device::PlanOp::kAdd;
         } else if (IsBodyOf(fn, kernels::SubVariants(), &kernels::Sub)) {
           w.code = device::PlanOp::kSub;
+        } else if (fn == &kernels::SquaredDifference) {
+          w.code = device::PlanOp::kSquaredDifference;
         } else {
           return false;
         }
@@ -130,6 +143,8 @@ class BinaryKernel : public OpKernel {
           w.code = device::PlanOp::kAdd16;
         } else if (IsBodyOf(fn, kernels::Sub16Variants(), &kernels::Sub16)) {
           w.code = device::PlanOp::kSub16;
+        } else if (fn == &kernels::SquaredDifference16) {
+          w.code = device::PlanOp::kSquaredDifference16;
         } else {
           return false;
         }
@@ -151,6 +166,16 @@ class MinMaxKernel : public OpKernel {
   int32_t a = 0, b = 0, out = 0;
   absl::Status Eval(const EvalContext& ctx) override {
     return KernelError(fn(sa, ctx.In<T>(a), sb, ctx.In<T>(b), so, ctx.Out<T>(out)), "MinMax");
+  }
+  bool ExportToPlan(PlanOpWriter& w) const override {
+    if constexpr (std::is_same_v<T, int8_t>) {
+      w.code = fn == &kernels::Minimum ? device::PlanOp::kMinimum : device::PlanOp::kMaximum;
+    } else {
+      w.code = fn == &kernels::Minimum16 ? device::PlanOp::kMinimum16 : device::PlanOp::kMaximum16;
+    }
+    w.SetParams(device::MinMaxOpParams{sa, sb, so});
+    w.tensors = {a, b, out};
+    return true;
   }
 };
 
@@ -312,8 +337,9 @@ absl::StatusOr<KernelPtr> LowerLogisticTanh(const LowerContext& ctx) {
     p.input_zero_point = ZeroPoint(x);
     auto fn = logistic ? PickVariant(kernels::LogisticVariants(), ctx.isa, &kernels::Logistic)
                        : PickVariant(kernels::TanhVariants(), ctx.isa, &kernels::Tanh);
-    return MakeUnary<int8_t, int8_t>(
+    return MakeUnaryForPlan<int8_t, int8_t>(
         ctx, logistic ? "Logistic" : "Tanh",
+        logistic ? device::PlanOp::kLogistic : device::PlanOp::kTanh, p,
         [p, fn](int32_t n, const int8_t* i, int8_t* o) { return fn(p, n, i, o); });
   }
   if (x.dtype == DType::kInt16 && y.dtype == DType::kInt16) {
@@ -338,13 +364,13 @@ absl::StatusOr<KernelPtr> LowerLogisticTanh(const LowerContext& ctx) {
       p.input_multiplier = static_cast<int32_t>(m);
     }
     if (logistic) {
-      return MakeUnary<int16_t, int16_t>(ctx, "Logistic16",
-                                         [p](int32_t n, const int16_t* i, int16_t* o) {
+      return MakeUnaryForPlan<int16_t, int16_t>(ctx, "Logistic16", device::PlanOp::kLogistic16,
+                                                p, [p](int32_t n, const int16_t* i, int16_t* o) {
                                            return kernels::Logistic16(p, n, i, o);
                                          });
     }
-    return MakeUnary<int16_t, int16_t>(
-        ctx, "Tanh16",
+    return MakeUnaryForPlan<int16_t, int16_t>(
+        ctx, "Tanh16", device::PlanOp::kTanh16, p,
         [p](int32_t n, const int16_t* i, int16_t* o) { return kernels::Tanh16(p, n, i, o); });
   }
   return ctx.Unimplemented(DT(x.dtype), " -> ", DT(y.dtype));
@@ -367,11 +393,13 @@ absl::StatusOr<KernelPtr> LowerRelu(const LowerContext& ctx) {
     r.min = std::min(std::max(zp, tmin), tmax);
     r.max = std::min(std::max(static_cast<int32_t>(std::round(6.0f / Scale(x))) + zp, tmin), tmax);
     if (i16) {
-      return MakeUnary<int16_t, int16_t>(ctx, "Clamp16", [r](int32_t n, const int16_t* i, int16_t* o) {
+      return MakeUnaryForPlan<int16_t, int16_t>(ctx, "Clamp16", device::PlanOp::kClamp16, r,
+                                                [r](int32_t n, const int16_t* i, int16_t* o) {
         return kernels::Clamp16(r, n, i, o);
       });
     }
-    return MakeUnary<int8_t, int8_t>(ctx, "Clamp", [r](int32_t n, const int8_t* i, int8_t* o) {
+    return MakeUnaryForPlan<int8_t, int8_t>(ctx, "Clamp", device::PlanOp::kClamp, r,
+                                            [r](int32_t n, const int8_t* i, int8_t* o) {
       return kernels::Clamp(r, n, i, o);
     });
   }
@@ -387,11 +415,13 @@ absl::StatusOr<KernelPtr> LowerRelu(const LowerContext& ctx) {
           ? std::min(tmax, p.output_offset + static_cast<int32_t>(std::roundf(1.f / Scale(y))))
           : tmax;
   if (i16) {
-    return MakeUnary<int16_t, int16_t>(ctx, "Relu16", [p](int32_t n, const int16_t* i, int16_t* o) {
+    return MakeUnaryForPlan<int16_t, int16_t>(ctx, "Relu16", device::PlanOp::kRelu16, p,
+                                              [p](int32_t n, const int16_t* i, int16_t* o) {
       return kernels::Relu16(p, n, i, o);
     });
   }
-  return MakeUnary<int8_t, int8_t>(ctx, "Relu", [p](int32_t n, const int8_t* i, int8_t* o) {
+  return MakeUnaryForPlan<int8_t, int8_t>(ctx, "Relu", device::PlanOp::kRelu, p,
+                                          [p](int32_t n, const int8_t* i, int8_t* o) {
     return kernels::Relu(p, n, i, o);
   });
 }
@@ -409,13 +439,14 @@ absl::StatusOr<KernelPtr> LowerLeakyRelu(const LowerContext& ctx) {
   p.alpha = Multiplier(static_cast<double>(Scale(x) * alpha / Scale(y)));
   p.identity = Multiplier(static_cast<double>(Scale(x) / Scale(y)));
   if (x.dtype == DType::kInt8) {
-    return MakeUnary<int8_t, int8_t>(ctx, "LeakyRelu", [p](int32_t n, const int8_t* i, int8_t* o) {
+    return MakeUnaryForPlan<int8_t, int8_t>(ctx, "LeakyRelu", device::PlanOp::kLeakyRelu, p,
+                                            [p](int32_t n, const int8_t* i, int8_t* o) {
       return kernels::LeakyRelu(p, n, i, o);
     });
   }
   if (x.dtype == DType::kInt16) {
-    return MakeUnary<int16_t, int16_t>(ctx, "LeakyRelu16",
-                                       [p](int32_t n, const int16_t* i, int16_t* o) {
+    return MakeUnaryForPlan<int16_t, int16_t>(ctx, "LeakyRelu16", device::PlanOp::kLeakyRelu16,
+                                              p, [p](int32_t n, const int16_t* i, int16_t* o) {
                                          return kernels::LeakyRelu16(p, n, i, o);
                                        });
   }
@@ -443,7 +474,8 @@ absl::StatusOr<KernelPtr> LowerHardSwish(const LowerContext& ctx) {
   if (p.output_multiplier_exponent > 0) {
     return ctx.Unimplemented("hard swish output multiplier > 1");
   }
-  return MakeUnary<int8_t, int8_t>(ctx, "HardSwish", [p](int32_t n, const int8_t* i, int8_t* o) {
+  return MakeUnaryForPlan<int8_t, int8_t>(ctx, "HardSwish", device::PlanOp::kHardSwish, p,
+                                          [p](int32_t n, const int8_t* i, int8_t* o) {
     return kernels::HardSwish(p, n, i, o);
   });
 }
@@ -457,6 +489,12 @@ class PreluKernel : public OpKernel {
     return KernelError(kernels::Prelu(p, si, ctx.In<int8_t>(in), sa, ctx.In<int8_t>(alpha),
                                       ctx.Out<int8_t>(out)),
                        "Prelu");
+  }
+  bool ExportToPlan(PlanOpWriter& w) const override {
+    w.code = device::PlanOp::kPrelu;
+    w.SetParams(device::PreluOpParams{p, si, sa});
+    w.tensors = {in, alpha, out};
+    return true;
   }
 };
 

@@ -11,9 +11,11 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "mica/kernels/activations.h"
 #include "mica/kernels/types.h"
 #include "mica/kernels/variants.h"
 #include "op_kernel.h"
+#include "plan_writer.h"
 
 namespace mica {
 namespace runtime {
@@ -88,10 +90,35 @@ class UnaryKernel : public OpKernel {
   std::function<kernels::KernelStatus(int32_t, const In*, Out*)> fn;
   const char* name = "";
   int32_t n = 0, in = 0, out = 0;
+  // The device record the bound kernel-core call is (MakeUnaryForPlan); kCount: none.
+  device::PlanOp plan_code = device::PlanOp::kCount;
+  std::vector<uint8_t> plan_params;
   absl::Status Eval(const EvalContext& ctx) override {
     return KernelError(fn(n, ctx.In<In>(in), ctx.Out<Out>(out)), name);
   }
+  bool ExportToPlan(PlanOpWriter& w) const override {
+    if (plan_code == device::PlanOp::kCount) return false;
+    w.code = plan_code;
+    w.params = plan_params;
+    w.tensors = {in, out};
+    return true;
+  }
 };
+
+// Kernel parameters as a plan stores them: member by member into zeroed bytes, so padding
+// (HardSwishParams has some) is zero and plans are reproducible.
+template <typename P>
+void AssignPlanParams(P* dst, const P& src) {
+  *dst = src;
+}
+inline void AssignPlanParams(kernels::HardSwishParams* dst, const kernels::HardSwishParams& src) {
+  dst->input_zero_point = src.input_zero_point;
+  dst->output_zero_point = src.output_zero_point;
+  dst->reluish_multiplier_fixedpoint_int16 = src.reluish_multiplier_fixedpoint_int16;
+  dst->reluish_multiplier_exponent = src.reluish_multiplier_exponent;
+  dst->output_multiplier_fixedpoint_int16 = src.output_multiplier_fixedpoint_int16;
+  dst->output_multiplier_exponent = src.output_multiplier_exponent;
+}
 
 template <typename In, typename Out, typename F>
 KernelPtr MakeUnary(const LowerContext& ctx, const char* name, F f) {
@@ -101,6 +128,26 @@ KernelPtr MakeUnary(const LowerContext& ctx, const char* name, F f) {
   k->n = static_cast<int32_t>(ctx.input(0).num_elements());
   k->in = ctx.in_index(0);
   k->out = ctx.out_index(0);
+  return KernelPtr(std::move(k));
+}
+
+// MakeUnary for a kernel-core call the device runtime has too: `f` must call the entry of
+// `code` (or one of its variants) with `p`; the plan records `p` and the element count.
+template <typename In, typename Out, typename P, typename F>
+KernelPtr MakeUnaryForPlan(const LowerContext& ctx, const char* name, device::PlanOp code,
+                           const P& p, F f) {
+  auto k = std::make_unique<UnaryKernel<In, Out>>();
+  k->fn = f;
+  k->name = name;
+  k->n = static_cast<int32_t>(ctx.input(0).num_elements());
+  k->in = ctx.in_index(0);
+  k->out = ctx.out_index(0);
+  std::vector<uint8_t> bytes(sizeof(device::UnaryOpParams<P>), 0);
+  auto* d = reinterpret_cast<device::UnaryOpParams<P>*>(bytes.data());
+  AssignPlanParams(&d->p, p);
+  d->count = k->n;
+  k->plan_code = code;
+  k->plan_params = std::move(bytes);
   return KernelPtr(std::move(k));
 }
 

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "mica/base/status_macros.h"
 #include "mica/device/plan_format.h"
+#include "mica/device/runtime.h"
 #include "mica/model/load.h"
 #include "mica/runtime/plan.h"
 #include "op_kernel.h"
@@ -215,6 +216,23 @@ absl::StatusOr<CompiledPlan> CompilePlan(const Graph& graph, const PlanOptions& 
   Put(&b, 0, h);
   h.crc32 = device::Crc32(b.data() + 16, total - 16);
   Put(&b, 0, h);
+  // The device verifies every plan before use: a plan it would refuse is a compiler error here
+  // (the bytes are copied to 16-byte aligned memory, as the device holds them).
+  std::vector<uint64_t> aligned((b.size() + 7) / 8);
+  std::memcpy(aligned.data(), b.data(), b.size());
+  device::Plan check;
+  uint32_t where = 0;
+  const device::PlanStatus vs = device::VerifyPlan(aligned.data(), b.size(), &check, &where);
+  if (vs != device::PlanStatus::kOk) {
+    std::string what = device::PlanStatusName(vs);
+    if (vs == device::PlanStatus::kBadOp && where < sg.ops.size()) {
+      what = absl::StrCat(what, " at operator #", where, " (", internal::OpName(sg.ops[where]), ")");
+    } else if (vs == device::PlanStatus::kBadTensor && where < nt) {
+      what = absl::StrCat(what, " at tensor #", where);
+    }
+    return absl::InvalidArgumentError(absl::StrCat(
+        origin, ": the device runtime would refuse this plan: ", what));
+  }
   return out;
 }
 

@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "lower_util.h"
 #include "mica/base/status_macros.h"
 #include "mica/kernels/quantize.h"
 #include "op_kernel.h"
+#include "plan_writer.h"
 
 namespace mica {
 namespace runtime {
@@ -89,9 +91,48 @@ class DequantizeKernel : public OpKernel {
   }
 };
 
+// Per-tensor int8 / int16 conversions (every real model's): the kernel core's Quantize /
+// Dequantize, which the device runtime calls too. Per-channel and uint8 stay on the loops above.
+class AffineCoreKernel : public OpKernel {
+ public:
+  bool quantize = true, i16 = false;
+  kernels::AffineQuant q;
+  int32_t count = 0, in = 0, out = 0;
+  absl::Status Eval(const EvalContext& ctx) override {
+    kernels::KernelStatus s;
+    if (quantize) {
+      s = i16 ? kernels::Quantize16(q, count, ctx.In<float>(in), ctx.Out<int16_t>(out))
+              : kernels::Quantize(q, count, ctx.In<float>(in), ctx.Out<int8_t>(out));
+    } else {
+      s = i16 ? kernels::Dequantize16(q, count, ctx.In<int16_t>(in), ctx.Out<float>(out))
+              : kernels::Dequantize(q, count, ctx.In<int8_t>(in), ctx.Out<float>(out));
+    }
+    return KernelError(s, quantize ? "Quantize" : "Dequantize");
+  }
+  bool ExportToPlan(PlanOpWriter& w) const override {
+    w.code = quantize ? device::PlanOp::kQuantize : device::PlanOp::kDequantize;
+    w.SetParams(device::AffineOpParams{q, count});
+    w.tensors = {in, out};
+    return true;
+  }
+};
+
 template <template <typename> class K>
 absl::StatusOr<KernelPtr> Make(const LowerContext& ctx, DType int_type, const Tensor& q) {
   MICA_ASSIGN_OR_RETURN(AffineParams p, MakeParams(ctx, q));
+  const int64_t count = ctx.input(0).num_elements();
+  if (p.channels == 1 && (int_type == DType::kInt8 || int_type == DType::kInt16) &&
+      p.zero_point[0] >= -65536 && p.zero_point[0] <= 65536 &&
+      p.scale[0] < std::numeric_limits<float>::max() && count < (int64_t{1} << 31)) {
+    auto k = std::make_unique<AffineCoreKernel>();
+    k->quantize = std::is_same_v<K<int8_t>, QuantizeKernel<int8_t>>;
+    k->i16 = int_type == DType::kInt16;
+    k->q = {p.scale[0], p.zero_point[0]};
+    k->count = static_cast<int32_t>(count);
+    k->in = ctx.in_index(0);
+    k->out = ctx.out_index(0);
+    return KernelPtr(std::move(k));
+  }
   auto fill = [&](auto k) -> KernelPtr {
     k->p = p;
     k->count = ctx.input(0).num_elements();
@@ -123,10 +164,30 @@ absl::StatusOr<KernelPtr> LowerFloatConversion(const LowerContext& ctx) {
 // ---- requantize -------------------------------------------------------------------------------
 
 template <typename In, typename Out>
+class RequantizeKernel : public OpKernel {
+ public:
+  kernels::RequantizeParams p;
+  int32_t n = 0, in = 0, out = 0;
+  absl::Status Eval(const EvalContext& ctx) override {
+    return KernelError(kernels::Requantize(p, n, ctx.In<In>(in), ctx.Out<Out>(out)),
+                       "Requantize");
+  }
+  bool ExportToPlan(PlanOpWriter& w) const override {
+    w.code = device::PlanOp::kRequantize;
+    w.SetParams(device::RequantizeOpParams{p, n});
+    w.tensors = {in, out};
+    return true;
+  }
+};
+
+template <typename In, typename Out>
 KernelPtr MakeRequantize(const LowerContext& ctx, const kernels::RequantizeParams& p) {
-  return MakeUnary<In, Out>(ctx, "Requantize", [p](int32_t n, const In* i, Out* o) {
-    return kernels::Requantize(p, n, i, o);
-  });
+  auto k = std::make_unique<RequantizeKernel<In, Out>>();
+  k->p = p;
+  k->n = static_cast<int32_t>(ctx.input(0).num_elements());
+  k->in = ctx.in_index(0);
+  k->out = ctx.out_index(0);
+  return KernelPtr(std::move(k));
 }
 
 // The integer pairs TFLite Micro's QUANTIZE runs, with its multiplier rule:

@@ -38,6 +38,12 @@ class SvdfKernel : public OpKernel {
                                      ctx.Out<int16_t>(state), ctx.Out<int8_t>(out), s),
                        "Svdf");
   }
+  bool ExportToPlan(PlanOpWriter& w) const override {
+    w.code = int8_state ? device::PlanOp::kSvdfInt8State : device::PlanOp::kSvdf;
+    w.SetParams(p);
+    w.tensors = {in, wf, wt, bias, state, out};
+    return true;
+  }
 };
 
 absl::StatusOr<KernelPtr> LowerSvdf(const LowerContext& ctx) {

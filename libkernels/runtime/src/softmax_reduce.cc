@@ -90,10 +90,17 @@ class SoftmaxKernel : public OpKernel {
     }
   }
   bool ExportToPlan(PlanOpWriter& w) const override {
-    if (mode != 0) return false;
-    w.code = device::PlanOp::kSoftmax;
-    w.SetParams(device::SoftmaxOpParams{p, rows, depth});
     w.tensors = {in, out};
+    if (mode == 2) {
+      w.code = device::PlanOp::kSoftmax16;
+      w.SetParams(device::Softmax16OpParams{p16.input_multiplier, p16.input_left_shift, rows,
+                                            depth});
+      w.AddArray(exp_lut);
+      w.AddArray(recip_lut);
+      return true;
+    }
+    w.code = mode == 0 ? device::PlanOp::kSoftmax : device::PlanOp::kSoftmaxInt8ToInt16;
+    w.SetParams(device::SoftmaxOpParams{p, rows, depth});
     return true;
   }
 };
@@ -177,6 +184,16 @@ class ReduceKernel : public OpKernel {
                                  : kernels::ReduceMax16(shape, axes, x, y);
     }
     return KernelError(s, "Reduce");
+  }
+  bool ExportToPlan(PlanOpWriter& w) const override {
+    constexpr bool i16 = std::is_same_v<T, int16_t>;
+    using device::PlanOp;
+    w.code = kind == OpKind::kMean  ? (i16 ? PlanOp::kMean16 : PlanOp::kMean)
+             : kind == OpKind::kSum ? (i16 ? PlanOp::kSum16 : PlanOp::kSum)
+                                    : (i16 ? PlanOp::kReduceMax16 : PlanOp::kReduceMax);
+    w.SetParams(device::ReduceOpParams{p, shape, axes});
+    w.tensors = {in, out};
+    return true;
   }
 };
 

@@ -30,12 +30,34 @@ inline constexpr char kCheckSchema[] = "mica.check/1";
 inline constexpr int kCheckTopOperators = 5;
 
 // Everything the report says about one target profile.
+// Figures measured by running the model on a simulator (`mica check --backend qemu`): exact
+// instruction counts, not cycles, printed beside mica's estimate.
+struct MeasuredOp {
+  int32_t index = -1;        // operator index in the model
+  std::string name;          // operator type
+  int64_t instructions = 0;
+  double estimate_instructions = 0;  // mica's estimate (compute cycles, no flash wait states)
+};
+struct Measurement {
+  std::string backend;   // "qemu"
+  std::string board;     // "mps3-an547"
+  std::string build;     // runner firmware build, e.g. "m55-mve"
+  std::string kernels;   // kernel variant of the plan: "mve", "dsp", "scalar"
+  std::string inputs;    // what the inputs were
+  int64_t total_instructions = 0;  // one inference
+  double estimate_instructions = 0;  // mica's estimate: sum of the operators' compute cycles
+  int64_t arena_bytes = 0;         // the device runtime's arena
+  int64_t plan_bytes = 0;
+  std::vector<MeasuredOp> ops;
+};
+
 struct ProfileReport {
   TargetProfile profile;
   Estimate mica;                            // mica's own estimate (always present)
   std::vector<Estimate> extra;              // other backends' figures (vela), shown beside it
   std::vector<std::string> backend_errors;  // why an extra backend produced nothing
   std::vector<Advice> advice;               // Advise(graph, profile, mica)
+  std::vector<Measurement> measured = {};   // simulator runs (--backend qemu), if any
 };
 
 // One `mica check` report: a model against one or more profiles.

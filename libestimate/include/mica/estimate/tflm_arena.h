@@ -110,8 +110,10 @@ std::string_view RuntimeName(Runtime runtime);
 absl::StatusOr<Runtime> ParseRuntime(std::string_view name);
 
 // Fills e->memory for `runtime` on the Cortex-M profile `profile`: kTflm the TFLite Micro arena
-// for the profile's kernel variant (32-bit); kMica the host executor's planned activation arena
-// (mica's device runtime reports no figure yet; the basis says so). Unimplemented for
+// for the profile's kernel variant (32-bit); kMica the arena of mica's device runtime, the exact
+// figure of the plan compiled for the profile's kernel variant (runtime::CompilePlan; the
+// firmware reports the same), or the host executor's planned activations when the graph has an
+// operator the device runtime cannot run (the basis says so). Unimplemented for
 // kExecuTorch (.pte memory plans are not read yet); InvalidArgument for other profile kinds.
 absl::Status AddRuntimeMemory(const Graph& graph, const TargetProfile& profile, Runtime runtime,
                               Estimate* e);

@@ -23,9 +23,14 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "mica/kernels/activations.h"
+#include "mica/kernels/data_movement.h"
 #include "mica/kernels/elementwise.h"
 #include "mica/kernels/lstm.h"
+#include "mica/kernels/quantize.h"
+#include "mica/kernels/reduce.h"
 #include "mica/kernels/softmax.h"
+#include "mica/kernels/svdf.h"
 #include "mica/kernels/types.h"
 
 namespace mica {
@@ -106,6 +111,47 @@ enum class PlanOp : uint16_t {
   kCopy = 17,            // CopyOpParams; t: in, out (reshape, squeeze, expand dims)
   kLstm = 18,            // LstmOpParams; t: in, hidden (state), cell (state), out, then per
                          // gate (forget, input, cell, output): input W, recurrent W, bias|-1
+  kMul = 19,             // MulOpParams; t: a, b, out
+  kMul16 = 20,
+  kMinimum = 21,         // MinMaxOpParams; t: a, b, out
+  kMaximum = 22,
+  kMinimum16 = 23,
+  kMaximum16 = 24,
+  kQuantize = 25,        // AffineOpParams; t: in (float32), out (int8 or int16)
+  kDequantize = 26,      // AffineOpParams; t: in (int8 or int16), out (float32)
+  kRequantize = 27,      // RequantizeOpParams; t: in, out (the pair from their dtypes)
+  kPad = 28,             // PadOpParams; t: in, out
+  kSvdf = 29,            // kernels::SvdfParams; t: in, weights_feature, weights_time (int16),
+                         // bias|-1, state (int16), out
+  kSvdfInt8State = 30,   // as kSvdf with int8 time weights and state
+  kSoftmaxInt8ToInt16 = 31,  // SoftmaxOpParams; t: in (int8), out (int16)
+  kSoftmax16 = 32,       // Softmax16OpParams; t: in, out; a: exp LUT, 1/(1+x) LUT (int16 x 513)
+  kMean = 33,            // ReduceOpParams; t: in, out
+  kMean16 = 34,
+  kSum = 35,
+  kSum16 = 36,
+  kReduceMax = 37,
+  kReduceMax16 = 38,
+  // Unary activations: UnaryOpParams<kernel params>; t: in, out (same dtype).
+  kLogistic = 39,        // kernels::LogisticParams, int8
+  kTanh = 40,            // kernels::TanhParams, int8
+  kLogistic16 = 41,      // kernels::Logistic16Params, int16
+  kTanh16 = 42,          // kernels::Tanh16Params, int16
+  kRelu = 43,            // kernels::ReluParams, int8
+  kRelu16 = 44,
+  kClamp = 45,           // kernels::ActivationRange, int8
+  kClamp16 = 46,
+  kLeakyRelu = 47,       // kernels::LeakyReluParams, int8
+  kLeakyRelu16 = 48,
+  kHardSwish = 49,       // kernels::HardSwishParams, int8 (padding bytes zero)
+  kSquaredDifference = 50,    // BinaryOpParams; t: a, b, out
+  kSquaredDifference16 = 51,
+  kPrelu = 52,           // PreluOpParams; t: in, alpha, out (int8)
+  kConcatenation = 53,   // ConcatOpParams; t: inputs..., out; a: the inputs' kernels::Shape
+  kTranspose = 54,       // TransposeOpParams; t: in, out
+  kStridedSlice = 55,    // StridedSliceOpParams; t: in, out (SLICE and STRIDED_SLICE, resolved)
+  kSplit = 56,           // SplitOpParams; t: in, outputs...; a: int32 size of each output along
+                         // the axis (SPLIT, SPLIT_V, UNPACK)
   kCount
 };
 
@@ -136,6 +182,78 @@ struct LstmOpParams {
   int32_t cell_state_scale_power;
   int32_t cell_clip_enabled;  // 0 / 1
   int32_t quantized_cell_clip;
+};
+
+struct MulOpParams {
+  kernels::MulParams p;
+  kernels::Shape a, b, out;
+};
+struct MinMaxOpParams {
+  kernels::Shape a, b, out;
+};
+// QUANTIZE (float32 -> int8/int16) and DEQUANTIZE, per tensor, over `count` elements.
+struct AffineOpParams {
+  kernels::AffineQuant q;
+  int32_t count;
+};
+struct RequantizeOpParams {
+  kernels::RequantizeParams p;
+  int32_t count;
+};
+// PAD / PADV2 with a constant value: `value` holds one element (element_bytes 1, 2 or 4).
+struct PadOpParams {
+  kernels::PadParams p;
+  kernels::Shape in;
+  uint32_t element_bytes;
+  uint8_t value[4];
+};
+struct Softmax16OpParams {
+  int32_t input_multiplier;
+  int32_t input_left_shift;
+  int32_t rows;
+  int32_t depth;
+};
+
+struct ReduceOpParams {
+  kernels::MeanParams p;  // unused by REDUCE_MAX
+  kernels::Shape in;
+  kernels::ReduceAxes axes;
+};
+template <typename P>
+struct UnaryOpParams {
+  P p;
+  int32_t count;
+};
+
+struct PreluOpParams {
+  kernels::PreluParams p;
+  kernels::Shape in, alpha;
+};
+// CONCATENATION / PACK of `num_inputs` (1 to 16) tensors of `element_bytes` (1, 2 or 4) along `axis`.
+struct ConcatOpParams {
+  int32_t axis;
+  int32_t num_inputs;
+  uint32_t element_bytes;
+  kernels::Shape out;
+};
+struct TransposeOpParams {
+  kernels::Shape in;
+  int32_t perm[kernels::kMaxRank];
+  uint32_t element_bytes;
+};
+
+struct StridedSliceOpParams {
+  kernels::StridedSliceParams p;
+  kernels::Shape in, out;
+  uint32_t element_bytes;
+};
+
+// SPLIT / SPLIT_V / UNPACK into `num_outputs` (1 to 16) tensors along `axis`.
+struct SplitOpParams {
+  int32_t axis;
+  int32_t num_outputs;
+  uint32_t element_bytes;
+  kernels::Shape in;
 };
 
 // Names as the host executor reports them (for per-operator counters).

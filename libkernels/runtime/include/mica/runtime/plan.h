@@ -39,7 +39,9 @@ struct CompiledPlan {
 };
 
 // Unimplemented naming the operator when the device runtime has no kernel for one (float32
-// operators have none yet).
+// operators other than QUANTIZE / DEQUANTIZE have none; data movement other than reshape, pad,
+// concatenation, transpose, slices and splits neither); InvalidArgument when the plan would not pass the
+// device's VerifyPlan (checked before returning).
 absl::StatusOr<CompiledPlan> CompilePlan(const Graph& graph, const PlanOptions& options);
 
 // The plan as C source: `alignas(16) const unsigned char <symbol>[] = {...};` and its size.
