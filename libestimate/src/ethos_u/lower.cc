@@ -852,9 +852,15 @@ void Lowerer::LowerDataMovement(int32_t i) {
   }
 }
 
-// UNIDIRECTIONAL_SEQUENCE_LSTM: per time step, one FC per gate for the input and the
-// recurrent weights, then the gate arithmetic (LUT sigmoids/tanh, multiplies, adds) on
-// [batch, units].
+// UNIDIRECTIONAL_SEQUENCE_LSTM as Vela lowers it, per time step (its per-layer tables list
+// these operations, in this order, for every step):
+//   a memory copy of the step's input slice [batch, inputs];
+//   per gate (input, forget, cell, output): a FULLY_CONNECTED of the previous output with the
+//   recurrent weights and one of the step's input with the input weights (16-bit results),
+//   their ADD with the gate's activation as a LUT (sigmoid; tanh for the cell gate), and for the
+//   sigmoid gates a separate 16-bit clamp; after the cell gate the MUL input x cell;
+//   then the cell update: a copy of the previous cell state, MUL forget x state, ADD, clamp,
+//   a standalone tanh LUT of the new state and the output MUL (output gate x tanh) into h.
 void Lowerer::LowerLstm(int32_t i) {
   const Operator& o = sg_.ops[i];
   FmRef x = In(o, 0);
@@ -869,29 +875,82 @@ void Lowerer::LowerLstm(int32_t i) {
   FmRef y = Out(o);
   const int32_t units = y.shape.c;
   const int32_t nin = x.shape.c;
+  const Shape3 gate{1, batch, units};
+  auto has = [&](int k) {
+    return k < static_cast<int>(o.inputs.size()) && o.inputs[k] != kNoTensor;
+  };
+  auto fc = [&](int k, FmRef in) {
+    const int32_t cin = in.shape.c;
+    NpuOp f = Base(i, "Lstm/FullyConnected", HwOp::kVectorProduct);
+    f.ifm = in;
+    f.ofm = TempRef(gate, 16);
+    f.weight_tensor = o.inputs[k];  // encoded once, read again every step
+    f.weight_bytes = static_cast<int64_t>(sg_.tensors[o.inputs[k]].num_bytes());
+    f.scale_bytes = 10 * int64_t{units};
+    f.macs = int64_t{cin} * units * batch;
+    Emit(f);
+    return lw_.ops.back().ofm;
+  };
+  auto ew = [&](const char* n, EwKind k, FmRef p, FmRef q, int32_t out_bits, Act act) {
+    NpuOp e = Base(i, absl::StrCat("Lstm/", n), HwOp::kElementwise);
+    e.ew = k;
+    e.ifm = p, e.ifm2 = q, e.has_ifm2 = true;
+    e.ofm = TempRef(gate, out_bits);
+    e.act = act;
+    e.needs_lut = act == Act::kLut;
+    Emit(e);
+    return lw_.ops.back().ofm;
+  };
+  auto unary = [&](const char* n, FmRef p, Act act) {
+    Copy(i, absl::StrCat("Lstm/", n), p, TempRef(p.shape, p.bits));
+    lw_.ops.back().act = act;
+    lw_.ops.back().needs_lut = act == Act::kLut;
+    lw_.ops.back().macs = p.shape.elements();
+    return lw_.ops.back().ofm;
+  };
+  // The output and cell states are variable tensors (inputs 18 and 19): persistent between
+  // inferences, so they stay in the arena memory, never in a staging SRAM.
+  auto variable = [&](int k, int32_t bits) {
+    if (!has(k) || sg_.tensors[o.inputs[k]].is_constant()) return TempRef(gate, bits);
+    FmRef r = Ref(o.inputs[k]);
+    lw_.fmaps[r.id].graph_io = true;
+    r.shape = gate;
+    return r;
+  };
+  FmRef h = variable(18, y.bits);
+  const FmRef cell = variable(19, 16);
+  FmRef state = cell;
   for (int32_t s = 0; s < std::max(steps, 1); ++s) {
-    for (int g = 1; g <= 8; ++g) {
-      if (g >= static_cast<int>(o.inputs.size()) || o.inputs[g] == kNoTensor) continue;
-      NpuOp fc = Base(i, "Lstm/FullyConnected", HwOp::kVectorProduct);
-      const int32_t cin = g <= 4 ? nin : units;
-      fc.ifm = TempRef({1, batch, cin}, x.bits);
-      fc.ofm = TempRef({1, batch, units}, 16);
-      fc.weight_tensor = s == 0 ? o.inputs[g] : -1;
-      fc.weight_bytes = static_cast<int64_t>(sg_.tensors[o.inputs[g]].num_bytes());
-      fc.scale_bytes = 10 * int64_t{units};
-      fc.macs = int64_t{cin} * units * batch;
-      Emit(fc);
+    FmRef xs = x;
+    xs.shape = {1, batch, nin};
+    Copy(i, "Lstm/MemoryCopy", xs, TempRef(xs.shape, x.bits));
+    FmRef in_step = lw_.ops.back().ofm;
+    FmRef g[4];
+    for (int k = 0; k < 4; ++k) {
+      FmRef acc;
+      bool any = false;
+      if (has(5 + k)) acc = fc(5 + k, h), any = true;
+      if (has(1 + k)) {
+        FmRef v = fc(1 + k, in_step);
+        acc = any ? ew("Add", EwKind::kAdd, acc, v, 16, Act::kLut) : v;
+        any = true;
+      }
+      if (!any) {  // CIFG: no input gate
+        g[k] = TempRef(gate, 16);
+        continue;
+      }
+      g[k] = k == 2 ? acc : unary("Clamp", acc, Act::kRelu);
+      if (k == 2 && has(1)) g[2] = ew("Mul", EwKind::kMul, g[0], g[2], 16, Act::kNone);
     }
-    for (int e = 0; e < 10; ++e) {
-      NpuOp ew = Base(i, "Lstm/Elementwise", HwOp::kElementwise);
-      ew.ew = e % 2 ? EwKind::kMul : EwKind::kAdd;
-      ew.ifm = TempRef({1, batch, units}, 16);
-      ew.ifm2 = ew.ifm;
-      ew.has_ifm2 = true;
-      ew.ofm = TempRef({1, batch, units}, 16);
-      if (e < 4) ew.act = Act::kLut, ew.needs_lut = true;
-      Emit(ew);
-    }
+    FmRef prev = unary("MemoryCopy", state, Act::kOther);
+    FmRef fc_state = ew("Mul", EwKind::kMul, g[1], prev, 16, Act::kNone);
+    state = ew("Add", EwKind::kAdd, fc_state, g[2], 16, Act::kNone);
+    unary("Clamp", state, Act::kRelu);
+    lw_.ops.back().ofm = cell;
+    state = cell;
+    FmRef t = unary("Tanh", state, Act::kLut);
+    ew("Mul", EwKind::kMul, g[3], t, y.bits, Act::kNone);
+    lw_.ops.back().ofm = h;
   }
   lw_.ops.back().ofm = y;
 }
