@@ -345,6 +345,12 @@ void Lowerer::Softmax(int32_t i) {
   }
   FmRef mx = lw_.ops.back().ofm;
   mx.shape = r;
+  // The elementwise steps work on the maps flattened into depth (1 x 1 x elements): Vela's
+  // per-layer cycles of these operations grow with the element count, without the 16-deep
+  // padding of a depth-1 map (a reduced 64 x 64 map costs 4096 elements, not 65536; a
+  // single element costs a 16-deep one).
+  const Shape3 sf{1, 1, static_cast<int32_t>(std::min<int64_t>(s.elements(), 1 << 30))};
+  const Shape3 rf{1, 1, static_cast<int32_t>(std::min<int64_t>(r.elements(), 1 << 30))};
   auto ew = [&](const std::string& n, EwKind k, FmRef a, FmRef b, bool has_b, Shape3 os,
                 int32_t bits) {
     NpuOp e = Base(i, base + n, HwOp::kElementwise);
@@ -360,30 +366,38 @@ void Lowerer::Softmax(int32_t i) {
   FmRef scalar;
   scalar.scalar = true;
   scalar.bits = 32;
-  FmRef exps = ew("Sub", EwKind::kSub, in, mx, true, s, 32);
+  FmRef exps = ew("Sub", EwKind::kSub, in, mx, true, sf, 32);
   lw_.ops.back().act = Act::kLut;
   lw_.ops.back().needs_lut = true;
-  FmRef sh = ew("Asr", EwKind::kShift, exps, scalar, true, s, 32);
+  FmRef sh = ew("Asr", EwKind::kShift, exps, scalar, true, sf, 32);
   NpuOp rs = Base(i, base + "ReduceSum", HwOp::kReduceSum);
   rs.ifm = sh;  // ReduceSum sums over depth with a 1x1 kernel
+  rs.ifm.shape = s;
   rs.ofm = TempRef(r, 32);
   rs.macs = int64_t{s.c} * s.h * s.w;
   Emit(rs);
   FmRef sum = lw_.ops.back().ofm;
-  FmRef v = ew("CLZ", EwKind::kClz, sum, scalar, false, r, 32);
-  v = ew("Sub", EwKind::kSub, v, scalar, true, r, 32);
-  v = ew("Sub", EwKind::kSub, v, scalar, true, r, 32);
-  v = ew("SHL", EwKind::kShift, sum, v, true, r, 32);
-  v = ew("Mul", EwKind::kMul, v, scalar, true, r, 32);
-  v = ew("Add", EwKind::kAdd, v, scalar, true, r, 32);
+  FmRef v = ew("CLZ", EwKind::kClz, sum, scalar, false, rf, 32);
+  v = ew("Sub", EwKind::kSub, v, scalar, true, rf, 32);
+  v = ew("Sub", EwKind::kSub, v, scalar, true, rf, 32);
+  v = ew("SHL", EwKind::kShift, sum, v, true, rf, 32);
+  v = ew("Mul", EwKind::kMul, v, scalar, true, rf, 32);
+  v = ew("Add", EwKind::kAdd, v, scalar, true, rf, 32);
   for (int it = 0; it < 3; ++it) {
-    FmRef t = ew("Mul", EwKind::kMul, v, v, true, r, 32);
-    t = ew("Sub", EwKind::kSub, scalar, t, true, r, 32);
-    t = ew("Mul", EwKind::kMul, v, t, true, r, 32);
-    t = ew("Mul", EwKind::kMul, t, scalar, true, r, 32);
-    v = ew("Add", EwKind::kAdd, v, t, true, r, 32);
+    FmRef t = ew("Mul", EwKind::kMul, v, v, true, rf, 32);
+    t = ew("Sub", EwKind::kSub, scalar, t, true, rf, 32);
+    t = ew("Mul", EwKind::kMul, v, t, true, rf, 32);
+    t = ew("Mul", EwKind::kMul, t, scalar, true, rf, 32);
+    v = ew("Add", EwKind::kAdd, v, t, true, rf, 32);
   }
-  FmRef p = ew("Mul", EwKind::kMul, exps, v, true, s, 32);
+  FmRef p = ew("Mul", EwKind::kMul, exps, v, true, sf, 32);
+  // The rounding term is added from a constant int32 tensor of the full shape, read from the
+  // constants' memory (Vela's per-layer tables show this ADD's reads in flash/DRAM growing
+  // with the IFM: 4 bytes per element).
+  FmRef rounding;
+  rounding.shape = sf;
+  rounding.bits = 32;
+  p = ew("Add", EwKind::kAdd, p, rounding, true, sf, 32);
   NpuOp fin = Base(i, base + "Asr", HwOp::kElementwise);
   fin.ew = EwKind::kShift;
   fin.ifm = p;
@@ -1056,7 +1070,7 @@ absl::StatusOr<Lowered> Lowerer::Run() {
   // Storage format and size (doc 8.2): NHCWB16 for NPU-only tensors, NHWC otherwise.
   for (FeatureMap& f : lw_.fmaps) {
     const FeatureMap& root = f.alias_of >= 0 ? lw_.fmaps[f.alias_of] : f;
-    const bool linear = root.graph_io || root.cpu_touched;
+    const bool linear = root.graph_io || root.cpu_touched || root.linear;
     f.format = linear ? Format::kNhwc : Format::kNhcwb16;
     const int64_t c = f.format == Format::kNhcwb16 ? (f.shape.c + 15) / 16 * 16 : f.shape.c;
     f.bytes = int64_t{f.shape.h} * f.shape.w * c * (f.bits / 8);
