@@ -94,6 +94,9 @@ class Lowerer {
   bool TryFuseActivation(int32_t i, Act act);
   bool TryFoldPad(int32_t i);
   bool TryPadInPlace(int32_t i);
+  // A concatenation input an NPU operation produced for it alone: the producer writes into
+  // the output's slice (the input's storage becomes part of the output's).
+  bool TryWriteIntoSlice(int32_t in, int32_t out);
 
   const Subgraph& sg_;
   const EthosUConfig& cfg_;
@@ -321,6 +324,26 @@ bool Lowerer::TryPadInPlace(int32_t i) {
   border("left", ih, pad[4]);
   border("right", ih, pad[5]);
   lw_.ir_note[i] = absl::StrCat("producer writes into the padded tensor; borders copied");
+  return true;
+}
+
+bool Lowerer::TryWriteIntoSlice(int32_t in, int32_t out) {
+  const Tensor& t = sg_.tensors[in];
+  if (t.is_constant() || consumers_[in] != 1 || is_output_[in] || is_output_[out] ||
+      std::find(sg_.inputs.begin(), sg_.inputs.end(), in) != sg_.inputs.end()) {
+    return false;
+  }
+  const Tensor& to = sg_.tensors[out];
+  if (t.dtype != to.dtype || t.quant.scale != to.quant.scale ||
+      t.quant.zero_point != to.quant.zero_point) {
+    return false;  // the slice needs a rescale: a copy
+  }
+  const int32_t f = lw_.fmap_of_tensor[in];
+  if (f < 0 || lw_.fmaps[f].alias_of >= 0 || lw_.ops.empty()) return false;
+  bool produced = false;
+  for (const NpuOp& op : lw_.ops) produced |= op.ofm.id == f;
+  if (!produced) return false;
+  lw_.fmaps[f].alias_of = Fmap(out);
   return true;
 }
 
@@ -746,6 +769,42 @@ void Lowerer::LowerReduce(int32_t i) {
 void Lowerer::LowerResize(int32_t i) {
   const Operator& o = sg_.ops[i];
   FmRef x = In(o, 0), y = Out(o);
+  // U55/U65, bilinear x2 (Vela's per-layer tables): the input is copied into the interior of a
+  // map one element larger on every side and its borders filled by four copies (left, right
+  // columns of H, top, bottom rows of W + 2), then four depthwise convolutions each compute a
+  // (2H - 1) x (2W - 1) map whose phase they write into the output in place.
+  const ResizeAttrs ra = AttrsOr<ResizeAttrs>(o);
+  if (o.kind == OpKind::kResizeBilinear && arch_.family != EthosUFamily::kU85 &&
+      !ra.align_corners && y.shape.h == 2 * x.shape.h && y.shape.w == 2 * x.shape.w &&
+      y.shape.c == x.shape.c) {
+    const Shape3 s = x.shape;
+    FmRef padded = TempRef({s.h + 2, s.w + 2, s.c}, x.bits);
+    FmRef part = padded;
+    part.shape = s;
+    Copy(i, "ResizeBilinear/MemoryCopy", x, part);
+    for (const Shape3 b : {Shape3{s.h, 1, s.c}, Shape3{s.h, 1, s.c}, Shape3{1, s.w + 2, s.c},
+                           Shape3{1, s.w + 2, s.c}}) {
+      FmRef src = padded, dst = padded;
+      src.shape = dst.shape = b;
+      Copy(i, "ResizeBilinear/MemoryCopy", src, dst);
+    }
+    for (int phase = 0; phase < 4; ++phase) {
+      NpuOp dw = Base(i, "ResizeBilinear/DepthwiseConv2D", HwOp::kDepthwise);
+      dw.ifm = padded;
+      dw.ifm.shape = {s.h + 1, s.w + 1, s.c};
+      // Kernel footprint: 2 x 2 for 16-bit maps (4 MACs per output in Vela's tables), 3 x 3
+      // for 8-bit ones (6-7 MACs per output; its cycles are those of a 3 x 3 depthwise).
+      dw.kh = dw.kw = x.bits == 16 ? 2 : 3;
+      dw.ofm = y;
+      dw.ofm.shape = {2 * s.h - 1, 2 * s.w - 1, s.c};
+      dw.weight_bytes = int64_t{dw.kh} * dw.kw * s.c;
+      dw.encoded_weight_bytes = ConstantWeightStreamBytes(dw.weight_bytes);
+      dw.scale_bytes = 10 * int64_t{s.c};
+      dw.macs = int64_t{dw.kh} * dw.kw * dw.ofm.shape.elements();
+      Emit(dw);
+    }
+    return;
+  }
   NpuOp op = Base(i, std::string(o.name()), HwOp::kPooling);
   op.pool = PoolKind::kAvg;
   op.ifm = x;
@@ -828,9 +887,13 @@ void Lowerer::LowerDataMovement(int32_t i) {
       return;
     }
     case OpKind::kConcatenation: case OpKind::kPack: {
+      // Vela writes the output's slices: an input that an NPU operation produced for this
+      // concatenation alone is written by that operation straight into its slice (no
+      // operation of its own); every other input is copied in by a memory copy.
       FmRef y = Out(o);
       for (size_t k = 0; k < o.inputs.size(); ++k) {
         if (o.inputs[k] == kNoTensor) continue;
+        if (TryWriteIntoSlice(o.inputs[k], o.outputs[0])) continue;
         FmRef x = In(o, k);
         FmRef part = y;
         part.shape = x.shape;
@@ -1070,7 +1133,7 @@ absl::StatusOr<Lowered> Lowerer::Run() {
   // Storage format and size (doc 8.2): NHCWB16 for NPU-only tensors, NHWC otherwise.
   for (FeatureMap& f : lw_.fmaps) {
     const FeatureMap& root = f.alias_of >= 0 ? lw_.fmaps[f.alias_of] : f;
-    const bool linear = root.graph_io || root.cpu_touched || root.linear;
+    const bool linear = root.graph_io || root.cpu_touched;
     f.format = linear ? Format::kNhwc : Format::kNhcwb16;
     const int64_t c = f.format == Format::kNhcwb16 ? (f.shape.c + 15) / 16 * 16 : f.shape.c;
     f.bytes = int64_t{f.shape.h} * f.shape.w * c * (f.bits / 8);

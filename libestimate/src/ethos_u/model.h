@@ -112,7 +112,6 @@ struct FeatureMap {
   Format format = Format::kNhcwb16;
   bool graph_io = false;
   bool cpu_touched = false;
-  bool linear = false;    // stored NHWC although only the NPU touches it (lowering temporaries)
   int32_t alias_of = -1;  // reshape-like: same storage as another fmap
   MemoryArea area = MemoryArea::kSram;
   int32_t first = -1, last = -1;  // live range in NPU-op time steps
