@@ -554,6 +554,21 @@ void Lowerer::LowerBinaryElementwise(int32_t i) {
   if (op.has_ifm2 && op.ifm2.shape.elements() > op.ifm.shape.elements()) {
     std::swap(op.ifm, op.ifm2);
   }
+  // Maps of depth 1 without broadcast are processed with H x W moved into depth (Vela's
+  // per-layer tables: an ADD of two 128 x 128 x 1 graph tensors reads and writes them in full
+  // bursts, and a depth-1 intermediate costs its H x W elements, not 16 times as many).
+  const bool same = !op.has_ifm2 || op.ifm2.scalar ||
+                    (op.ifm2.shape.h == op.ifm.shape.h && op.ifm2.shape.w == op.ifm.shape.w &&
+                     op.ifm2.shape.c == op.ifm.shape.c);
+  if (same && op.ofm.shape.c == 1 && op.ifm.shape.c == 1 && op.ofm.shape.h == op.ifm.shape.h &&
+      op.ofm.shape.w == op.ifm.shape.w) {
+    const int64_t n = op.ofm.shape.elements();
+    if (n > 1 && n <= (1 << 30)) {
+      const Shape3 flat{1, 1, static_cast<int32_t>(n)};
+      op.ifm.shape = op.ofm.shape = flat;
+      if (op.has_ifm2 && !op.ifm2.scalar) op.ifm2.shape = flat;
+    }
+  }
   Emit(op);
 }
 
