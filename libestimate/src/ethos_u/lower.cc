@@ -588,17 +588,23 @@ void Lowerer::LowerSquaredDifference(int32_t i) {
   Emit(m);
 }
 
-// PRELU as max(x * alpha, relu(x)).
+// PRELU as Vela lowers it (its per-layer tables, U55/U65 and U85): a MUL of x by a scalar
+// (x rescaled to the output's scale), a MUL of x by alpha (read from the constants) and the
+// MAXIMUM of the two.
 void Lowerer::LowerPrelu(int32_t i) {
   const Operator& o = sg_.ops[i];
   FmRef x = In(o, 0), al = In(o, 1), y = Out(o);
+  FmRef one;
+  one.scalar = true;
+  one.bits = x.bits;
+  NpuOp r = Base(i, "Prelu/Mul", HwOp::kElementwise);
+  r.ew = EwKind::kMul, r.ifm = x, r.ifm2 = one, r.has_ifm2 = true;
+  r.ofm = TempRef(y.shape, y.bits);
+  Emit(r);
   NpuOp m = Base(i, "Prelu/Mul", HwOp::kElementwise);
   m.ew = EwKind::kMul, m.ifm = x, m.ifm2 = al, m.has_ifm2 = true;
   m.ofm = TempRef(y.shape, y.bits);
   Emit(m);
-  NpuOp r = Base(i, "Prelu/Relu", HwOp::kPooling);
-  r.ifm = x, r.ofm = TempRef(y.shape, y.bits), r.act = Act::kRelu;
-  Emit(r);
   NpuOp mx = Base(i, "Prelu/Max", HwOp::kElementwise);
   mx.ew = EwKind::kMinMax, mx.ifm = lw_.ops[lw_.ops.size() - 2].ofm;
   mx.ifm2 = lw_.ops.back().ofm, mx.has_ifm2 = true, mx.ofm = y;
