@@ -94,8 +94,8 @@ class Lowerer {
   bool TryFuseActivation(int32_t i, Act act);
   bool TryFoldPad(int32_t i);
   bool TryPadInPlace(int32_t i);
-  // A concatenation input an NPU operation produced for it alone: the producer writes into
-  // the output's slice (the input's storage becomes part of the output's).
+  // Whether a concatenation input is one an NPU operation produced for it alone (Vela's
+  // producer writes it into the output's slice).
   bool TryWriteIntoSlice(int32_t in, int32_t out);
 
   const Subgraph& sg_;
@@ -343,7 +343,6 @@ bool Lowerer::TryWriteIntoSlice(int32_t in, int32_t out) {
   bool produced = false;
   for (const NpuOp& op : lw_.ops) produced |= op.ofm.id == f;
   if (!produced) return false;
-  lw_.fmaps[f].alias_of = Fmap(out);
   return true;
 }
 
@@ -910,11 +909,20 @@ void Lowerer::LowerDataMovement(int32_t i) {
     case OpKind::kConcatenation: case OpKind::kPack: {
       // Vela writes the output's slices: an input that an NPU operation produced for this
       // concatenation alone is written by that operation straight into its slice (no
-      // operation of its own); every other input is copied in by a memory copy.
+      // operation of its own in Vela's per-layer tables); every other input is copied in by
+      // a memory copy. The in-place write is an elided op that keeps the producer's map live
+      // until the concatenation: Vela's SRAM figures (DenseNet, ShuffleNet) are those of the
+      // separate maps, not of the output allocated from the producer on.
       FmRef y = Out(o);
       for (size_t k = 0; k < o.inputs.size(); ++k) {
         if (o.inputs[k] == kNoTensor) continue;
-        if (TryWriteIntoSlice(o.inputs[k], o.outputs[0])) continue;
+        if (TryWriteIntoSlice(o.inputs[k], o.outputs[0])) {
+          FmRef none;
+          none.shape = In(o, k).shape;  // id -1: writes no stored map
+          Copy(i, absl::StrCat(name, "/InPlace"), In(o, k), none);
+          lw_.ops.back().elided = true;
+          continue;
+        }
         FmRef x = In(o, k);
         FmRef part = y;
         part.shape = x.shape;

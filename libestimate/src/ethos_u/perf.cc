@@ -692,6 +692,11 @@ OpCost CostOp(const Arch& a, const MemSystem& ms, const Lowered& lw, int i, cons
               double prev_slack, bool allow_buffer) {
   const NpuOp& op = lw.ops[i];
   if (op.chained_into >= 0) return OpCost{};
+  if (op.elided) {
+    OpCost c;
+    c.slack_next = prev_slack;  // nothing runs: the previous op's slack carries over
+    return c;
+  }
   const OpContext x(a, ms, lw, op, bc);
   const OpCost unbuffered = CostVariant(x, false, prev_slack);
   if (!x.has_weights || !allow_buffer) return unbuffered;
