@@ -789,13 +789,13 @@ void Lowerer::LowerReduce(int32_t i) {
 void Lowerer::LowerResize(int32_t i) {
   const Operator& o = sg_.ops[i];
   FmRef x = In(o, 0), y = Out(o);
-  // U55/U65, bilinear x2 (Vela's per-layer tables): the input is copied into the interior of a
+  // U55/U65, bilinear x2 with half-pixel centers (Vela's per-layer tables): the input is copied into the interior of a
   // map one element larger on every side and its borders filled by four copies (left, right
   // columns of H, top, bottom rows of W + 2), then four depthwise convolutions each compute a
   // (2H - 1) x (2W - 1) map whose phase they write into the output in place.
   const ResizeAttrs ra = AttrsOr<ResizeAttrs>(o);
   if (o.kind == OpKind::kResizeBilinear && arch_.family != EthosUFamily::kU85 &&
-      !ra.align_corners && y.shape.h == 2 * x.shape.h && y.shape.w == 2 * x.shape.w &&
+      !ra.align_corners && ra.half_pixel_centers && y.shape.h == 2 * x.shape.h && y.shape.w == 2 * x.shape.w &&
       y.shape.c == x.shape.c) {
     const Shape3 s = x.shape;
     FmRef padded = TempRef({s.h + 2, s.w + 2, s.c}, x.bits);
