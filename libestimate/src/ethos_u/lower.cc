@@ -571,18 +571,54 @@ void Lowerer::LowerBinaryElementwise(int32_t i) {
   Emit(op);
 }
 
-// (a - b)^2 as a SUB into a 32-bit temporary and a MUL of it with itself.
+// SQUARED_DIFFERENCE as Vela lowers it (its per-layer tables): each input copied into 32 bits
+// and rescaled by a MUL (the smaller, broadcast input first), the SUB, the squaring MUL, for
+// tensors of rank < 4 an ADD of a full-shape int32 constant read from the constants, and the
+// output MUL.
 void Lowerer::LowerSquaredDifference(int32_t i) {
   const Operator& o = sg_.ops[i];
   FmRef a = In(o, 0), b = In(o, 1), o0 = Out(o);
-  NpuOp s = Base(i, "SquaredDifference/Sub", HwOp::kElementwise);
-  s.ew = EwKind::kSub;
-  s.ifm = a, s.ifm2 = b, s.has_ifm2 = true;
-  s.ofm = TempRef(o0.shape, 32);
-  Emit(s);
+  if (b.shape.elements() > a.shape.elements()) std::swap(a, b);  // b: the broadcast one
+  FmRef scalar;
+  scalar.scalar = true;
+  scalar.bits = 32;
+  auto rescale = [&](FmRef x) {
+    if (x.shape.c == 1 && x.shape.elements() > 1) {
+      // A depth-1 map is processed with H x W in depth (as in LowerBinaryElementwise).
+      x.shape = {1, 1, static_cast<int32_t>(std::min<int64_t>(x.shape.elements(), 1 << 30))};
+    }
+    if (x.id >= 0) {
+      Copy(i, "SquaredDifference/MemoryCopy", x, TempRef(x.shape, 32));  // widened to int32
+      x = lw_.ops.back().ofm;
+    }
+    NpuOp m = Base(i, "SquaredDifference/Mul", HwOp::kElementwise);
+    m.ew = EwKind::kMul, m.ifm = x, m.ifm2 = scalar, m.has_ifm2 = true;
+    m.ofm = TempRef(x.shape, 32);
+    Emit(m);
+    return lw_.ops.back().ofm;
+  };
+  auto ew = [&](const char* n, EwKind k, FmRef p, FmRef q) {
+    NpuOp e = Base(i, absl::StrCat("SquaredDifference/", n), HwOp::kElementwise);
+    e.ew = k, e.ifm = p, e.ifm2 = q, e.has_ifm2 = true;
+    e.ofm = TempRef(o0.shape, 32);
+    Emit(e);
+    return lw_.ops.back().ofm;
+  };
+  const FmRef rb = rescale(b);
+  const FmRef ra = rescale(a);
+  const FmRef d = ew("Sub", EwKind::kSub, ra, rb);
+  const FmRef sq = ew("Mul", EwKind::kMul, d, d);
+  // Tensors of rank < 4 (a transformer's [1, 16, 64], a [1, C] after global pooling) get one
+  // more ADD of a full-shape int32 constant ("..._broadcasted" in Vela's tables); 4-D ones not.
+  FmRef r = sq;
+  if (sg_.tensors[o.outputs[0]].shape.size() < 4) {
+    FmRef rounding;
+    rounding.shape = o0.shape;
+    rounding.bits = 32;
+    r = ew("Add", EwKind::kAdd, sq, rounding);
+  }
   NpuOp m = Base(i, "SquaredDifference/Mul", HwOp::kElementwise);
-  m.ew = EwKind::kMul;
-  m.ifm = lw_.ops.back().ofm, m.ifm2 = lw_.ops.back().ofm, m.has_ifm2 = true;
+  m.ew = EwKind::kMul, m.ifm = r, m.ifm2 = scalar, m.has_ifm2 = true;
   m.ofm = o0;
   Emit(m);
 }
