@@ -220,20 +220,47 @@ bool Lowerer::TryFoldPad(int32_t i) {
   if (consumers_[out] != 1 || is_output_[out]) return false;
   const Tensor& ti = sg_.tensors[in];
   const Tensor& to = sg_.tensors[out];
+  // 4-D [N, H, W, C], or a 1-D convolution's 3-D [N, W, C] (padded along W only).
+  const bool one_d = ti.shape.size() == 3;
   if (ti.dtype != to.dtype || ti.quant.scale != to.quant.scale ||
-      ti.quant.zero_point != to.quant.zero_point || ti.shape.size() != 4) {
+      ti.quant.zero_point != to.quant.zero_point || (ti.shape.size() != 4 && !one_d)) {
     return false;
   }
   const std::vector<int64_t> pad = ConstInts(sg_.tensors[o.inputs[1]]);
-  if (pad.size() != 8 || pad[0] != 0 || pad[1] != 0 || pad[6] != 0 || pad[7] != 0) return false;
-  const int64_t top = pad[2], bottom = pad[3], left = pad[4], right = pad[5];
-  // The consumer: the next operator reading the PAD's output as its input 0, on the NPU.
-  int32_t c = -1;
-  for (int32_t j = i + 1; j < static_cast<int32_t>(sg_.ops.size()) && c < 0; ++j) {
-    for (size_t k = 0; k < sg_.ops[j].inputs.size(); ++k) {
-      if (sg_.ops[j].inputs[k] == out) c = k == 0 ? j : -2;
+  int64_t top = 0, bottom = 0, left = 0, right = 0;
+  if (one_d) {
+    if (pad.size() != 6 || pad[0] != 0 || pad[1] != 0 || pad[4] != 0 || pad[5] != 0) return false;
+    left = pad[2], right = pad[3];
+  } else {
+    if (pad.size() != 8 || pad[0] != 0 || pad[1] != 0 || pad[6] != 0 || pad[7] != 0) return false;
+    top = pad[2], bottom = pad[3], left = pad[4], right = pad[5];
+  }
+  // The consumer: the next operator reading the PAD's output as its input 0, on the NPU; for a
+  // 1-D PAD, through the RESHAPE / EXPAND_DIMS that makes the convolution's [N, 1, W, C] IFM.
+  auto next_reader = [&](int32_t from, int32_t t) {
+    int32_t c = -1;
+    for (int32_t j = from + 1; j < static_cast<int32_t>(sg_.ops.size()) && c < 0; ++j) {
+      for (size_t k = 0; k < sg_.ops[j].inputs.size(); ++k) {
+        if (sg_.ops[j].inputs[k] == t) c = k == 0 ? j : -2;
+      }
+      if (c == -2) return -2;
     }
-    if (c == -2) return false;
+    return c;
+  };
+  int32_t c = next_reader(i, out);
+  if (one_d && c >= 0) {
+    const Operator& r = sg_.ops[c];
+    if ((r.kind != OpKind::kReshape && r.kind != OpKind::kExpandDims) || r.outputs.empty() ||
+        !lw_.cpu_reasons[c].empty()) {
+      return false;
+    }
+    const int32_t t = r.outputs[0];
+    const std::vector<int32_t>& s4 = sg_.tensors[t].shape;
+    if (consumers_[t] != 1 || is_output_[t] || s4.size() != 4 || s4[0] != 1 || s4[1] != 1 ||
+        s4[2] != to.shape[1] || s4[3] != to.shape[2]) {
+      return false;
+    }
+    c = next_reader(c, t);
   }
   if (c < 0 || !lw_.cpu_reasons[c].empty()) return false;
   const Operator& co = sg_.ops[c];
@@ -260,7 +287,10 @@ bool Lowerer::TryFoldPad(int32_t i) {
   } else {
     return false;
   }
-  if (top > kh / 2 || bottom > kh / 2 || left > kw / 2 || right > kw / 2) return false;
+  // A 1-D causal padding (all of the dilated kernel minus one on the leading side, as in a
+  // TCN) is folded too: Vela's tables for such models have no PAD rows.
+  const int64_t left_max = one_d ? kw - 1 : kw / 2;
+  if (top > kh / 2 || bottom > kh / 2 || left > left_max || right > kw / 2) return false;
   auto leading_ok = [](int64_t lead, int32_t stride, int32_t k) {
     return lead == k / 2 || k / 2 <= stride || (stride > 0 && lead % stride == 0);
   };
