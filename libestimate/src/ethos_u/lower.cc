@@ -555,14 +555,46 @@ void Lowerer::LowerFullyConnected(int32_t i) {
   Emit(op);
 }
 
+// BATCH_MATMUL as Vela lowers it. The second operand is used transposed ([batch, N, K]); when
+// the model gives it as [batch, K, N] (adj_y false) a TRANSPOSE comes first (Vela's tables: one
+// TRANSPOSE row more per such BATCH_MATMUL). U85: one MatMul per batch (one row each). U55/U65
+// have no matmul hardware: one compound op (per output column a MUL into an int32 scratch and
+// a ReduceSum, costed together; doc 4.7).
 void Lowerer::LowerMatMul(int32_t i) {
   const Operator& o = sg_.ops[i];
+  const BatchMatMulAttrs at = AttrsOr<BatchMatMulAttrs>(o);
+  FmRef a = In(o, 0), b = In(o, 1), y = Out(o);
+  const int32_t batch = std::max(1, y.shape.h), m = std::max(1, y.shape.w),
+                n = std::max(1, y.shape.c);
+  const int32_t k = std::max(1, at.adj_x ? a.shape.w : a.shape.c);
+  a.shape = {batch, m, k};
+  if (!at.adj_y) {
+    NpuOp t = Base(i, "MatMul/Transpose", HwOp::kTranspose);
+    t.ifm = b;
+    t.ifm.shape = {batch, k, n};
+    t.ofm = TempRef({batch, n, k}, b.bits);
+    Emit(t);
+    b = lw_.ops.back().ofm;
+  }
+  b.shape = {batch, n, k};
+  if (arch_.family == EthosUFamily::kU85) {
+    for (int32_t g = 0; g < batch; ++g) {
+      NpuOp op = Base(i, "MatMul", HwOp::kMatMul);
+      op.ifm = a, op.ifm.shape = {1, m, k};
+      op.ifm2 = b, op.ifm2.shape = {1, n, k};
+      op.has_ifm2 = true;
+      op.ofm = y, op.ofm.shape = {1, m, n};
+      op.macs = int64_t{m} * n * k;
+      Emit(op);
+    }
+    return;
+  }
   NpuOp op = Base(i, "MatMul", HwOp::kMatMul);
-  op.ifm = In(o, 0);
-  op.ifm2 = In(o, 1);
+  op.ifm = a;
+  op.ifm2 = b;
   op.has_ifm2 = true;
-  op.ofm = Out(o);
-  op.macs = op.ofm.shape.elements() * op.ifm.shape.c;
+  op.ofm = y;
+  op.macs = int64_t{batch} * m * n * k;
   Emit(op);
 }
 
