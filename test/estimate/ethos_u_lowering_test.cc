@@ -256,16 +256,22 @@ Net AddNet(int32_t h, int32_t w, int32_t c, DType t = DType::kInt8) {
   return n;
 }
 
-TEST_CASE("lowering: a depth-1 elementwise op runs with H x W moved into depth", "[ethos_u]") {
+TEST_CASE("lowering: a depth-1 elementwise op runs with W moved into depth", "[ethos_u]") {
   const Run r = LowerAndCost(AddNet(64, 64, 1), Profile(EthosUFamily::kU55, 256));
   REQUIRE(r.lw.ops.size() == 1);
   const NpuOp& op = r.lw.ops[0];
-  CHECK(op.ofm.shape.c == 64 * 64);
-  CHECK(op.ifm.shape.c == 64 * 64);
-  CHECK(op.ifm2.shape.c == 64 * 64);
-  // Full-burst reads: the SRAM sees less than twice the 3 x 4096 bytes moved (read as depth 1,
-  // each 8-byte read would cost a 32-byte burst: 4x on the reads).
-  CHECK(r.costs[0].bytes[static_cast<int>(MemoryArea::kSram)] < 2.0 * 3 * 4096);
+  // Rows of 16-deep bricks: 64 x 4 x 16.
+  for (const FmRef* f : {&op.ofm, &op.ifm, &op.ifm2}) {
+    CHECK(f->shape.h == 64);
+    CHECK(f->shape.w == 4);
+    CHECK(f->shape.c == 16);
+  }
+  // A width that is no multiple of 16: one row.
+  const Run odd = LowerAndCost(AddNet(6, 10, 1), Profile(EthosUFamily::kU55, 256));
+  CHECK(odd.lw.ops[0].ofm.shape.c == 60);
+  // Full bursts: the SRAM sees the 3 x 4096 bytes moved (read as depth 1, each 8-byte read
+  // would cost a 32-byte burst: 4x on the reads).
+  CHECK(r.costs[0].bytes[static_cast<int>(MemoryArea::kSram)] <= 1.05 * 3 * 4096);
   // With depth, no change of view.
   const Run d = LowerAndCost(AddNet(8, 8, 16), Profile(EthosUFamily::kU55, 256));
   CHECK(d.lw.ops[0].ofm.shape.c == 16);
@@ -283,6 +289,98 @@ TEST_CASE("cost: feature-map traffic is in bytes for 16-bit maps on U55/U65 too"
     CHECK(b8 > 0);
     CHECK(b16 >= 1.5 * b8);
   }
+}
+
+TEST_CASE("lowering: a graph input's QUANTIZE runs as rows of 16-deep bricks", "[ethos_u]") {
+  Net n;
+  const int32_t x = n.Tensor8("x", {1, 64, 64, 3}, DType::kUInt8);
+  const int32_t q = n.Tensor8("q", {1, 64, 64, 3});
+  n.sg().tensors[x].quant.zero_point = {100};  // not the zero-point-only (no-op) case
+  const int32_t y = n.Tensor8("y", {1, 62, 62, 8});
+  n.Op(OpKind::kQuantize, std::monostate{}, {x}, {q});
+  n.Op(OpKind::kConv2D, Conv2DAttrs{}, {q, n.Weights("w", {8, 3, 3, 3}, 7), n.Bias("b", 8)},
+       {y});
+  n.Io({x}, {y});
+  const Run r = LowerAndCost(n, Profile(EthosUFamily::kU55, 256));
+  REQUIRE(r.lw.ops.size() == 2);
+  const NpuOp& rescale = r.lw.ops[0];
+  CHECK(rescale.ofm.shape.h == 64);
+  CHECK(rescale.ofm.shape.w == 64 * 3 / 16);
+  CHECK(rescale.ofm.shape.c == 16);
+  // The pooling rate of full 2 x 2 x 8 micro-blocks: about half a cycle per element.
+  CHECK(r.costs[0].op_cycles < 0.6 * 64 * 64 * 3);
+}
+
+TEST_CASE("lowering: SQUARED_DIFFERENCE is copies into int32, rescales, SUB and MULs",
+          "[ethos_u]") {
+  for (bool rank3 : {true, false}) {
+    Net n;
+    const std::vector<int32_t> big = rank3 ? std::vector<int32_t>{1, 16, 64}
+                                           : std::vector<int32_t>{1, 4, 16, 64};
+    const std::vector<int32_t> small = rank3 ? std::vector<int32_t>{1, 16, 1}
+                                             : std::vector<int32_t>{1, 4, 16, 1};
+    const int32_t a = n.Tensor8("a", big);
+    const int32_t m = n.Tensor8("m", small);
+    const int32_t y = n.Tensor8("y", big);
+    n.Op(OpKind::kSquaredDifference, std::monostate{}, {a, m}, {y});
+    n.Io({a, m}, {y});
+    const Run r = LowerAndCost(n, Profile(EthosUFamily::kU55, 256));
+    std::vector<std::string> want = {"MemoryCopy", "Mul", "MemoryCopy", "Mul", "Sub", "Mul"};
+    if (rank3) want.push_back("Add");  // the full-shape int32 constant of rank < 4 tensors
+    want.push_back("Mul");
+    REQUIRE(r.lw.ops.size() == want.size());
+    for (size_t k = 0; k < want.size(); ++k) {
+      CHECK(r.lw.ops[k].name == "SquaredDifference/" + want[k]);
+    }
+    CHECK(r.lw.ops[0].ofm.bits == 32);              // copies widen to int32
+    CHECK(r.lw.ops[0].ofm.shape.c == (rank3 ? 16 : 64));  // the depth-1 input, in depth
+    CHECK(r.lw.ops.back().ofm.bits == 8);
+  }
+}
+
+TEST_CASE("lowering: BATCH_MATMUL transposes B unless given transposed; U85 per batch",
+          "[ethos_u]") {
+  for (bool adj_y : {false, true}) {
+    Net n;
+    const int32_t a = n.Tensor8("a", {1, 4, 16, 8});
+    const int32_t b = n.Tensor8("b", adj_y ? std::vector<int32_t>{1, 4, 12, 8}
+                                           : std::vector<int32_t>{1, 4, 8, 12});
+    const int32_t y = n.Tensor8("y", {1, 4, 16, 12});
+    BatchMatMulAttrs at;
+    at.adj_y = adj_y;
+    n.Op(OpKind::kBatchMatMul, at, {a, b}, {y});
+    n.Io({a, b}, {y});
+    const Run u55 = LowerAndCost(n, Profile(EthosUFamily::kU55, 256));
+    REQUIRE(u55.lw.ops.size() == (adj_y ? 1u : 2u));
+    if (!adj_y) CHECK(u55.lw.ops[0].hw == HwOp::kTranspose);
+    CHECK(u55.lw.ops.back().hw == HwOp::kMatMul);
+    CHECK(u55.lw.ops.back().ifm.shape.c == 8);  // K
+    const Run u85 = LowerAndCost(n, Profile(EthosUFamily::kU85, 256));
+    int matmuls = 0;
+    for (const NpuOp& op : u85.lw.ops) matmuls += op.hw == HwOp::kMatMul;
+    CHECK(matmuls == 4);  // one per batch (head)
+  }
+}
+
+TEST_CASE("lowering: a 1-D causal PAD before a convolution is hardware padding", "[ethos_u]") {
+  // x [1, 32, 8] -> PAD (left 4) -> [1, 36, 8] -> EXPAND_DIMS -> [1, 1, 36, 8] -> CONV 1x3
+  // dilation 2 -> [1, 1, 32, 8].
+  Net n;
+  const int32_t x = n.Tensor8("x", {1, 32, 8});
+  const int32_t p = n.Tensor8("p", {1, 36, 8});
+  const int32_t e = n.Tensor8("e", {1, 1, 36, 8});
+  const int32_t y = n.Tensor8("y", {1, 1, 32, 8});
+  const int32_t pads = n.Ints("pads", {3, 2}, {0, 0, 4, 0, 0, 0});
+  const int32_t axis = n.Ints("axis", {1}, {1});
+  n.Op(OpKind::kPad, std::monostate{}, {x, pads}, {p});
+  n.Op(OpKind::kExpandDims, std::monostate{}, {p, axis}, {e});
+  Conv2DAttrs ca;
+  ca.dilation_w = 2;
+  n.Op(OpKind::kConv2D, ca, {e, n.Weights("w", {8, 1, 3, 8}, 2), n.Bias("b", 8)}, {y});
+  n.Io({x}, {y});
+  const Run r = LowerAndCost(n, Profile(EthosUFamily::kU55, 256));
+  REQUIRE(r.lw.ops.size() == 1);  // the convolution only
+  CHECK(r.lw.ops[0].hw == HwOp::kConvolution);
 }
 
 }  // namespace

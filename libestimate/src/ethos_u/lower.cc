@@ -615,9 +615,10 @@ void Lowerer::LowerBinaryElementwise(int32_t i) {
   if (op.has_ifm2 && op.ifm2.shape.elements() > op.ifm.shape.elements()) {
     std::swap(op.ifm, op.ifm2);
   }
-  // Maps of depth 1 without broadcast are processed with H x W moved into depth (Vela's
-  // per-layer tables: an ADD of two 128 x 128 x 1 graph tensors reads and writes them in full
-  // bursts, and a depth-1 intermediate costs its H x W elements, not 16 times as many).
+  // Maps of depth 1 without broadcast are processed with W moved into depth, as rows of
+  // 16-deep bricks when W allows (the view Vela's tables show for a graph input's rescale,
+  // see LowerDataMovement), else as one row: no 16-deep padding of a depth-1 map, full-burst
+  // reads of depth-1 NHWC graph tensors.
   const bool same = !op.has_ifm2 || op.ifm2.scalar ||
                     (op.ifm2.shape.h == op.ifm.shape.h && op.ifm2.shape.w == op.ifm.shape.w &&
                      op.ifm2.shape.c == op.ifm.shape.c);
@@ -625,7 +626,9 @@ void Lowerer::LowerBinaryElementwise(int32_t i) {
       op.ofm.shape.w == op.ifm.shape.w) {
     const int64_t n = op.ofm.shape.elements();
     if (n > 1 && n <= (1 << 30)) {
-      const Shape3 flat{1, 1, static_cast<int32_t>(n)};
+      const Shape3 flat = op.ofm.shape.w % 16 == 0
+                              ? Shape3{op.ofm.shape.h, op.ofm.shape.w / 16, 16}
+                              : Shape3{1, 1, static_cast<int32_t>(n)};
       op.ifm.shape = op.ofm.shape = flat;
       if (op.has_ifm2 && !op.ifm2.scalar) op.ifm2.shape = flat;
     }
