@@ -385,14 +385,32 @@ void Lowerer::Softmax(int32_t i) {
   const Shape3 s = in.shape;
   const Shape3 r{s.h, s.w, 1};
   const std::string base = "Softmax/";
-  {
+  const bool u85 = arch_.family == EthosUFamily::kU85;
+  const int32_t hw = static_cast<int32_t>(std::min<int64_t>(int64_t{s.h} * s.w, 1 << 30));
+  if (u85 && hw > 1) {
+    // U85 (Vela's tables, maps of more than one position): the IFM is transposed to
+    // [C, H x W] and the max taken over its rows, the positions in depth.
+    NpuOp t = Base(i, base + "Transpose", HwOp::kTranspose);
+    t.ifm = in;
+    t.ifm.shape = {1, hw, s.c};
+    t.ofm = TempRef({1, s.c, hw}, in.bits);
+    Emit(t);
+    NpuOp mp = Base(i, base + "MaxPool", HwOp::kPooling);
+    mp.pool = PoolKind::kMax;
+    mp.ifm = lw_.ops.back().ofm;
+    mp.ifm.shape = {s.c, 1, hw};
+    mp.kh = s.c, mp.kw = 1;
+    mp.ofm = TempRef({1, 1, hw}, in.bits);
+    mp.macs = int64_t{s.c} * hw;
+    Emit(mp);
+  } else {
     NpuOp mp = Base(i, base + "MaxPool", HwOp::kPooling);
     mp.pool = PoolKind::kMax;
     mp.ifm = in;
-    mp.ifm.shape = {s.h * s.w, s.c, 1};
+    mp.ifm.shape = {hw, s.c, 1};
     mp.kh = 1, mp.kw = s.c;
-    mp.ofm = TempRef({s.h * s.w, 1, 1}, in.bits);
-    mp.macs = int64_t{s.c} * s.h * s.w;
+    mp.ofm = TempRef({hw, 1, 1}, in.bits);
+    mp.macs = int64_t{s.c} * hw;
     Emit(mp);
   }
   FmRef mx = lw_.ops.back().ofm;
@@ -446,10 +464,12 @@ void Lowerer::Softmax(int32_t i) {
   // The rounding term is added from a constant int32 tensor of the full shape, read from the
   // constants' memory (Vela's per-layer tables show this ADD's reads in flash/DRAM growing
   // with the IFM: 4 bytes per element).
-  FmRef rounding;
-  rounding.shape = sf;
-  rounding.bits = 32;
-  p = ew("Add", EwKind::kAdd, p, rounding, true, sf, 32);
+  if (!u85) {  // U85's tables have no such ADD
+    FmRef rounding;
+    rounding.shape = sf;
+    rounding.bits = 32;
+    p = ew("Add", EwKind::kAdd, p, rounding, true, sf, 32);
+  }
   NpuOp fin = Base(i, base + "Asr", HwOp::kElementwise);
   fin.ew = EwKind::kShift;
   fin.ifm = p;
