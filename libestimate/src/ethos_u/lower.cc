@@ -343,11 +343,16 @@ bool Lowerer::TryPadInPlace(int32_t i) {
   lw_.fmaps[Fmap(in)].alias_of = Fmap(out);
   FmRef y = Out(o);
   const int32_t bits = y.bits;
+  // Each border is copied from a constant of the pad value (Vela's tables: these copies read
+  // the border's size from the constants' memory).
   auto border = [&](const char* side, int64_t h, int64_t w) {
     if (h <= 0 || w <= 0) return;
     FmRef part = y;
     part.shape = {static_cast<int32_t>(h), static_cast<int32_t>(w), c};
-    Copy(i, absl::StrCat("Pad/MemoryCopy/", side), TempRef(part.shape, bits), part);
+    FmRef fill;  // id -1: a constant operand
+    fill.shape = part.shape;
+    fill.bits = bits;
+    Copy(i, absl::StrCat("Pad/MemoryCopy/", side), fill, part);
   };
   border("top", pad[2], ow);
   border("bottom", pad[3], ow);
