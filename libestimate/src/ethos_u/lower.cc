@@ -558,6 +558,18 @@ void Lowerer::LowerConvolution(int32_t i) {
   } else {
     op.macs = taps * op.ifm.shape.c * op.ofm.shape.elements();
   }
+  // U85: Vela runs a TRANSPOSE_CONV as convolutions writing phases of the OFM and applies a
+  // fused activation afterwards in a pass of its own (its tables: a Relu row costing a full
+  // pass over the OFM after the Conv2D rows).
+  if (o.kind == OpKind::kTransposeConv && arch_.family == EthosUFamily::kU85 &&
+      op.act != Act::kNone) {
+    const Act fused = op.act;
+    op.act = Act::kNone;
+    Emit(op);
+    Copy(i, "TransposeConv2D/Activation", op.ofm, op.ofm);
+    lw_.ops.back().act = fused;
+    return;
+  }
   Emit(op);
 }
 
