@@ -14,7 +14,8 @@ namespace mica {
 namespace {
 
 constexpr const char* kFormatsRead =
-    "mica reads TFLite flatbuffers (.tflite) and ONNX protobufs (.onnx)";
+    "mica reads TFLite flatbuffers (.tflite), ExecuTorch programs (.pte, .bpte) and ONNX "
+    "protobufs (.onnx)";
 
 bool IsDigit(uint8_t c) { return c >= '0' && c <= '9'; }
 
@@ -36,12 +37,14 @@ bool StartsWith(const std::vector<uint8_t>& b, std::string_view magic, size_t at
 
 // Names what a file that is neither TFLite nor ONNX was recognised as, or "" when unknown.
 std::string Recognise(const std::vector<uint8_t>& b) {
-  // Flatbuffer file identifiers sit at byte offset 4.
+  // Flatbuffer file identifiers sit at byte offset 4 (ET12 and BP08 are read before this).
   if (b.size() >= 8 && b[4] == 'E' && b[5] == 'T' && IsDigit(b[6]) && IsDigit(b[7])) {
-    return "an ExecuTorch program (.pte)";
+    return absl::StrCat("an ExecuTorch program of format ", std::string(b.begin() + 4, b.begin() + 8),
+                        " (mica reads ET12)");
   }
   if (b.size() >= 8 && b[4] == 'B' && b[5] == 'P' && IsDigit(b[6]) && IsDigit(b[7])) {
-    return "an ExecuTorch bundled program (.bpte)";
+    return absl::StrCat("an ExecuTorch bundled program of format ",
+                        std::string(b.begin() + 4, b.begin() + 8), " (mica reads BP08)");
   }
   if (StartsWith(b, "PK\x03\x04")) return "a zip archive (a PyTorch .pt/.pt2 or Keras .keras file?)";
   if (StartsWith(b, "\x89HDF\r\n")) return "an HDF5 file (a Keras .h5 model?)";
@@ -58,6 +61,10 @@ absl::StatusOr<Graph> LoadModel(const std::string& path) {
   if (bytes->empty()) return absl::InvalidArgumentError(absl::StrCat(path, ": file is empty"));
   // TFLite flatbuffers carry the file identifier "TFL3" at byte offset 4.
   if (StartsWith(*bytes, "TFL3", 4)) return LoadTflite(std::move(bytes), path);
+  // ExecuTorch: "ET12" (a program) or "BP08" (a bundled program) at byte offset 4.
+  if (StartsWith(*bytes, "ET12", 4) || StartsWith(*bytes, "BP08", 4)) {
+    return LoadExecuTorch(std::move(bytes), path);
+  }
   if (const std::string what = Recognise(*bytes); !what.empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": is ", what, ", not a model mica reads; ", kFormatsRead));

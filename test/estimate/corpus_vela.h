@@ -171,6 +171,7 @@ struct Case {
   double vela_cycles = 0, mica_cycles = 0;
   double vela_sram = 0, mica_sram = 0;
   double vela_offchip = 0, mica_offchip = 0;
+  double vela_weights = 0, mica_weights = 0;  // encoded weight bytes
   double sram_limit = 0;                     // arena cache size of the memory mode (0 = none)
   int ops = 0;                               // operators of the model
   int placement_diff = 0;                    // operators placed differently (symmetric difference)
@@ -281,6 +282,7 @@ inline Corpus Compare(const Paths& paths, const std::string& only_model = "") {
     c.vela_cycles = Field(r, "total_cycles");
     c.vela_sram = Field(r, "sram_used_bytes");
     c.vela_offchip = Field(r, "dram_used_bytes") + Field(r, "off_chip_flash_used_bytes");
+    c.vela_weights = Field(r, "weights_encoded_bytes");
     absl::StatusOr<TargetProfile> p = ProfileForRow(r);
     if (!p.ok()) {
       c.mica_error = std::string(p.status().message());
@@ -302,6 +304,7 @@ inline Corpus Compare(const Paths& paths, const std::string& only_model = "") {
     }
     c.mica_ok = true;
     c.mica_cycles = e->total_cycles;
+    c.mica_weights = static_cast<double>(e->weights_encoded_bytes);
     c.mica_sram = e->memory_used_bytes[static_cast<int>(MemoryArea::kSram)];
     c.mica_offchip = e->memory_used_bytes[static_cast<int>(MemoryArea::kDram)] +
                      e->memory_used_bytes[static_cast<int>(MemoryArea::kOffChipFlash)];

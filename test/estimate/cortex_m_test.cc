@@ -3,6 +3,7 @@
 // estimate on a graph built here.
 #include "mica/estimate/cortex_m.h"
 
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -14,6 +15,7 @@
 
 #include "mica/estimate/target.h"
 #include "mica/kernels/conv.h"
+#include "mica/model/load.h"
 #include "testing/catch.h"
 #include "testing/shared.h"
 
@@ -114,7 +116,7 @@ bool ParseWork(const std::string& kernel, const std::string& shape,
   return false;
 }
 
-TEST_CASE("Cortex-M model is within 25% of CMSIS-NN instruction counts", "[cortex_m]") {
+TEST_CASE("Cortex-M model is within 10% of CMSIS-NN kernel counts (25% on other DSP cores)", "[cortex_m]") {
   const std::string shared = testing::SharedDir();
   if (shared.empty()) {
     WARN("shared reference dir absent: skipped the CMSIS-NN calibration check");
@@ -160,7 +162,11 @@ TEST_CASE("Cortex-M model is within 25% of CMSIS-NN instruction counts", "[corte
     CortexMOpCost cost = CortexMKernelCost(w, isa, cpu);
     const double err = (cost.instructions - measured) / measured;
     CAPTURE(kernel, shape, variant, cpu_col, measured, cost.instructions, cost.kernel);
-    CHECK(std::fabs(err) <= 0.25);
+    // The builds the estimate targets (M55-MVE, M4-DSP, M55 scalar) within 10 %; the DSP
+    // bodies on the other cores share the M4's constants, within 25 %.
+    const bool target_build = cpu_col == "cortex-m55" || cpu_col == "cortex-m4" ||
+                              cpu_col == "cortex-m55+nomve+nodsp";
+    CHECK(std::fabs(err) <= (target_build ? 0.10 : 0.25));
     std::printf("  %-40s %-6s %-24s measured %9.0f model %9.0f  %+6.1f%%\n",
                 shape.substr(0, shape.find(' ')).c_str(), variant.c_str(), cpu_col.c_str(),
                 measured, cost.instructions, 100 * err);
@@ -175,6 +181,53 @@ TEST_CASE("Cortex-M model is within 25% of CMSIS-NN instruction counts", "[corte
               checked, 100 * sum_abs / std::max(1, checked), 100 * worst, worst_row.c_str());
   CHECK(checked >= 70);
   CHECK(skipped <= 2);
+}
+
+TEST_CASE("Cortex-M model is within 10% of TFLite Micro + CMSIS-NN whole-model counts",
+          "[cortex_m]") {
+  const std::string shared = testing::SharedDir();
+  if (shared.empty()) {
+    WARN("shared reference dir absent: skipped the TFLite Micro totals check");
+    return;
+  }
+  std::ifstream in(shared + "/reference/tflm-cmsis-nn/totals.csv");
+  if (!in.good()) {
+    WARN("totals.csv absent: skipped the TFLite Micro totals check");
+    return;
+  }
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::string> header = SplitCsv(line);
+  std::map<std::string, size_t> col;
+  for (size_t i = 0; i < header.size(); ++i) col[header[i]] = i;
+  // Build -> the profile whose kernel variant and code generation it measures (the scalar
+  // build is Armv8-M scalar code: the Armv7-M scalar profile's formulas, factor 1).
+  const std::map<std::string, std::string> profile_of = {
+      {"mve-m55", "cortex-m55"}, {"dsp-m4", "cortex-m4"}, {"scalar-m55", "cortex-m3"}};
+  int checked = 0;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    std::vector<std::string> f = SplitCsv(line);
+    auto it = profile_of.find(f[col["build"]]);
+    if (it == profile_of.end()) continue;  // TFLM's reference kernels: not what mica models
+    const std::string model = shared + "/models/mlperf-tiny/" + f[col["model"]] + ".tflite";
+    absl::StatusOr<Graph> g = LoadModel(model);
+    REQUIRE(g.ok());
+    auto p = FindTargetProfile(it->second);
+    REQUIRE(p.ok());
+    auto e = EstimateCortexM(*g, *p);
+    REQUIRE(e.ok());
+    double instructions = 0;  // QEMU counts instructions: no flash wait states
+    for (const OpEstimate& o : e->ops) instructions += o.compute_cycles;
+    const double measured = std::stod(f[col["instructions_per_inference"]]);
+    const double err = instructions / measured - 1;
+    CAPTURE(f[col["model"]], f[col["build"]], measured, instructions);
+    CHECK(std::fabs(err) <= 0.10);
+    std::printf("  %-28s %-11s measured %10.0f model %10.0f  %+6.1f%%\n", f[col["model"]].c_str(),
+                f[col["build"]].c_str(), measured, instructions, 100 * err);
+    ++checked;
+  }
+  CHECK(checked == 12);
 }
 
 CortexMWork Conv(int in_c, int out_c, int k, int hw) {
@@ -337,6 +390,55 @@ TEST_CASE("Cortex-M whole-model estimate", "[cortex_m]") {
   CHECK(e->memory_used_bytes[static_cast<int>(MemoryArea::kOnChipFlash)] ==
         e->weights_original_bytes + e->code_bytes);
   CHECK(e->clock_hz == p->cortex_m.clock_hz);
+}
+
+TEST_CASE("Cortex-M estimate with mica's own kernels", "[cortex_m]") {
+  Graph g = SmallGraph();
+  auto p = FindTargetProfile("cortex-m4");
+  REQUIRE(p.ok());
+  auto tflm = EstimateCortexM(g, *p);
+  auto mica = EstimateCortexM(g, *p, Runtime::kMica);
+  REQUIRE(tflm.ok());
+  REQUIRE(mica.ok());
+  REQUIRE(mica->ops.size() == 3);
+  CHECK(mica->ops[0].kernel == "mica_conv/dsp");
+  CHECK(mica->ops[1].kernel == "mica_copy/dsp");
+  CHECK(mica->ops[2].kernel == "mica_softmax/dsp");
+  // The figures are the table's: the terms times the coefficients, plus the dispatch.
+  auto w = DescribeCortexMWork(g, 0);
+  REQUIRE(w.ok());
+  const CortexMMicaTerms t = CortexMMicaTermsFor(*w, Isa::kDsp);
+  std::array<double, kCortexMMicaTerms> coef{}, dispatch{};
+  REQUIRE(CortexMMicaCoefficients(t.family, Isa::kDsp, &coef));
+  REQUIRE(CortexMMicaCoefficients("dispatch", Isa::kDsp, &dispatch));
+  double expect = dispatch[0];
+  for (int i = 0; i < kCortexMMicaTerms; ++i) expect += coef[i] * t.terms[i];
+  CHECK(mica->ops[0].compute_cycles == Approx(expect));
+  CHECK(mica->ops[0].compute_cycles != Approx(tflm->ops[0].compute_cycles));
+  // Memory and flash wait states do not depend on whose kernels run.
+  CHECK(mica->arena_bytes == tflm->arena_bytes);
+  CHECK(mica->ops[0].access_cycles[static_cast<int>(MemoryArea::kOnChipFlash)] ==
+        Approx(tflm->ops[0].access_cycles[static_cast<int>(MemoryArea::kOnChipFlash)]));
+  // More MACs never cost fewer instructions, on every variant.
+  for (Isa isa : {Isa::kScalar, Isa::kDsp, Isa::kMve}) {
+    double prev = 0;
+    for (int c : {4, 8, 16, 32, 64, 128}) {
+      const double cyc = CortexMKernelCost(Conv(c, 16, 3, 16), isa, p->cortex_m,
+                                           Runtime::kMica).instructions;
+      CHECK(cyc > prev);
+      prev = cyc;
+    }
+  }
+  // Work without a measured mica kernel keeps CMSIS-NN's cost and says so.
+  CortexMWork mean;
+  mean.kind = OpKind::kMean;
+  mean.elements = 64;
+  mean.bytes = 4096;
+  const CortexMOpCost m = CortexMKernelCost(mean, Isa::kDsp, p->cortex_m, Runtime::kMica);
+  bool noted = false;
+  for (const std::string& n : m.notes) noted |= n.find("no measured mica kernel") != std::string::npos;
+  CHECK(noted);
+  CHECK(m.instructions > CortexMKernelCost(mean, Isa::kDsp, p->cortex_m).instructions);
 }
 
 TEST_CASE("Cortex-M softmax diff_min follows TFLite's input radius", "[cortex_m]") {

@@ -53,6 +53,8 @@ foreach(fuzzer IN LISTS fuzzers)
   # tflite ~6,000 on small seeds, npy ~4,500, target_config ~4,000-12,000, run ~2,000 (each
   # input is a whole inference), onnx ~30-800 (mutants that fold constants up to the importer's
   # 2^24-element budget are slow to fill); MAX_SECONDS caps any target that runs slower).
+  # pte (ExecuTorch programs) gets a quarter of the executions, so adding it keeps the step
+  # near its budget.
   set(divisor 1)
   if(name STREQUAL "fuzz_onnx")
     set(divisor 40)
@@ -60,6 +62,8 @@ foreach(fuzzer IN LISTS fuzzers)
     set(divisor 2)
   elseif(name STREQUAL "fuzz_run")
     set(divisor 16)
+  elseif(name STREQUAL "fuzz_pte")
+    set(divisor 4)
   endif()
   math(EXPR runs "${RUNS} / ${divisor}")
   # fuzz_run executes TFLite models: it starts from the TFLite seeds and corpus.

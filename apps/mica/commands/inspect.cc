@@ -63,6 +63,7 @@ std::string FormatKey(ModelFormat f) {
     case ModelFormat::kTflite: return "tflite";
     case ModelFormat::kOnnx: return "onnx";
     case ModelFormat::kBuilt: return "built";
+    case ModelFormat::kExecuTorch: return "executorch";
     case ModelFormat::kUnknown: break;
   }
   return "unknown";

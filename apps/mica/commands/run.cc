@@ -31,6 +31,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "mica/args.h"
+#include "mica/bundled_run.h"
 #include "mica/command.h"
 #include "mica/device_run.h"
 #include "mica/model/load.h"
@@ -243,6 +244,10 @@ int RunRun(const std::vector<std::string>& args) {
   p.Option("--compare", &compare_dir, "DIR", "compare with DIR/output_<i>.bin and t<k>.bin");
   p.Flag("--profile", &profile, "print each operator's wall time");
   if (int rc = p.Parse(args); rc >= 0) return rc;
+  // An ExecuTorch bundled program (.bpte) carries its inputs and expected outputs.
+  if (inputs.empty() && target.empty() && IsBundledProgramFile(models[0])) {
+    return RunBundledProgram(models[0], variant, output_dir);
+  }
   if (output_dir.empty()) return UsageError("run: --output-dir DIR is required");
 
   auto isa = runtime::ParseIsa(variant);

@@ -20,6 +20,19 @@
 //   mp_elem         8.0     8.1    0.443  fit: maxpool 2x2 s2 (mp_tap/pix/out priors)
 //   sm_row, sm_exp  252/504 182/511 318/537  fit: softmax 1x10 (diff_min -248) and 1x12 (-124)
 //   copy, unary, lut, other               priors (uncalibrated; no reference rows)
+//   dwm_*, dwg_*    priors from arm_depthwise_conv_s8's loops (no reference rows): the tile
+//                   kernel spends ~13 instructions per valid tap for 4 outputs (one input load
+//                   and offset, four weight loads and MLAs, pointer and loop), ~10 per kernel
+//                   row, 6 per tile, and requantizes 4 outputs in ~48 (scalar arm_nn_requantize
+//                   x4) or ~15 (MVE, one vector); the generic kernel ~42 per output (window
+//                   bounds, bias, requantization) and ~10 per tap (index arithmetic per tap)
+//   rec_*, act16, ew16, svdf_*            priors from the CMSIS-NN LSTM/SVDF sources: the
+//                   vec_mat_mul epilogue handles 4 rows per vector on MVE (~4 per row), 2 or 3
+//                   rows on DSP/scalar (~13 per row); arm_nn_activation_s16 is plain C (~18 per
+//                   element on every variant); s16 multiplies ~12/8/2 per element; one LSTM
+//                   step makes ~20 calls (~440 instructions); SVDF time dot products are a
+//                   plain C loop on scalar and MVE (~5.5 per element) and SMLAD blocks of four
+//                   on DSP (~3)
 //
 // Holdout: conv10x4 s2 1->64 (KWS input layer) was not used in the fit; the model lands within
 // 2-7 % of it on every variant. test/estimate/cortex_m_test.cc asserts every row within 25 %.
@@ -42,6 +55,10 @@ constexpr VariantCosts kScalar = {
     /*sm_row=*/252.0, /*sm_cheap=*/12.0, /*sm_exp=*/504.0,
     /*copy_byte=*/0.6, /*copy_row=*/20.0,
     /*unary_elem=*/5.0, /*lut_elem=*/30.0, /*other_elem=*/14.0,
+    /*dwm_pix=*/8, /*dwm_tile=*/6, /*dwm_row=*/10, /*dwm_tap4=*/13, /*dwm_req4=*/48,
+    /*dwg_out=*/42, /*dwg_tap=*/10,
+    /*rec_row=*/13, /*act16_elem=*/18, /*ew16_elem=*/12, /*rec_step=*/440,
+    /*svdf_time=*/5.5, /*svdf_feat=*/12, /*svdf_req=*/12,
 };
 
 constexpr VariantCosts kDsp = {
@@ -56,6 +73,10 @@ constexpr VariantCosts kDsp = {
     /*sm_row=*/182.0, /*sm_cheap=*/12.0, /*sm_exp=*/511.0,
     /*copy_byte=*/0.5, /*copy_row=*/20.0,
     /*unary_elem=*/2.5, /*lut_elem=*/30.0, /*other_elem=*/14.0,
+    /*dwm_pix=*/8, /*dwm_tile=*/6, /*dwm_row=*/10, /*dwm_tap4=*/13, /*dwm_req4=*/48,
+    /*dwg_out=*/42, /*dwg_tap=*/10,
+    /*rec_row=*/13, /*act16_elem=*/18, /*ew16_elem=*/8, /*rec_step=*/440,
+    /*svdf_time=*/3.0, /*svdf_feat=*/12, /*svdf_req=*/12,
 };
 
 constexpr VariantCosts kMve = {
@@ -70,6 +91,10 @@ constexpr VariantCosts kMve = {
     /*sm_row=*/318.0, /*sm_cheap=*/12.0, /*sm_exp=*/537.0,
     /*copy_byte=*/0.15, /*copy_row=*/20.0,
     /*unary_elem=*/0.5, /*lut_elem=*/30.0, /*other_elem=*/14.0,
+    /*dwm_pix=*/8, /*dwm_tile=*/6, /*dwm_row=*/10, /*dwm_tap4=*/13, /*dwm_req4=*/15,
+    /*dwg_out=*/42, /*dwg_tap=*/10,
+    /*rec_row=*/4, /*act16_elem=*/18, /*ew16_elem=*/2, /*rec_step=*/440,
+    /*svdf_time=*/5.5, /*svdf_feat=*/12, /*svdf_req=*/3,
 };
 
 // Reference float kernels: ~6 instructions per MAC with an FPU (loads, VFMA, index arithmetic);
@@ -77,7 +102,114 @@ constexpr VariantCosts kMve = {
 constexpr FloatCosts kFloatFpu = {/*mac=*/6.0, /*elem=*/8.0, /*transcendental=*/60.0};
 constexpr FloatCosts kFloatSoft = {/*mac=*/60.0, /*elem=*/50.0, /*transcendental=*/600.0};
 
+// mica's own kernels: coefficients of the terms t0..t6 of cortex_m.h (CortexMMicaTermsFor)
+// per family, for scalar (the m55-scalar build), DSP (m4-dsp) and MVE (m55-mve), and the
+// device runtime's dispatch per operator. Solved by bench/cortex_m_vs_qemu.py --write-table
+// (non-negative least squares on relative error, per family and variant) from
+// test/corpus/reference/qemu/mica_instructions.csv: from the calibration shapes
+// (test/estimate/cortex_m_shapes.h) where they cover the family; LSTM, transpose conv, 16x8 conv
+// and copy, which the shape builder cannot make, from the validation models themselves (the
+// report says so). Re-measure and re-solve when the kernels change (the recording's
+// kernels_digest tells).
+struct MicaRow {
+  MicaFamily family;
+  bool has[3];                    // scalar, DSP, MVE
+  MicaCoefficients coef[3];
+};
+
+constexpr MicaRow kMica[] = {
+    // MICA_COST_TABLE_BEGIN (written by bench/cortex_m_vs_qemu.py --write-table)
+    {MicaFamily::kConv,
+     {true, true, true},
+     {{547.302, 2.1808, 0, 42.9417, 239.197, 5.52216, 0.179317},
+      {1083.93, 4.29685, 4.22681, 80.5939, 0, 7.60284, 14.5376},
+      {410.25, 1.62587, 0, 8.85482, 322.333, 2.14419, 11.7273}}},
+    {MicaFamily::kConv1x1,
+     {true, true, true},
+     {{808.25, 2.35418, 0, 37.0741, 40.0352, 0, 3.07104},
+      {719.359, 6.57048, 5.01114, 39.8056, 242.745, 0, 0},
+      {959.801, 3.33992, 4.53122, 10.5047, 35.8221, 0, 3.01236}}},
+    {MicaFamily::kConvS16,
+     {true, true, true},
+     {{0, 30.1223, 0, 0, 0, 0, 0},
+      {0, 30.7806, 0, 0, 0, 0, 0},
+      {0, 30.4039, 0, 0, 0, 0, 0}}},
+    {MicaFamily::kDepthwise,
+     {true, true, true},
+     {{256.322, 3.04873, 0, 60.5786, 0, 26.3902, 0},
+      {405.823, 9.4846, 15.201, 62.1856, 0, 10.8136, 0},
+      {470.497, 17.3436, 3.02375, 10.8046, 173.337, 0, 0}}},
+    {MicaFamily::kFullyConnected,
+     {true, true, true},
+     {{0, 2.61969, 0, 54.4627, 244.533, 3.79857, 0},
+      {0, 7.25889, 19.74, 60.4745, 268.084, 0, 0.240983},
+      {267.849, 4.45158, 6.06994, 68.3818, 13.6468, 0.0914125, 0}}},
+    {MicaFamily::kTransposeConv,
+     {true, true, true},
+     {{0, 4.79856, 0, 119.033, 23.904, 151.005, 0},
+      {0, 8.15861, 0, 82.7942, 63.3275, 124.546, 0},
+      {0, 31.1935, 0, 82.0125, 68.0051, 129.048, 0}}},
+    {MicaFamily::kAdd,
+     {true, true, true},
+     {{607.904, 72.0507, 0, 0, 0, 0, 0},
+      {326.997, 294.003, 97.932, 0, 0, 0, 0},
+      {84.7771, 110.679, 220.843, 0, 0, 0, 0}}},
+    {MicaFamily::kAvgPool,
+     {true, true, true},
+     {{235.675, 5.21755, 0, 54.662, 0, 5.95302, 0},
+      {256.661, 8.59503, 11.5852, 30.7082, 0, 3.53156, 0},
+      {262.785, 4.06355, 0, 24.342, 0, 12.7601, 0}}},
+    {MicaFamily::kMaxPool,
+     {true, true, true},
+     {{229.779, 6.10252, 0, 7.4464, 0, 35.7004, 0},
+      {225.202, 7.47483, 0, 17.8717, 0, 10.8544, 0},
+      {275.328, 0.316274, 5.7954, 4.94943, 0, 8.6731, 0}}},
+    {MicaFamily::kSoftmax,
+     {true, true, true},
+     {{282.081, 398.265, 359.625, 83.1302, 0, 0, 0},
+      {284.741, 394.317, 356.52, 71.3294, 0, 0, 0},
+      {344.584, 419.338, 382.04, 59.3944, 0, 0, 0}}},
+    {MicaFamily::kLstm,
+     {true, true, true},
+     {{0, 5.58428, 0, 0, 0, 0, 0},
+      {0, 6.59926, 0, 0, 0, 0, 0},
+      {0, 5.59127, 0, 0, 0, 0, 0}}},
+    {MicaFamily::kCopy,
+     {true, true, true},
+     {{103.191, 0.82, 0, 0, 0, 0, 0},
+      {104.472, 1.09053, 0, 0, 0, 0, 0},
+      {103.321, 0.188703, 0, 0, 0, 0, 0}}},
+    {MicaFamily::kDispatch,
+     {true, true, true},
+     {{41.9794, 0, 0, 0, 0, 0, 0},
+      {42.2577, 0, 0, 0, 0, 0, 0},
+      {41.9433, 0, 0, 0, 0, 0, 0}}},
+    // MICA_COST_TABLE_END
+};
+
+constexpr const char* kMicaNames[] = {
+    "conv", "conv1x1", "conv_s16", "depthwise", "fully_connected", "transpose_conv", "add",
+    "mul", "avg_pool", "max_pool", "softmax", "lstm", "copy", "dispatch"};
+static_assert(sizeof(kMicaNames) / sizeof(kMicaNames[0]) ==
+              static_cast<size_t>(MicaFamily::kCount));
+
+int IsaIndex(kernels::Isa isa) {
+  return isa == kernels::Isa::kScalar ? 0 : isa == kernels::Isa::kDsp ? 1 : 2;
+}
+
 }  // namespace
+
+const char* MicaFamilyName(MicaFamily f) {
+  const int i = static_cast<int>(f);
+  return i >= 0 && i < static_cast<int>(MicaFamily::kCount) ? kMicaNames[i] : "";
+}
+
+const MicaCoefficients* MicaCoefficientsFor(MicaFamily family, kernels::Isa isa) {
+  for (const MicaRow& row : kMica) {
+    if (row.family == family && row.has[IsaIndex(isa)]) return &row.coef[IsaIndex(isa)];
+  }
+  return nullptr;
+}
 
 const VariantCosts& CostsFor(kernels::Isa isa) {
   switch (isa) {

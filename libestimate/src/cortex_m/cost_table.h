@@ -2,6 +2,8 @@
 #ifndef MICA_ESTIMATE_SRC_CORTEX_M_COST_TABLE_H_
 #define MICA_ESTIMATE_SRC_CORTEX_M_COST_TABLE_H_
 
+#include <array>
+
 #include "mica/kernels/types.h"
 
 namespace mica {
@@ -22,6 +24,17 @@ struct VariantCosts {
   double unary_elem;                          // clamps (ReLU family), abs, neg
   double lut_elem;                            // fixed-point transcendental (logistic, tanh, ...)
   double other_elem;                          // other reference elementwise (min, max, ...)
+  // arm_depthwise_conv_s8 with channel multiplier > 1 (CMSIS-NN source, loop by loop):
+  double dwm_pix, dwm_tile, dwm_row, dwm_tap4, dwm_req4;  // multiplier % 4 == 0 tile kernel
+  double dwg_out, dwg_tap;                                 // generic kernel
+  // Recurrent kernels (arm_lstm_unidirectional_s8, arm_svdf_s8):
+  double rec_row;      // per matrix row: requantize, accumulate, clamp, store (vec_mat_mul)
+  double act16_elem;   // arm_nn_activation_s16 per element (LUT + interpolation, plain C)
+  double ew16_elem;    // s16 elementwise multiply with requantization per element
+  double rec_step;     // per LSTM step: the step's calls (4 gates x 4 calls, 4 elementwise)
+  double svdf_time;    // per state element of the time-weight dot products
+  double svdf_feat;    // per filter: time-loop setup, bias and rank reduction
+  double svdf_req;     // per unit output: requantize, clamp, store
 };
 
 // Returns the constants for `isa`.
@@ -33,6 +46,25 @@ struct FloatCosts {
   double mac, elem, transcendental;
 };
 const FloatCosts& FloatCostsFor(bool has_fpu);
+
+// mica's own kernels (--runtime mica): one call costs sum(coefficient[i] * term[i]) over the
+// terms of its family (cortex_m.h, CortexMMicaTermsFor). The coefficients per family and
+// variant are in cost_table.cc, solved from mica's own runs on QEMU
+// (test/corpus/reference/qemu/mica_instructions.csv, re-measured and re-solved by
+// bench/cortex_m_vs_qemu.py). A family without coefficients for a variant is costed with the
+// CMSIS-NN formulas above.
+enum class MicaFamily : int {
+  kConv, kConv1x1, kConvS16, kDepthwise, kFullyConnected, kTransposeConv, kAdd, kMul,
+  kAvgPool, kMaxPool, kSoftmax, kLstm, kCopy, kDispatch, kCount
+};
+inline constexpr int kMicaTermCount = 7;
+using MicaCoefficients = std::array<double, kMicaTermCount>;
+
+// Returns the family's name ("conv", "depthwise", ...).
+const char* MicaFamilyName(MicaFamily f);
+
+// Returns the coefficients of `family` for `isa`, or nullptr when the table has none.
+const MicaCoefficients* MicaCoefficientsFor(MicaFamily family, kernels::Isa isa);
 
 // int16 kernels cost this factor times the int8 formula.
 inline constexpr double kInt16Factor = 1.3;

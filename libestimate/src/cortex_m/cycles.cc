@@ -65,7 +65,29 @@ double CortexMCodeFactor(const CortexMConfig& cpu) {
   return cpu.cpu == "cortex-m0" ? cortex_m::kArmv6mFactor : 1.0;
 }
 
-CortexMOpCost CortexMKernelCost(const CortexMWork& w, Isa isa, const CortexMConfig& cpu) {
+namespace {
+
+// Average count of kernel rows (columns) inside the input per output row (column): kernels
+// that skip the padding do that much work per output pixel.
+double ValidKernelSpan(int32_t in, int32_t out, int32_t k, int32_t stride, int32_t pad) {
+  if (out <= 0 || k <= 0) return std::max(1, k);
+  int64_t sum = 0;
+  for (int32_t o = 0; o < out; ++o) {
+    const int64_t base = int64_t{o} * stride - pad;
+    const int64_t lo = std::max<int64_t>(0, -base), hi = std::min<int64_t>(k, in - base);
+    sum += std::max<int64_t>(0, hi - lo);
+  }
+  return double(sum) / out;
+}
+double ValidKernelRows(const CortexMWork& w) {
+  return ValidKernelSpan(w.in_h, w.out_h, w.k_h, std::max(1, w.stride_h), w.pad_h);
+}
+double ValidKernelCols(const CortexMWork& w) {
+  return ValidKernelSpan(w.in_w, w.out_w, w.k_w, std::max(1, w.stride_w), w.pad_w);
+}
+
+// The CMSIS-NN (TFLite Micro) formulas of cortex_m.h.
+CortexMOpCost CmsisNnKernelCost(const CortexMWork& w, Isa isa, const CortexMConfig& cpu) {
   const cortex_m::VariantCosts& c = cortex_m::CostsFor(isa);
   CortexMOpCost r;
   r.isa = isa;
@@ -112,9 +134,23 @@ CortexMOpCost CortexMKernelCost(const CortexMWork& w, Isa isa, const CortexMConf
                    w.pad_w <= 1;
       double factor = 1.0;
       if (w.depth_multiplier != 1) {
+        // arm_depthwise_conv_s8: a tile kernel of 4 outputs per input channel when the
+        // multiplier is a multiple of 4 (batch 1), else the generic one; both skip the taps
+        // that fall in the padding.
         r.kernel = absl::StrCat("arm_depthwise_conv_", type_tag);
-        factor = 2.0;  // the generic (unoptimised) kernel
-        r.notes.push_back("depthwise with channel multiplier > 1: generic kernel (uncalibrated)");
+        const double rows = ValidKernelRows(w), valid = rows * ValidKernelCols(w);
+        const double m = w.depth_multiplier, cin = std::max(1, w.in_c);
+        if (w.depth_multiplier % 4 == 0 && w.batch <= 1) {
+          instr += pixels * (c.dwm_pix + cin * (m / 4) *
+                                             (c.dwm_tile + rows * c.dwm_row + valid * c.dwm_tap4 +
+                                              c.dwm_req4));
+        } else {
+          instr += outputs * (c.dwg_out + valid * c.dwg_tap);
+        }
+        r.notes.push_back(
+            "depthwise with channel multiplier > 1: cost from arm_depthwise_conv_s8's loops "
+            "(no measured reference)");
+        break;
       } else if (three && isa != Isa::kMve) {
         r.kernel = absl::StrCat("arm_depthwise_conv_3x3_", type_tag);
       } else {
@@ -133,11 +169,34 @@ CortexMOpCost CortexMKernelCost(const CortexMWork& w, Isa isa, const CortexMConf
                  : w.kind == OpKind::kSvdf        ? absl::StrCat("arm_svdf_", type_tag)
                                                   : absl::StrCat("arm_lstm_unidirectional_",
                                                                  type_tag);
-      instr += c.fc_mac * macs + c.fc_out * elements;
-      if (w.kind == OpKind::kSvdf || w.kind == OpKind::kUnidirectionalSequenceLstm) {
-        // Gates and state updates: a few requantized elementwise steps per output.
-        instr += 4 * c.mul_elem * elements;
-        r.notes.push_back("recurrent op: matmul formula plus gate arithmetic (uncalibrated)");
+      if (w.kind == OpKind::kUnidirectionalSequenceLstm) {
+        // Per step: 4 gates x (2 vec_mat_mul_result_acc + an s16 activation), the cell update
+        // (s16 multiplies) and tanh of the cell, all over U units.
+        const double su = double(std::max(1, w.steps)) * std::max(1, w.out_c);
+        instr += c.fc_mac * macs + su * (8 * c.rec_row + 5 * c.act16_elem + 3 * c.ew16_elem) +
+                 std::max(1, w.steps) * c.rec_step;
+        r.notes.push_back("LSTM: cost from arm_lstm_unidirectional_s8's structure (no measured "
+                          "reference)");
+      } else if (w.kind == OpKind::kSvdf && w.svdf_features > 0) {
+        // State shift, feature matmul, time dot products, bias and rank reduction, requantize.
+        const double f = w.svdf_features, mem = std::max(1, w.svdf_memory);
+        instr += c.fc_mac * f * std::max(1, w.in_c) + c.rec_row * f + f * mem * c.svdf_time +
+                 f * c.svdf_feat + c.copy_byte * f * mem * std::max(1, w.state_bytes) +
+                 double(std::max(1, w.out_c)) * std::max(1, w.batch) * c.svdf_req;
+        r.notes.push_back("SVDF: cost from arm_svdf_s8's structure (no measured reference)");
+      } else {
+        // MVE: every row's dot product runs whole 16-byte vector steps (the last one
+        // predicated), so a short depth costs a full vector (fc 8 -> 128: 16 lanes for 8).
+        double mac_steps = macs;
+        if (isa == Isa::kMve && macs > 0 && elements > 0) {
+          const double depth = macs / elements;
+          mac_steps = elements * std::ceil(depth / 16) * 16;
+        }
+        instr += c.fc_mac * mac_steps + c.fc_out * elements;
+        if (w.kind == OpKind::kSvdf) {
+          instr += 4 * c.mul_elem * elements;
+          r.notes.push_back("recurrent op: matmul formula plus gate arithmetic (uncalibrated)");
+        }
       }
       break;
     }
@@ -253,10 +312,181 @@ CortexMOpCost CortexMKernelCost(const CortexMWork& w, Isa isa, const CortexMConf
   return r;
 }
 
+// Lanes of one multiply-accumulate step of mica's bodies: 1 scalar, 4 DSP (SIMD32 on four
+// bytes), 16 MVE (one 128-bit vector of int8).
+double Lanes(Isa isa) { return isa == Isa::kMve ? 16 : isa == Isa::kDsp ? 4 : 1; }
+
+}  // namespace
+
+CortexMMicaTerms CortexMMicaTermsFor(const CortexMWork& w, Isa isa) {
+  using cortex_m::MicaFamily;
+  CortexMMicaTerms t;
+  const bool is_float = w.dtype == DType::kFloat32 || w.dtype == DType::kFloat16;
+  if (is_float) return t;
+  const bool s16 = w.dtype == DType::kInt16;
+  const double n = std::max(1, w.batch);
+  const double pixels = n * w.out_h * w.out_w;
+  const double taps = static_cast<double>(w.k_h) * w.k_w;
+  const double outputs = pixels * w.out_c;
+  const double elements = w.elements > 0 ? double(w.elements) : outputs;
+  double lanes = Lanes(isa);
+  // floor(x / lanes) and x mod lanes, times `times`.
+  auto vec = [&](double x, double times) { return times * std::floor(x / lanes); };
+  // The remainder after the full steps: DSP and scalar bodies finish it one element at a time;
+  // MVE bodies finish a dot product with one predicated vector step, and a channel loop with
+  // 4-lane (int32) steps.
+  const bool mve = isa == Isa::kMve;
+  auto tail = [&](double x, double times) {
+    const double rest = std::fmod(x, lanes);
+    return times * (mve ? (rest > 0 ? 1.0 : 0.0) : rest);
+  };
+  auto ctail = [&](double x, double times) {
+    const double rest = std::fmod(x, lanes);
+    return times * (mve ? std::ceil(rest / 4) : rest);
+  };
+  auto set = [&](MicaFamily f, std::array<double, kCortexMMicaTerms> terms) {
+    t.family = cortex_m::MicaFamilyName(f);
+    t.terms = terms;
+  };
+  switch (w.kind) {
+    case OpKind::kConv2D: {
+      const double k = taps * w.in_c;
+      const bool one_by_one = w.k_h == 1 && w.k_w == 1 && w.stride_h == 1 && w.stride_w == 1 &&
+                              w.pad_h == 0 && w.pad_w == 0;
+      if (s16) {
+        // Conv16x8 has scalar and DSP bodies only: MVE builds run the DSP one.
+        lanes = Lanes(isa == Isa::kMve ? Isa::kDsp : isa);
+        set(MicaFamily::kConvS16,
+            {1, vec(k, outputs), tail(k, outputs), outputs, pixels, pixels * k, w.out_c * k / lanes});
+      } else if (one_by_one) {
+        set(MicaFamily::kConv1x1,
+            {1, vec(k, outputs), tail(k, outputs), outputs, pixels, 0, w.out_c * k / lanes});
+      } else {
+        set(MicaFamily::kConv,
+            {1, vec(k, outputs), tail(k, outputs), outputs, pixels, pixels * k, w.out_c * k / lanes});
+      }
+      break;
+    }
+    case OpKind::kDepthwiseConv2D:
+      if (s16) break;
+      set(MicaFamily::kDepthwise, {1, vec(w.out_c, pixels * taps), ctail(w.out_c, pixels * taps),
+                                   outputs, pixels, pixels * taps, w.out_c * taps / lanes});
+      break;
+    case OpKind::kFullyConnected: {
+      if (s16) break;
+      const double out_n = std::max(1, w.out_c);
+      const double rows = std::max(1.0, elements / out_n);
+      const double k = w.macs > 0 ? double(w.macs) / std::max(1.0, elements) : 1.0;
+      set(MicaFamily::kFullyConnected,
+          {1, vec(k, rows * out_n), tail(k, rows * out_n), rows * out_n, rows, rows * k,
+           out_n * k / lanes});
+      break;
+    }
+    case OpKind::kTransposeConv: {
+      if (s16) break;
+      const double reach = taps / std::max(1, w.stride_h * w.stride_w);
+      set(MicaFamily::kTransposeConv, {1, vec(w.in_c, outputs * reach),
+                                       ctail(w.in_c, outputs * reach), outputs, pixels,
+                                       pixels * reach, taps * w.in_c * w.out_c / lanes});
+      break;
+    }
+    case OpKind::kAdd:
+    case OpKind::kSub:
+    case OpKind::kMul:
+      if (s16 || w.broadcast) break;
+      set(w.kind == OpKind::kMul ? MicaFamily::kMul : MicaFamily::kAdd,
+          {1, vec(elements, 1), tail(elements, 1), 0, 0, 0, 0});
+      break;
+    case OpKind::kAveragePool2D:
+    case OpKind::kMaxPool2D:
+      if (s16) break;
+      set(w.kind == OpKind::kMaxPool2D ? MicaFamily::kMaxPool : MicaFamily::kAvgPool,
+          {1, vec(w.out_c, pixels * taps), ctail(w.out_c, pixels * taps), outputs, pixels,
+           pixels * taps, 0});
+      break;
+    case OpKind::kSoftmax:
+      if (s16) break;
+    {
+      // Inputs further than diff_min below their row's maximum skip the exponential: the share
+      // that takes it, for inputs spread over the int8 range (as the CMSIS-NN formula).
+      double p = 1.0;
+      if (w.softmax_diff_min < 0) p = std::min(1.0, (-double(w.softmax_diff_min) + 1.0) / 256.0);
+      set(MicaFamily::kSoftmax, {1, elements * p, elements * (1 - p),
+                                 double(std::max<int64_t>(1, w.rows)), 0, 0, 0});
+    }
+      break;
+    case OpKind::kUnidirectionalSequenceLstm: {
+      if (s16) break;
+      // One scalar body on every variant: the gate matmuls, then per step and unit the gate
+      // activations and the cell update.
+      const double steps = std::max<double>(1, elements / std::max(1, w.out_c));
+      set(MicaFamily::kLstm, {1, double(w.macs), elements, steps, 0, 0, 0});
+      break;
+    }
+    default:
+      if (CopiesRows(w.kind)) {
+        set(MicaFamily::kCopy,
+            {1, double(w.bytes), 0, double(std::max<int64_t>(1, w.rows)), 0, 0, 0});
+      }
+      break;
+  }
+  return t;
+}
+
+std::vector<std::string> CortexMMicaFamilies() {
+  std::vector<std::string> out;
+  for (int f = 0; f < static_cast<int>(cortex_m::MicaFamily::kCount); ++f) {
+    out.push_back(cortex_m::MicaFamilyName(static_cast<cortex_m::MicaFamily>(f)));
+  }
+  return out;
+}
+
+bool CortexMMicaCoefficients(const std::string& family, Isa isa,
+                             std::array<double, kCortexMMicaTerms>* out) {
+  for (int f = 0; f < static_cast<int>(cortex_m::MicaFamily::kCount); ++f) {
+    const auto fam = static_cast<cortex_m::MicaFamily>(f);
+    if (family != cortex_m::MicaFamilyName(fam)) continue;
+    const cortex_m::MicaCoefficients* c = cortex_m::MicaCoefficientsFor(fam, isa);
+    if (c == nullptr) return false;
+    for (int i = 0; i < kCortexMMicaTerms; ++i) (*out)[i] = (*c)[i];
+    return true;
+  }
+  return false;
+}
+
+CortexMOpCost CortexMKernelCost(const CortexMWork& w, Isa isa, const CortexMConfig& cpu,
+                                Runtime runtime) {
+  CortexMOpCost r = CmsisNnKernelCost(w, isa, cpu);
+  if (runtime != Runtime::kMica || w.kind == OpKind::kOpaque) return r;
+  const CortexMMicaTerms t = CortexMMicaTermsFor(w, isa);
+  std::array<double, kCortexMMicaTerms> coef{}, dispatch{};
+  CortexMMicaCoefficients("dispatch", isa, &dispatch);
+  if (t.family.empty() || !CortexMMicaCoefficients(t.family, isa, &coef)) {
+    // No measured mica kernel for this work: CMSIS-NN's cost stands in for it.
+    r.instructions += dispatch[0];
+    r.notes.push_back("no measured mica kernel for this operator: CMSIS-NN's cost used");
+  } else {
+    double instr = dispatch[0];
+    for (int i = 0; i < kCortexMMicaTerms; ++i) instr += coef[i] * t.terms[i];
+    r.instructions = instr * (isa == Isa::kScalar ? CortexMCodeFactor(cpu) : 1.0);
+    r.kernel = absl::StrCat("mica_", t.family, "/", kernels::IsaName(isa));
+    // The CMSIS-NN notes (uncalibrated formulas) do not describe mica's kernels.
+    r.notes.clear();
+  }
+  r.cycles = r.instructions + r.flash_wait_cycles;
+  return r;
+}
+
 absl::StatusOr<CortexMOpCost> CortexMOpCostFor(const Graph& graph, int op_index,
-                                               const CortexMConfig& cpu) {
+                                               const CortexMConfig& cpu, Isa isa,
+                                               Runtime runtime) {
   MICA_ASSIGN_OR_RETURN(CortexMWork w, DescribeCortexMWork(graph, op_index));
-  return CortexMKernelCost(w, CortexMVariant(cpu), cpu);
+  return CortexMKernelCost(w, isa, cpu, runtime);
+}
+
+absl::StatusOr<CortexMOpCost> CortexMOpCostFor(const Graph& graph, int op_index,
+                                               const CortexMConfig& cpu, Runtime runtime) {
+  return CortexMOpCostFor(graph, op_index, cpu, CortexMVariant(cpu), runtime);
 }
 
 namespace {
@@ -397,6 +627,10 @@ absl::StatusOr<CortexMWork> DescribeCortexMWork(const Graph& graph, int op_index
       w.in_c = in->shape[3];
       w.k_h = filter->shape[1];
       w.k_w = filter->shape[2];
+      if (std::holds_alternative<TransposeConvAttrs>(op.attrs)) {
+        const auto& a = op.Attrs<TransposeConvAttrs>();
+        w.stride_h = std::max(1, a.stride_h), w.stride_w = std::max(1, a.stride_w);
+      }
       break;
     }
     case OpKind::kFullyConnected: {
@@ -424,6 +658,19 @@ absl::StatusOr<CortexMWork> DescribeCortexMWork(const Graph& graph, int op_index
       int64_t steps = 1;
       if (in != nullptr && !in->shape.empty() && in->shape.back() > 0) {
         steps = Elements(*in) / in->shape.back();
+        w.in_c = in->shape.back();
+      }
+      w.steps = static_cast<int32_t>(std::min<int64_t>(steps, 1 << 30));
+      if (op.kind == OpKind::kSvdf) {
+        // Inputs: input, weights_feature [F, K], weights_time [F, M], bias, state.
+        const Tensor* feature = input(1);
+        const Tensor* time = input(2);
+        const Tensor* state = input(4);
+        if (feature != nullptr && feature->shape.size() == 2) w.svdf_features = feature->shape[0];
+        if (time != nullptr && time->shape.size() == 2) w.svdf_memory = time->shape[1];
+        if (state != nullptr && state->num_elements() > 0) {
+          w.state_bytes = static_cast<int32_t>(state->num_bytes() / state->num_elements());
+        }
       }
       for (size_t i = 1; i < op.inputs.size(); ++i) {
         const Tensor* t = input(i);

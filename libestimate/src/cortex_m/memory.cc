@@ -183,7 +183,8 @@ int64_t CortexMArenaBytes(const Graph& graph) {
   return peak;
 }
 
-absl::StatusOr<Estimate> EstimateCortexM(const Graph& graph, const TargetProfile& profile) {
+absl::StatusOr<Estimate> EstimateCortexM(const Graph& graph, const TargetProfile& profile,
+                                         Runtime runtime) {
   if (profile.kind != TargetKind::kCortexM) {
     return absl::InvalidArgumentError(
         absl::StrCat("EstimateCortexM: '", profile.name, "' is not a Cortex-M profile"));
@@ -196,9 +197,10 @@ absl::StatusOr<Estimate> EstimateCortexM(const Graph& graph, const TargetProfile
   e.clock_hz = cpu.clock_hz;
   std::map<std::string, int64_t> code;
   std::set<std::string> notes;
+  std::set<std::string> unmeasured;  // --runtime mica: operators without a measured mica kernel
   for (int i = 0; i < static_cast<int>(sg.ops.size()); ++i) {
     const Operator& op = sg.ops[i];
-    MICA_ASSIGN_OR_RETURN(CortexMOpCost c, CortexMOpCostFor(graph, i, cpu));
+    MICA_ASSIGN_OR_RETURN(CortexMOpCost c, CortexMOpCostFor(graph, i, cpu, runtime));
     OpEstimate o;
     o.op_index = i;
     o.op_name = std::string(op.name());
@@ -228,6 +230,7 @@ absl::StatusOr<Estimate> EstimateCortexM(const Graph& graph, const TargetProfile
     o.notes = c.notes;
     for (const std::string& n : c.notes) {
       if (absl::StrContains(n, "soft-float")) notes.insert(n);
+      if (absl::StrContains(n, "no measured mica")) unmeasured.insert(std::string(op.name()));
     }
     e.total_cycles += c.cycles;
     e.cpu_cycles += c.cycles;
@@ -249,13 +252,19 @@ absl::StatusOr<Estimate> EstimateCortexM(const Graph& graph, const TargetProfile
       static_cast<double>(e.arena_bytes + e.scratch_bytes);
   e.memory_used_bytes[static_cast<int>(MemoryArea::kOnChipFlash)] =
       static_cast<double>(e.weights_original_bytes + e.code_bytes);
-  e.notes.push_back(absl::StrCat("CMSIS-NN ", kernels::IsaName(CortexMVariant(cpu)),
-                                 " kernels on ", cpu.cpu, "; cycles = estimated instructions",
+  e.notes.push_back(absl::StrCat(runtime == Runtime::kMica ? "mica's own " : "CMSIS-NN ",
+                                 kernels::IsaName(CortexMVariant(cpu)), " kernels on ", cpu.cpu, "; cycles = estimated instructions",
                                  cpu.flash_wait_states > 0
                                      ? absl::StrCat(" + ", cpu.flash_wait_states,
                                                     " flash wait state(s) per weight load")
                                      : std::string()));
   for (const std::string& n : notes) e.notes.push_back(n);
+  if (!unmeasured.empty()) {
+    std::string kinds;
+    for (const std::string& k : unmeasured) absl::StrAppend(&kinds, kinds.empty() ? "" : ", ", k);
+    e.notes.push_back(absl::StrCat("no measured mica kernel for ", kinds,
+                                   ": costed with CMSIS-NN's formulas"));
+  }
   MICA_RETURN_IF_ERROR(AddRuntimeMemory(graph, profile, Runtime::kTflm, &e));
   return e;
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -285,6 +286,13 @@ bool CheckOperatorType(const Operator& op, EthosUFamily fam, std::vector<std::st
                                 " (mica does not model it either)"));
       return false;
     }
+    // U85 reverses along any axis given as a constant (Vela runs REVERSE_V2 as one Reverse
+    // operation: a copy with reversed strides, lowered as data movement); U55/U65 refuse most
+    // axes ("unsupported reverse mask").
+    if (fam == EthosUFamily::kU85 && op.opaque_name == "REVERSE_V2" && op.inputs.size() == 2 &&
+        op.outputs.size() == 1) {
+      return true;
+    }
     // Supported by Vela but not modelled by mica: keep it on the NPU list only if typed.
     r->push_back(absl::StrCat("operator ", op.opaque_name,
                               " is supported by Vela but not modelled by mica; costed as CPU"));
@@ -409,9 +417,18 @@ void CheckFeatureMapQuant(const Operator& op, const Tensor& t, bool is_output, E
     if (t.quant.empty()) {
       r->push_back(absl::StrCat(role, " '", t.name, "' has no quantization parameters"));
     } else {
+      // Vela's scale rule: the output's scale must be a normal positive float32 (the IFM/OFM
+      // rescale divides by it); an input's scale only has to be finite (an all-zero constant
+      // operand may carry scale 0 and still runs on the NPU).
       for (float s : t.quant.scale) {
-        if (!(s > 0) || !std::isfinite(s)) {
-          r->push_back(absl::StrCat(role, " '", t.name, "' has a non-positive scale"));
+        if (!std::isfinite(s)) {
+          r->push_back(absl::StrCat(role, " '", t.name, "' has a non-finite scale"));
+          break;
+        }
+        if (is_output && s < std::numeric_limits<float>::min()) {
+          r->push_back(absl::StrCat(role, " '", t.name, "' has quantization scale ", s,
+                                    "; the minimum supported is ",
+                                    std::numeric_limits<float>::min()));
           break;
         }
       }
@@ -622,7 +639,11 @@ void CheckResize(const OpCheck& x) {
   const int32_t fw = w == 1 && w2 == 1 ? 1 : factor(w, w2);
   auto pow2 = [](int32_t f) { return f > 0 && (f & (f - 1)) == 0; };
   bool ok;
-  if (x.u85) {
+  if (x.u85 && x.op.kind == OpKind::kResizeNearestNeighbor) {
+    // U85's resize runs nearest-neighbour at any scale (Vela keeps a 48 -> 64 one on the
+    // NPU while it refuses the same scale for bilinear).
+    ok = true;
+  } else if (x.u85) {
     ok = pow2(fh) && pow2(fw) && fh <= (align ? 2048 : 1024) && fw <= (align ? 2048 : 1024);
   } else {
     ok = (fh == fw || fh == 1 || fw == 1) && pow2(fh) && pow2(fw) && fh <= 8 && fw <= 8;

@@ -2,6 +2,7 @@
 // and 8), run in order by EstimateEthosU. ethos_u/stages.h lists them.
 #include <algorithm>
 #include <cstdint>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,9 +42,10 @@ void AddRange(std::vector<TensorLifetime>* ranges, int64_t bytes, int32_t first,
   ranges->push_back(TensorLifetime{id, first, last, static_cast<size_t>(bytes)});
 }
 
-// First-fit peak of the ranges (offsets need no rounding: every size is a multiple of 16).
-int64_t FirstFitPeak(const std::vector<TensorLifetime>& ranges) {
-  absl::StatusOr<ArenaPlan> plan = PlanArena(ranges, Planner::kFirstFit, ArenaOptions{1});
+// Peak of the ranges as Vela's default tensor allocator, HillClimb, places them (doc 8.3),
+// at the 16-byte allocation quantum (every size is already a multiple of 16).
+int64_t AllocatedPeak(const std::vector<TensorLifetime>& ranges) {
+  absl::StatusOr<ArenaPlan> plan = PlanArena(ranges, Planner::kHillClimb, ArenaOptions{16});
   MICA_CHECK(plan.ok());
   return static_cast<int64_t>(plan->peak_bytes);
 }
@@ -51,6 +53,62 @@ int64_t FirstFitPeak(const std::vector<TensorLifetime>& ranges) {
 // True for a stored feature map with a live range (not an alias, not a never-stored link of
 // a chain, touched by some step).
 bool Stored(const FeatureMap& fm) { return fm.alias_of < 0 && fm.first >= 0 && fm.bytes > 0; }
+
+// Bytes of the lookup tables the NPU ops load (Vela's LUT constants). A table is a constant
+// like any other, stored once however many ops use it: ops applying the same function between
+// the same quantizations share it (an LSTM's time steps). Sizes: an 8-bit activation table
+// holds 256 int8 entries; the 8-bit softmax's exponential 256 int32 entries; the 16-bit
+// softmax uses two tables of 512 int32 entries (exponential and reciprocal); 16-bit sigmoid
+// and tanh need none (the NPU computes them natively: Vela runs them as Sigmoid/Tanh
+// operations, not LUT ones); another 16-bit function takes a 2 KiB table.
+int64_t LutBytes(const Subgraph& sg, const Lowered& lw) {
+  std::vector<int32_t> producer(sg.tensors.size(), -1);
+  for (int32_t i = 0; i < static_cast<int32_t>(sg.ops.size()); ++i) {
+    for (int32_t t : sg.ops[i].outputs) {
+      if (t >= 0 && t < static_cast<int32_t>(producer.size())) producer[t] = i;
+    }
+  }
+  auto quant_key = [&](int32_t t) {
+    std::string k;
+    if (t < 0 || t >= static_cast<int32_t>(sg.tensors.size())) return k;
+    const Tensor& x = sg.tensors[t];
+    absl::StrAppend(&k, static_cast<int>(x.dtype));
+    if (!x.quant.scale.empty()) absl::StrAppend(&k, ":", x.quant.scale[0]);
+    if (!x.quant.zero_point.empty()) absl::StrAppend(&k, ":", x.quant.zero_point[0]);
+    return k;
+  };
+  std::set<std::string> tables;
+  int64_t bytes = 0;
+  for (const NpuOp& op : lw.ops) {
+    if (!op.needs_lut) continue;
+    const bool sixteen = op.ifm.bits == 16 || op.ofm.bits == 16;
+    const int32_t tensor = op.ofm.id >= 0 ? lw.fmaps[RootFmap(lw, op.ofm.id)].tensor : -1;
+    const int32_t fn = tensor >= 0 ? producer[tensor] : -1;
+    const Operator& src = sg.ops[op.src_op];
+    std::string key;
+    int64_t size = 0;
+    if (src.kind == OpKind::kSoftmax) {
+      // Softmax's tables, once per operator.
+      key = absl::StrCat("softmax", op.src_op);
+      size = op.ifm.bits == 16 ? 2 * 2048 : 1024;
+    } else if (fn >= 0 && !sg.ops[fn].inputs.empty()) {
+      // The op whose output the table produces is the function (a fused or standalone
+      // activation): its kind and the quantization on both sides define the table.
+      const Operator& f = sg.ops[fn];
+      if ((f.kind == OpKind::kLogistic || f.kind == OpKind::kTanh) && sixteen) continue;
+      key = absl::StrCat(static_cast<int>(f.kind), "/", quant_key(f.inputs[0]), "/",
+                         quant_key(f.outputs[0]));
+      size = sixteen ? 2048 : 256;
+    } else {
+      // A table inside another lowered operator (a recurrent cell's gate activations).
+      if (src.kind == OpKind::kUnidirectionalSequenceLstm && sixteen) continue;
+      key = absl::StrCat("op", op.src_op, "/", op.name, "/", op.ifm.bits);
+      size = sixteen ? 2048 : 256;
+    }
+    if (tables.insert(key).second) bytes += size;
+  }
+  return bytes;
+}
 
 }  // namespace
 
@@ -85,9 +143,7 @@ WeightTotals EncodeWeights(const Subgraph& sg, const Arch& arch, Lowered* lw) {
     op.encoded_weight_bytes = enc_of_tensor[t];
     op.sparse24 = u85 && sparse_of_tensor[t];
   }
-  for (const NpuOp& op : lw->ops) {
-    if (op.needs_lut) w.const_bytes += op.ifm.bits == 16 ? 2048 : 1024;
-  }
+  w.const_bytes += LutBytes(sg, *lw);
   return w;
 }
 
@@ -110,9 +166,12 @@ Schedule ScheduleSteps(const Subgraph& sg, const Lowered& lw) {
     }
     s.cpu_fmaps.resize(s.steps + 1);
     s.cpu_fmaps[s.steps] = std::move(touched);
+    s.cpu_step.resize(s.steps + 1, false);
+    s.cpu_step[s.steps] = true;
     ++s.steps;
   }
   s.cpu_fmaps.resize(s.steps + 1);
+  s.cpu_step.resize(s.steps + 1, false);
   return s;
 }
 
@@ -195,26 +254,154 @@ void LiveRanges(const Subgraph& sg, const Schedule& schedule, const Lowered& lw,
   }
 }
 
-// Keeps the staged set within `cache_bytes`: moves the largest staged maps back to the arena
-// memory until the bytes live at once fit.
-void FitStagingCache(const MemSystem& ms, int64_t cache_bytes, Lowered* lw) {
+// Vela's fast-storage allocation of a limited cache (doc 3.2, faststorage_allocator): every
+// intermediate starts in the staging SRAM; where the bytes live at some step pass the limit,
+// the maps live across such steps compete, and per group of time-overlapping rivals the set
+// kept in SRAM is the one with the most element accesses that fits at every step (an
+// exhaustive search, include-first, cut off after a fixed number of visits with the best set
+// found so far). The rest go back to the arena memory.
+class CacheFit {
+ public:
+  CacheFit(std::vector<int64_t> base, std::vector<int64_t> max, int64_t limit)
+      : base_(std::move(base)), max_(std::move(max)), limit_(limit) {}
+
+  struct Range {
+    int32_t fmap, first, last;
+    int64_t bytes;
+    double score;
+  };
+
+  // Returns which of `rs` (one group, by start) to evict.
+  std::vector<bool> Solve(const std::vector<Range>& rs) {
+    rs_ = &rs;
+    cur_.assign(rs.size(), false);
+    best_evicted_.assign(rs.size(), true);
+    best_score_ = -1;
+    visits_ = 0;
+    Visit(0, 0);
+    return best_evicted_;
+  }
+
+ private:
+  static constexpr int64_t kMaxVisits = 1 << 14;
+
+  int64_t Peak(const std::vector<int64_t>& u, const Range& r) const {
+    int64_t m = 0;
+    for (int32_t t = r.first; t <= r.last; ++t) m = std::max(m, u[t]);
+    return m;
+  }
+  void Add(std::vector<int64_t>* u, const Range& r, int64_t sign) {
+    for (int32_t t = r.first; t <= r.last; ++t) (*u)[t] += sign * r.bytes;
+  }
+  void Visit(size_t ix, double score) {
+    if (++visits_ > kMaxVisits && best_score_ >= 0) return;
+    if (ix == rs_->size()) {
+      if (score > best_score_) best_score_ = score, best_evicted_ = cur_;
+      return;
+    }
+    const Range& r = (*rs_)[ix];
+    const bool can_fit = Peak(base_, r) + r.bytes <= limit_;
+    const bool always_fits = can_fit && Peak(max_, r) <= limit_;
+    if (can_fit) {
+      cur_[ix] = false;
+      Add(&base_, r, 1);
+      Visit(ix + 1, score + r.score);
+      Add(&base_, r, -1);
+    }
+    if (!always_fits) {
+      cur_[ix] = true;
+      Add(&max_, r, -1);
+      Visit(ix + 1, score);
+      Add(&max_, r, 1);
+      cur_[ix] = false;
+    }
+  }
+
+  std::vector<int64_t> base_, max_;
+  const int64_t limit_;
+  const std::vector<Range>* rs_ = nullptr;
+  std::vector<bool> cur_, best_evicted_;
+  double best_score_ = -1;
+  int64_t visits_ = 0;
+};
+
+void FitStagingCache(const MemSystem& ms, int64_t cache_bytes, const Schedule& schedule,
+                     Lowered* lw) {
   const int32_t nf = static_cast<int32_t>(lw->fmaps.size());
-  for (int guard = 0; guard < nf; ++guard) {
-    std::vector<TensorLifetime> staged;
+  int32_t steps = std::max(schedule.steps, 1);
+  for (const FeatureMap& fm : lw->fmaps) steps = std::max(steps, fm.last + 1);
+  // Element accesses of each stored map: its size times the steps that read or write it.
+  std::vector<double> touches(nf, 0);
+  auto touch = [&](int32_t id) {
+    const int32_t r = RootFmap(*lw, id);
+    if (r >= 0) touches[r] += 1;
+  };
+  for (const NpuOp& op : lw->ops) {
+    touch(op.ifm.id);
+    if (op.has_ifm2) touch(op.ifm2.id);
+    touch(op.ofm.id);
+    for (int32_t e : op.extra_reads) touch(e);
+  }
+  std::vector<int64_t> usage(steps, 0);
+  std::vector<int32_t> staged;
+  for (int32_t f = 0; f < nf; ++f) {
+    const FeatureMap& fm = lw->fmaps[f];
+    if (!Stored(fm) || fm.area != ms.staging_area) continue;
+    staged.push_back(f);
+    for (int32_t t = fm.first; t <= fm.last; ++t) usage[t] += Align16(fm.bytes);
+  }
+  // Maps live across an over-full step compete; the others stay in SRAM.
+  std::vector<int64_t> base(steps, 0);
+  std::vector<CacheFit::Range> rivals;
+  for (int32_t f : staged) {
+    const FeatureMap& fm = lw->fmaps[f];
+    bool contested = false;
+    for (int32_t t = fm.first; t <= fm.last && !contested; ++t) contested = usage[t] > cache_bytes;
+    const int64_t bytes = Align16(fm.bytes);
+    if (!contested) {
+      for (int32_t t = fm.first; t <= fm.last; ++t) base[t] += bytes;
+      continue;
+    }
+    rivals.push_back({f, fm.first, fm.last, bytes, static_cast<double>(bytes) * touches[f]});
+  }
+  std::sort(rivals.begin(), rivals.end(), [](const CacheFit::Range& a, const CacheFit::Range& b) {
+    return a.first != b.first ? a.first < b.first : a.fmap < b.fmap;
+  });
+  // Groups of time-overlapping rivals are independent.
+  CacheFit fit(base, usage, cache_bytes);
+  size_t g0 = 0;
+  while (g0 < rivals.size()) {
+    size_t g1 = g0 + 1;
+    int32_t end = rivals[g0].last;
+    while (g1 < rivals.size() && rivals[g1].first <= end) end = std::max(end, rivals[g1++].last);
+    const std::vector<CacheFit::Range> group(rivals.begin() + static_cast<std::ptrdiff_t>(g0),
+                                             rivals.begin() + static_cast<std::ptrdiff_t>(g1));
+    const std::vector<bool> evict = fit.Solve(group);
+    for (size_t k = 0; k < group.size(); ++k) {
+      if (evict[k]) lw->fmaps[group[k].fmap].area = ms.arena_area;
+    }
+    g0 = g1;
+  }
+  // The addresses must fit too: while the allocated peak passes the limit (fragmentation),
+  // the least-accessed staged rival goes back.
+  std::sort(rivals.begin(), rivals.end(), [](const CacheFit::Range& a, const CacheFit::Range& b) {
+    return a.score < b.score;
+  });
+  for (size_t k = 0; k <= rivals.size(); ++k) {
+    std::vector<TensorLifetime> kept;
     for (const FeatureMap& fm : lw->fmaps) {
       if (Stored(fm) && fm.area == ms.staging_area) {
-        AddRange(&staged, Align16(fm.bytes), fm.first, fm.last);
+        AddRange(&kept, Align16(fm.bytes), fm.first, fm.last);
       }
     }
-    if (static_cast<int64_t>(PeakLiveBytes(staged)) <= cache_bytes) break;
-    int32_t worst = -1;
-    for (int32_t f = 0; f < nf; ++f) {
-      const FeatureMap& fm = lw->fmaps[f];
-      if (fm.alias_of >= 0 || fm.first < 0 || fm.area != ms.staging_area) continue;
-      if (worst < 0 || fm.bytes > lw->fmaps[worst].bytes) worst = f;
+    if (AllocatedPeak(kept) <= cache_bytes) break;
+    while (k < rivals.size() && lw->fmaps[rivals[k].fmap].area != ms.staging_area) ++k;
+    if (k == rivals.size()) {
+      // Fixed maps alone overflow (cannot happen by construction); keep the cap anyway.
+      for (int32_t f : staged) lw->fmaps[f].area = ms.arena_area;
+      break;
     }
-    if (worst < 0) break;
-    lw->fmaps[worst].area = ms.arena_area;
+    lw->fmaps[rivals[k].fmap].area = ms.arena_area;
   }
 }
 
@@ -233,10 +420,17 @@ void PlaceFeatureMaps(const Subgraph& sg, const EthosUConfig& cfg, const MemSyst
     fm.first = first[f];
     fm.last = last[f];
     fm.area = ms.arena_area;
-    if (dedicated && !fm.graph_io && !fm.cpu_touched) fm.area = ms.staging_area;
+    if (!dedicated || fm.graph_io || fm.cpu_touched) continue;
+    // Vela's fast storage is scratch of one NPU command stream: a map live across a CPU op
+    // (which splits the NPU work into two streams) stays in the arena memory.
+    bool across_cpu = false;
+    for (int32_t t = fm.first; t <= fm.last && !across_cpu; ++t) {
+      across_cpu = t < static_cast<int32_t>(schedule.cpu_step.size()) && schedule.cpu_step[t];
+    }
+    if (!across_cpu) fm.area = ms.staging_area;
   }
   if (dedicated && cfg.memory_mode.arena_cache_bytes > 0) {
-    FitStagingCache(ms, cfg.memory_mode.arena_cache_bytes, lw);
+    FitStagingCache(ms, cfg.memory_mode.arena_cache_bytes, schedule, lw);
   }
   for (FeatureMap& fm : lw->fmaps) {
     if (fm.alias_of >= 0) fm.area = lw->fmaps[fm.alias_of].area;
@@ -280,7 +474,7 @@ ArenaPeaks PlanArenas(const Lowered& lw, const Schedule& schedule,
     if (!Stored(fm)) continue;
     AddRange(fm.area == MemoryArea::kSram ? &sram : &arena, Align16(fm.bytes), fm.first, fm.last);
   }
-  return ArenaPeaks{FirstFitPeak(sram), FirstFitPeak(arena)};
+  return ArenaPeaks{AllocatedPeak(sram), AllocatedPeak(arena)};
 }
 
 namespace {

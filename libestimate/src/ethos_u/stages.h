@@ -44,6 +44,7 @@ WeightTotals EncodeWeights(const Subgraph& sg, const Arch& arch, Lowered* lw);
 struct Schedule {
   std::vector<int32_t> step_of_npu;               // per NPU op
   std::vector<std::vector<int32_t>> cpu_fmaps;    // per step: fmaps a CPU op touches
+  std::vector<bool> cpu_step;                     // per step: a CPU op runs
   int32_t steps = 0;
 };
 Schedule ScheduleSteps(const Subgraph& sg, const Lowered& lw);
@@ -56,7 +57,9 @@ int32_t RootFmap(const Lowered& lw, int32_t id);
 void ChainU85(const Arch& arch, const Schedule& schedule, Lowered* lw);
 
 // Sets each stored feature map's live range (first/last step) and memory area (doc 3.2, 8.1):
-// the arena memory, or with a separate staging SRAM the intermediates that fit its size.
+// the arena memory, or with a separate staging SRAM the intermediates that fit its size and
+// live within one NPU stretch (the SRAM is scratch of one NPU command stream: a map live
+// across a CPU op stays in the arena).
 void PlaceFeatureMaps(const Subgraph& sg, const EthosUConfig& cfg, const MemSystem& ms,
                       const Schedule& schedule, Lowered* lw);
 
@@ -68,7 +71,8 @@ std::vector<BlockConfig> ChooseBlocks(const Arch& arch, const Lowered& lw);
 std::vector<OpCost> CostOps(const Arch& arch, const MemSystem& ms, const Lowered& lw,
                             const Schedule& schedule, const std::vector<BlockConfig>& blocks);
 
-// Arena peaks from first-fit placement of the SRAM and arena-memory live ranges.
+// Arena peaks from HillClimb placement (Vela's default allocator) of the SRAM and
+// arena-memory live ranges.
 struct ArenaPeaks {
   int64_t sram = 0;   // SRAM: staged feature maps and buffered weights (or the whole arena)
   int64_t arena = 0;  // feature maps in the arena memory when it is not the SRAM

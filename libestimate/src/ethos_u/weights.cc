@@ -1,13 +1,17 @@
-// Encoded weight size estimate (doc section 9). Vela reorders weights for the hardware
-// traversal (padding kernel elements / channels with zeros) and compresses them losslessly
-// (palette + zero runs + Golomb-Rice codes). We rebuild the padded stream's value statistics
-// and estimate the coded size as the cheaper of a dense code (zeroth-order entropy of all
-// values) and a zero-run code (entropy of the non-zero values plus Golomb-Rice coded run
-// lengths), each plus a constant per-symbol coding loss of Golomb-Rice against entropy.
+// Encoded weight size (doc section 9). U55/U65: Vela's weight traversal and MLW stream format
+// (palette, zero runs, Golomb-Rice slices) reproduced for size, one stream per core. U85: an
+// estimate: Vela reorders weights for the hardware traversal (padding kernel elements /
+// channels with zeros) and compresses them losslessly; we rebuild the padded stream's value
+// statistics and take the cheaper of a dense code (zeroth-order entropy of all values) and a
+// zero-run code (entropy of the non-zero values plus Golomb-Rice coded run lengths), each plus
+// a constant per-symbol coding loss of Golomb-Rice against entropy.
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <limits>
+#include <utility>
 #include <vector>
 
 #include "ethos_u/model.h"
@@ -46,11 +50,318 @@ double GolombRiceBits(const std::vector<int64_t>& short_hist, const std::vector<
   return std::max(best, 0.0);
 }
 
+// ---- U55/U65: the MLW stream (doc 9), bit for bit in size ----
+//
+// A stream is one section with a new palette, then slices; each slice has a header (ZDIV 3,
+// SLICELEN 15, WDIV 3, WTRUNC 1, NEWPAL 1 bits; with a new palette DIROFS 5, PALSIZE 5,
+// PALBITS 3 and the palette entries) and interleaved chunks: a weight chunk holds 12 unary
+// positions (a 12-bit WUNARY0 word, WUNARY1 bits for quotients above 1, the remainders), a
+// zero-run chunk 12 positions (8 when ZDIV >= 3). The stream ends with a 3-bit end marker and
+// is padded to 16 bytes. What is coded: zero-corrected weights mapped through a palette of
+// the (up to 32) most frequent values when it covers at least half of them, else directly
+// (sign-folded, offset); with zero-run mode the non-zero values and the zero-run lengths. The
+// Golomb-Rice parameters per slice come from a greedy forward search over 13 weight and 4
+// zero-run configurations that changes configuration when that saves more than 40 bits.
+
+struct GrcSlice {
+  int cfg = 0;
+  int64_t end = 0;
+};
+
+// (trunc << 4) | div; 0x20 = uncompressed.
+constexpr int kWGrc[13] = {0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x10,
+                           0x11, 0x12, 0x13, 0x14, 0x15, 0x20};
+constexpr int kZGrc[4] = {0x00, 0x01, 0x02, 0x03};
+
+std::vector<GrcSlice> SearchGrc(const std::vector<int32_t>& v, bool zrun, int uncompressed_bits) {
+  const int n_cfg = zrun ? 4 : 13;
+  const int* params = zrun ? kZGrc : kWGrc;
+  constexpr int32_t kCmdCost = 40;
+  constexpr int kLanes = 16;
+  // Bits per value and configuration (kUncodable where it cannot code the value), tabulated
+  // over the values that occur, one row of 16 lanes per value (unused lanes uncodable).
+  constexpr int32_t kUncodable = -1;
+  int32_t max_v = 0;
+  for (int32_t x : v) max_v = std::max(max_v, x);
+  const size_t nv = static_cast<size_t>(max_v) + 1;
+  std::vector<int32_t> table(nv * kLanes, kUncodable);
+  const int32_t add_uncompressed = uncompressed_bits > 0 ? uncompressed_bits : 100;
+  for (int j = 0; j < n_cfg; ++j) {
+    const int div = params[j] & 15, trunc = params[j] >> 4;
+    for (size_t value = 0; value < nv; ++value) {
+      const int q = static_cast<int>(value) >> div;
+      int32_t bits = trunc ? std::min(q + 1, 2) + div : q + 1 + div;
+      bool can = !(!zrun && ((trunc && q > 2) || q > 31));
+      if (trunc == 2) bits = add_uncompressed, can = true;
+      table[value * kLanes + static_cast<size_t>(j)] = can ? bits : kUncodable;
+    }
+  }
+  // Bit counts are kept relative to a base (rebased before they could overflow), so int32 lanes
+  // suffice and the per-value update over the configurations is branch-free.
+  std::array<int32_t, kLanes> bit_count{}, coded{};
+  std::array<int64_t, kLanes> reset_pos{};
+  int32_t active_bits = 0;
+  int active = -1;
+  std::vector<GrcSlice> out;
+  const int64_t n = static_cast<int64_t>(v.size());
+  for (int64_t i = 0; i < n; ++i) {
+    const int32_t* row = &table[static_cast<size_t>(v[static_cast<size_t>(i)]) * kLanes];
+    for (int j = 0; j < kLanes; ++j) {
+      const bool can = row[j] >= 0;
+      const int32_t start = coded[j] ? bit_count[j] : active_bits;
+      bit_count[j] = can ? start + row[j] : bit_count[j] + kCmdCost;
+      coded[j] = can;
+    }
+    int best = -1;
+    int32_t best_bits = std::numeric_limits<int32_t>::max();
+    for (int j = 0; j < n_cfg; ++j) {
+      if (coded[j]) {
+        if (bit_count[j] < best_bits) best_bits = bit_count[j], best = j;
+      } else {
+        reset_pos[static_cast<size_t>(j)] = i + 1;
+      }
+    }
+    if (best < 0) best = 0;
+    const bool must = active < 0 || !coded[active];
+    if (must || (best != active && best_bits + kCmdCost < active_bits)) {
+      if (active >= 0) {
+        if (bit_count[best] < bit_count[active] && reset_pos[best] <= reset_pos[active]) {
+          active = best;
+        } else {
+          out.push_back({active, i});
+        }
+      }
+      active = best;
+    }
+    active_bits = bit_count[active];
+    if (active_bits > (1 << 29)) {
+      // Rebase: only differences between counts matter.
+      const int32_t base = active_bits;
+      for (int j = 0; j < kLanes; ++j) {
+        bit_count[j] = std::max(bit_count[j] - base, -(1 << 29));
+      }
+      active_bits = 0;
+    }
+  }
+  if (out.empty() || out.back().cfg != active) out.push_back({std::max(active, 0), 0});
+  out.back().end = n;
+  return out;
+}
+
+// Bits of `count` GRC-coded values starting at `v` with configuration `param` (a weight or a
+// zero-run chunk of `chunk` positions).
+int64_t GrcBits(const int32_t* v, int64_t count, int param, bool zrun, int uncompressed_bits) {
+  if (count <= 0) return 0;
+  const int div = param & 15, trunc = param >> 4;
+  if (!zrun && trunc == 2) return count * uncompressed_bits;
+  int64_t positions = 0, unary1 = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    const int q = v[i] >> div;
+    if (zrun) {
+      positions += q + 1;
+    } else if (trunc) {
+      positions += 1;
+      unary1 += q > 0;
+    } else {
+      positions += q / 2 + 1;
+      unary1 += (q + 1) / 2;
+    }
+  }
+  const int64_t chunk = zrun && div >= 3 ? 8 : 12;
+  return (positions + chunk - 1) / chunk * chunk + unary1 + count * div;
+}
+
+// Encoded bytes of one MLW stream of zero-corrected weights (-255..255).
+int64_t MlwStreamBytes(const std::vector<int16_t>& w) {
+  const int64_t size = static_cast<int64_t>(w.size());
+  std::array<int64_t, 512> freq{};
+  int64_t total_zeroes = 0, zeroes_in_runs = 0, run = 0;
+  for (int16_t x : w) {
+    ++freq[static_cast<size_t>(x + 256)];
+    if (x == 0) {
+      ++total_zeroes, ++run;
+    } else {
+      if (run >= 2) zeroes_in_runs += run;
+      run = 0;
+    }
+  }
+  if (run >= 2) zeroes_in_runs += run;
+  int64_t common = 0;
+  for (int i = 0; i < 512; ++i) {
+    if (i != 256) common = std::max(common, freq[static_cast<size_t>(i)]);
+  }
+  const bool zero_runs = zeroes_in_runs >= total_zeroes / 2 && total_zeroes > 5 * common;
+  // Palette over sign-folded values (2|v| + sign), most frequent first (ties: larger first).
+  std::array<std::pair<int64_t, int>, 512> order{};
+  int64_t all_cnt = 0;
+  int all_max = 0;
+  std::array<int64_t, 512> by_palval{};
+  for (int v = -255; v < 256; ++v) {
+    if (v == 0 && zero_runs) continue;
+    const int palval = (std::abs(v) << 1) | (v < 0 ? 1 : 0);
+    const int64_t c = freq[static_cast<size_t>(v + 256)];
+    by_palval[static_cast<size_t>(palval)] = c;
+    all_cnt += c;
+    if (c > 0) all_max = std::max(all_max, palval);
+  }
+  for (int i = 0; i < 512; ++i) order[static_cast<size_t>(i)] = {by_palval[static_cast<size_t>(i)], i};
+  int direct_offset = 0;
+  if (all_cnt != 0) {
+    while (direct_offset < 31 && by_palval[static_cast<size_t>(direct_offset)] == 0) ++direct_offset;
+  }
+  std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a > b; });
+  const bool only_palette = order[0].first > 0 && order[32].first == 0;
+  int max_pal = only_palette ? 32 : std::min(32, 511 - all_max);
+  if (max_pal == 1) max_pal = 0;
+  int entries = 0, max_lut = 0;
+  int64_t lut_cnt = 0;
+  std::array<int, 512> pal_index{};
+  pal_index.fill(-1);
+  for (; entries < max_pal; ++entries) {
+    if (order[static_cast<size_t>(entries)].first == 0) break;
+    max_lut = std::max(max_lut, order[static_cast<size_t>(entries)].second);
+    lut_cnt += order[static_cast<size_t>(entries)].first;
+  }
+  const int found = entries;
+  if (entries == 1) entries = 2;
+  int palsize = 0, palbits_val = all_max;
+  if (lut_cnt >= all_cnt / 2) palsize = entries, palbits_val = max_lut;
+  if (palsize > 0) {
+    for (int k = 0; k < found; ++k) pal_index[static_cast<size_t>(order[static_cast<size_t>(k)].second)] = k;
+  }
+  int palbits = 2;
+  while ((1 << palbits) <= palbits_val) ++palbits;
+  int uncompressed_bits = 0;
+  if (only_palette) {
+    while ((1 << uncompressed_bits) < palsize) ++uncompressed_bits;
+  } else if (palsize == 0) {
+    uncompressed_bits = palbits;
+  }
+  auto index_of = [&](int v) {
+    const int palval = (std::abs(v) << 1) | (v < 0 ? 1 : 0);
+    const int k = pal_index[static_cast<size_t>(palval)];
+    return k >= 0 ? k : palsize - direct_offset + palval;
+  };
+  // Coded values (and zero runs).
+  std::vector<int32_t> values, zruns;
+  values.reserve(static_cast<size_t>(size));
+  const bool skip_first_run = all_cnt == 0;  // all zero: the first zero is coded as a value
+  for (int64_t i = 0;;) {
+    if (zero_runs) {
+      int32_t z = 0;
+      if (!skip_first_run || i > 0) {
+        while (i < size && w[static_cast<size_t>(i)] == 0) ++z, ++i;
+      }
+      zruns.push_back(z);
+    }
+    if (i == size) break;
+    values.push_back(index_of(w[static_cast<size_t>(i)]));
+    ++i;
+  }
+  const int64_t nw = static_cast<int64_t>(values.size());
+  std::vector<GrcSlice> ws, zs;
+  if (nw > 0) ws = SearchGrc(values, false, uncompressed_bits);
+  if (zero_runs) {
+    std::vector<int32_t> zr(zruns.begin(), zruns.begin() + std::min<int64_t>(nw + 1,
+                                                                              int64_t(zruns.size())));
+    zs = SearchGrc(zr, true, 0);
+  }
+  constexpr int64_t kMaxSlice = (1 << 15) - 1;
+  int64_t bits = 0, pos = 0;
+  size_t iw = 0, iz = 0;
+  bool new_palette = true, zero_pass = !zruns.empty();
+  while (pos < nw || new_palette || zero_pass) {
+    const int64_t w_len = iw < ws.size() ? std::min(ws[iw].end - pos, kMaxSlice) : 0;
+    const int64_t z_len = iz < zs.size() ? std::min(zs[iz].end - pos, kMaxSlice) : 0;
+    bits += 3 + 15 + 3 + 1 + 1;
+    if (new_palette) bits += 5 + 5 + 3 + int64_t{palsize} * palbits;
+    if (w_len > 0) {
+      bits += GrcBits(values.data() + pos, w_len, kWGrc[ws[iw].cfg], false, uncompressed_bits);
+    }
+    if (zero_runs && z_len != 0) {
+      const int64_t z0 = pos + (new_palette ? 0 : 1);
+      const int64_t zc = std::min<int64_t>(std::max<int64_t>(w_len, 0) + (new_palette ? 1 : 0),
+                                           static_cast<int64_t>(zruns.size()) - z0);
+      if (zc > 0) bits += GrcBits(zruns.data() + z0, zc, kZGrc[zs[iz].cfg], true, 0);
+    }
+    new_palette = false;
+    if (z_len <= 0 && w_len > 0) pos += w_len;
+    else if (w_len <= 0 && z_len > 0) pos += z_len;
+    else pos += std::min(z_len, w_len);
+    if (iw < ws.size() && ws[iw].end <= pos) ++iw;
+    if (iz < zs.size() && zs[iz].end <= pos) ++iz;
+    zero_pass = false;
+    if (w_len <= 0 && z_len <= 0 && pos < nw) break;  // nothing left to code (defensive)
+  }
+  bits += 3;                             // end of stream
+  const int64_t bytes = (bits + 7) / 8;  // byte aligned
+  return (bytes + 15) / 16 * 16;         // padded to 128 bits
+}
+
+// Vela's U55/U65 weight traversal (ethos_u55_weight_encoder): per stream (OFM channels
+// s, s + cores, ...), OFM blocks of the block depth, IFM blocks of 32 channels (16 for
+// part-kernel-first or 16-bit IFMs), sub-kernels of at most 8x8 (over dilation), kernel
+// elements padded to 4 (depthwise, 8-bit part-kernel) or 2 (16-bit part-kernel), OFM
+// micro-blocks, IFM micro-blocks; zero where channels run out.
+struct Traversal {
+  int32_t o, kh, kw, ci;  // weight geometry (depthwise: ci = 1)
+  bool dw, part_kernel, ifm16;
+  int32_t ofm_block, ofm_ublock, ifm_ublock, dil_h, dil_w;
+};
+
+template <typename F>
+void Traverse(const Traversal& t, int32_t cores, int32_t stream, F&& emit) {
+  const int32_t ofm_depth = (t.o - stream + cores - 1) / cores;
+  const int32_t ifm_block = (t.part_kernel || t.ifm16) ? 16 : 32;
+  const int32_t decomp_x = std::max(8 / std::max(t.dil_w, 1), 1);
+  const int32_t decomp_y = std::max(8 / std::max(t.dil_h, 1), 1);
+  const int32_t round = t.dw ? 4 : t.part_kernel ? (t.ifm16 ? 2 : 4) : 1;
+  const int32_t block = std::max((t.ofm_block + cores - 1 - stream) / cores, 1);
+  const int32_t ifm_depth = t.dw ? 1 : t.ci;
+  for (int32_t ob = 0; ob < ofm_depth; ob += block) {
+    const int32_t ob_depth = std::min(block, ofm_depth - ob);
+    for (int32_t ib = 0; ib < (t.dw ? 1 : ifm_depth); ib += ifm_block) {
+      const int32_t ib_depth =
+          t.dw ? t.ifm_ublock : t.part_kernel ? std::min(ifm_block, ifm_depth - ib) : ifm_block;
+      for (int32_t sy = 0; sy < t.kh; sy += decomp_y) {
+        const int32_t sub_h = std::min(t.kh - sy, decomp_y);
+        for (int32_t sx = 0; sx < t.kw; sx += decomp_x) {
+          const int32_t sub_w = std::min(t.kw - sx, decomp_x);
+          const int32_t elems = (sub_w * sub_h + round - 1) / round * round;
+          const int32_t outer_n = t.part_kernel ? ib_depth : 1;
+          const int32_t inner_n = t.part_kernel ? 1 : ib_depth;
+          for (int32_t outer = 0; outer < outer_n; outer += t.ifm_ublock) {
+            for (int32_t ou = 0; ou < ob_depth; ou += t.ofm_ublock) {
+              for (int32_t e = 0; e < elems; ++e) {
+                const int32_t kx = e % sub_w, ky = e / sub_w;
+                for (int32_t inner = 0; inner < inner_n; inner += t.ifm_ublock) {
+                  for (int32_t oz = 0; oz < t.ofm_ublock; ++oz) {
+                    for (int32_t iz = 0; iz < (t.dw ? 1 : t.ifm_ublock); ++iz) {
+                      const int32_t ifm_z = ib + inner + outer + iz;
+                      const int32_t ofm_z = ob + ou + oz;
+                      if (ifm_z < ifm_depth && ofm_z < ofm_depth && ky < sub_h) {
+                        emit(stream + ofm_z * cores, sy + ky, sx + kx, ifm_z);
+                      } else {
+                        emit(-1, 0, 0, 0);
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 int64_t ConstantWeightStreamBytes(int64_t n) {
-  // One value repeated: no entropy, only the coding loss per value.
-  return static_cast<int64_t>(std::ceil(double(n) * kCodingLossBits / 8.0 / 16.0) * 16.0);
+  // One value repeated: a two-entry palette and one bit per value.
+  if (n <= 0) return 0;
+  return MlwStreamBytes(std::vector<int16_t>(static_cast<size_t>(std::min<int64_t>(n, 1 << 26)), 1));
 }
 
 WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const Arch& arch) {
@@ -80,6 +391,35 @@ WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const 
   }
   const BlockConfig bc = FindBlockConfig(arch, op);
   const bool b16 = op.ifm.bits == 16;
+  auto zp_of = [&](int32_t oc) -> int64_t {
+    if (w.quant.zero_point.empty()) return 0;
+    return w.quant.zero_point[std::min<size_t>(
+        w.quant.zero_point.size() > 1 ? static_cast<size_t>(oc) : 0, w.quant.zero_point.size() - 1)];
+  };
+  if (arch.family != EthosUFamily::kU85) {
+    // U55/U65: Vela's traversal and MLW streams, one per core.
+    const Traversal t{o, kh, kw, dw ? 1 : ci, dw, !dw && bc.part_kernel, b16,
+                      std::max(bc.ofm_block.c, 1), std::max(arch.ofm_ublocks[0].c, 1),
+                      std::max(arch.ifm_ublock.c, 1), std::max(op.dh, 1), std::max(op.dw, 1)};
+    const int32_t cores = std::max(std::min(arch.cores, o), 1);
+    std::vector<int16_t> stream;
+    for (int32_t s = 0; s < cores; ++s) {
+      stream.clear();
+      Traverse(t, cores, s, [&](int32_t oc, int32_t y, int32_t x, int32_t c) {
+        if (oc < 0) {
+          stream.push_back(0);
+          return;
+        }
+        const int64_t idx = dw ? (int64_t{y} * kw + x) * o + oc
+                               : ((int64_t{oc} * kh + y) * kw + x) * ci + c;
+        const int32_t v = w.dtype == DType::kInt8 ? int32_t{w.data.as<int8_t>()[idx]}
+                                                  : int32_t{w.data.bytes()[idx]};
+        stream.push_back(static_cast<int16_t>(std::clamp<int64_t>(v - zp_of(oc), -255, 255)));
+      });
+      r.encoded_bytes += MlwStreamBytes(stream);
+    }
+    return r;
+  }
   int32_t k_pad = kh * kw;
   int32_t ci_pad = ci;
   if (dw) {

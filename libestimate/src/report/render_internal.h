@@ -25,6 +25,7 @@ inline std::string FormatName(ModelFormat f) {
     case ModelFormat::kTflite: return "TFLite";
     case ModelFormat::kOnnx: return "ONNX";
     case ModelFormat::kBuilt: return "built";
+    case ModelFormat::kExecuTorch: return "ExecuTorch";
     case ModelFormat::kUnknown: break;
   }
   return "unknown";

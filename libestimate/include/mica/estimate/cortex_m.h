@@ -1,10 +1,15 @@
 // mica estimate — Arm Cortex-M cost model: cycles, RAM and flash of a model run with
 // CMSIS-NN-style int8 kernels (the variant the CPU would run: scalar, DSP or MVE).
 //
-// The model counts executed instructions per operator from the work the kernel does (MACs,
-// im2col elements, outputs, window taps, elements) with per-variant constants calibrated on
-// CMSIS-NN's kernels measured instruction by instruction on QEMU
-// (../shared/reference/cmsis-nn/kernels.csv; test/estimate/cortex_m_test.cc checks every row).
+// Two sets of kernels are described. By default TFLite Micro + CMSIS-NN: the model counts
+// executed instructions per operator from the work the kernel does (MACs, im2col elements,
+// outputs, window taps, elements) with per-variant constants calibrated on CMSIS-NN's kernels
+// measured instruction by instruction on QEMU (../shared/reference/cmsis-nn/kernels.csv and the
+// whole-model totals of ../shared/reference/tflm-cmsis-nn; test/estimate/cortex_m_test.cc checks
+// both), and, where no measurement exists (LSTM, SVDF, depthwise with a channel multiplier),
+// from the loops of the CMSIS-NN sources. With Runtime::kMica, mica's own kernels: per-family
+// loop terms with coefficients solved from mica's own runs on QEMU (CortexMMicaTermsFor below;
+// test/estimate/cortex_m_qemu_test.cc checks them against test/corpus/reference/qemu).
 // Cycles are instructions (CPI 1, which is what the reference measures: QEMU counts
 // instructions, not pipeline stalls) times the CPU's code-generation factor, plus flash wait
 // states on weight loads.
@@ -26,6 +31,17 @@
 //   MUL                     arm_elementwise_mul_s8          call + mul*E
 //   AVERAGE_POOL_2D         arm_avgpool_s8                  call + aout*O + arow*O*KH + aelem*W
 //   MAX_POOL_2D             arm_max_pool_s8                 call + mtap*P*T + mpix*P + mout*O + melem*W
+//   DEPTHWISE, multiplier M>1  arm_depthwise_conv_s8: M%4==0 -> the 4-output tile kernel
+//                           call + P*(pix + Cin*(M/4)*(tile + KH*row + Tv*tap4 + req4));
+//                           else the generic one call + O*(gout + Tv*gtap) (Tv: valid taps)
+//   LSTM (S steps, U units) arm_lstm_unidirectional_s8: per step 4 gates, each two
+//                           vec_mat_mul_result_acc (fmac*MACs + row*rows) and an s16
+//                           activation (plain C on every variant), then s16 elementwise muls:
+//                           call + fmac*MACs + S*U*(8*row + 5*act16 + 3*ew16) + S*step
+//   SVDF (F filters, M memory, U units)  arm_svdf_s8: state shift (memmove), feature matmul,
+//                           time dot products (scalar loop also on MVE, SMLAD blocks on DSP),
+//                           bias + rank reduction, requantization:
+//                           call + fmac*F*K + row*F + F*M*time + F*feat + copy*F*M*b + U*req
 //   SOFTMAX (rows of n)     arm_softmax_s8                  call + rows*(row + n*(cheap + p*exp))
 //                           p = share of inputs within diff_min of the row maximum
 //                           (data-dependent; assumes inputs spread over the int8 range)
@@ -51,6 +67,7 @@
 #ifndef MICA_ESTIMATE_CORTEX_M_H_
 #define MICA_ESTIMATE_CORTEX_M_H_
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -58,6 +75,7 @@
 #include "absl/status/statusor.h"
 #include "mica/estimate/estimate.h"
 #include "mica/estimate/target.h"
+#include "mica/estimate/tflm_arena.h"
 #include "mica/kernels/types.h"
 #include "mica/model/graph.h"
 
@@ -87,6 +105,11 @@ struct CortexMWork {
   // inputs take the exp path).
   int32_t softmax_diff_min = 0;
   bool broadcast = false;           // elementwise with broadcasting (reference kernel)
+  // Recurrent ops: LSTM time steps and units (out_c), input size (in_c); SVDF feature rows
+  // (filters = units x rank) and memory length.
+  int32_t steps = 1;
+  int32_t svdf_features = 0, svdf_memory = 0;
+  int32_t state_bytes = 1;          // bytes per SVDF state element (int8 or int16 state)
 };
 
 // The estimate for one operator on a Cortex-M.
@@ -111,17 +134,70 @@ kernels::Isa CortexMVariant(const CortexMConfig& cpu);
 double CortexMCodeFactor(const CortexMConfig& cpu);
 
 // Costs one kernel call described by `work` with variant `isa` on `cpu` (whose DSP/MVE flags
-// are not consulted: the caller picks the variant, as the calibration test does).
+// are not consulted: the caller picks the variant, as the calibration test does). `runtime`
+// says whose kernels run: TFLite Micro's (and ExecuTorch's) CMSIS-NN, or mica's own
+// (Runtime::kMica, the formulas of CortexMMicaTermsFor).
 CortexMOpCost CortexMKernelCost(const CortexMWork& work, kernels::Isa isa,
-                                const CortexMConfig& cpu);
+                                const CortexMConfig& cpu, Runtime runtime = Runtime::kTflm);
+
+// mica's own kernels (--runtime mica). A call costs sum(coefficient[i] * term[i]); the terms
+// follow the loops of mica's kernel bodies, with L the lanes of one multiply-accumulate step of
+// the variant (1 scalar, 4 DSP, 16 MVE), P output pixels, O output elements, K = KH*KW*Cin,
+// T = KH*KW taps, C channels, R rows of a fully connected layer with N outputs, E elements:
+//
+//   family           t0  t1                t2               t3    t4  t5        t6
+//   conv             1   O*floor(K/L)      O*(K mod L)      O     P   P*K       W/L
+//   conv1x1          1   O*floor(K/L)      O*(K mod L)      O     P   0         W/L
+//   conv_s16         as conv, with the DSP body's L on MVE (16x8 has no MVE body)
+//   depthwise        1   P*T*floor(C/L)    P*T*(C mod L)    O     P   P*T       W/L
+//   fully_connected  1   R*N*floor(K/L)    R*N*(K mod L)    R*N   R   R*K       W/L
+//   transpose_conv   1   O*Te*floor(Ci/L)  O*Te*(Ci mod L)  O     P   P*Te      W/L
+//                        (Te = T / (stride_h*stride_w): taps reaching one output)
+//   add, mul         1   floor(E/L)        E mod L          -     -   -         -
+//   avg/max_pool     1   P*T*floor(C/L)    P*T*(C mod L)    O     P   P*T       -
+//   softmax          1   E*p               E*(1-p)          rows  -   -         -
+//                        (p: share of inputs within diff_min of the maximum, as CMSIS-NN's)
+//   lstm             1   MACs              steps*units      steps -   -         -  (scalar)
+//   copy             1   bytes             -                rows  -   -         -
+//   dispatch         1 per operator (the device runtime's loop and hooks)
+//
+// (W = weight elements: per-call work over the filter, e.g. the per-channel sums of the
+// weights MVE bodies fold the input offset with. "x mod L" counts the remainder steps: single
+// elements on scalar and DSP; on MVE one predicated step for a dot product (conv, FC) and
+// ceil((x mod 16) / 4) 4-lane steps for a channel loop (depthwise, pools, transpose conv).)
+//
+// The coefficients (libestimate/src/cortex_m/cost_table.cc) are solved per family and variant
+// from mica's own runs on QEMU (bench/cortex_m_vs_qemu.py, which re-measures and prints a new
+// table when the kernels change). Work outside these families (and families without
+// coefficients for a variant) is costed with the CMSIS-NN formulas.
+inline constexpr int kCortexMMicaTerms = 7;
+struct CortexMMicaTerms {
+  std::string family;  // "conv", "depthwise", ...; empty when no mica family applies
+  std::array<double, kCortexMMicaTerms> terms{};
+};
+
+// Returns the terms of one call of mica's kernel for `work` with variant `isa`.
+CortexMMicaTerms CortexMMicaTermsFor(const CortexMWork& work, kernels::Isa isa);
+
+// Returns the names of mica's kernel families, in table order (the last is "dispatch").
+std::vector<std::string> CortexMMicaFamilies();
+
+// Sets `*out` to the table's coefficients of `family` for `isa`; false when it has none.
+bool CortexMMicaCoefficients(const std::string& family, kernels::Isa isa,
+                             std::array<double, kCortexMMicaTerms>* out);
 
 // Describes operator `op_index` of the main subgraph as kernel work. InvalidArgument when its
 // tensors are inconsistent (rank, shapes), naming the operator.
 absl::StatusOr<CortexMWork> DescribeCortexMWork(const Graph& graph, int op_index);
 
-// Costs operator `op_index` of the main subgraph on `cpu` with the variant it would run.
+// Costs operator `op_index` of the main subgraph on `cpu` with the variant it would run (or
+// `isa` when given) and the kernels of `runtime`.
 absl::StatusOr<CortexMOpCost> CortexMOpCostFor(const Graph& graph, int op_index,
-                                               const CortexMConfig& cpu);
+                                               const CortexMConfig& cpu,
+                                               Runtime runtime = Runtime::kTflm);
+absl::StatusOr<CortexMOpCost> CortexMOpCostFor(const Graph& graph, int op_index,
+                                               const CortexMConfig& cpu, kernels::Isa isa,
+                                               Runtime runtime);
 
 // Returns the activation arena peak in bytes of the main subgraph: non-constant tensors placed
 // by a greedy first-fit planner over their lifetimes (largest first, 16-byte aligned; libmodel's
@@ -130,8 +206,11 @@ int64_t CortexMArenaBytes(const Graph& graph);
 
 // Estimates the whole model on the Cortex-M profile `profile` (kind kCortexM): per-op cycles and
 // kernels, totals, RAM (arena + largest scratch) and flash (weights + code) in
-// memory_used_bytes[kSram] / [kOnChipFlash].
-absl::StatusOr<Estimate> EstimateCortexM(const Graph& graph, const TargetProfile& profile);
+// memory_used_bytes[kSram] / [kOnChipFlash]. `runtime` picks the kernels costed (CMSIS-NN under
+// TFLite Micro by default, mica's own with Runtime::kMica); the memory figures stay TFLite
+// Micro's (AddRuntimeMemory replaces them).
+absl::StatusOr<Estimate> EstimateCortexM(const Graph& graph, const TargetProfile& profile,
+                                         Runtime runtime = Runtime::kTflm);
 
 }  // namespace estimate
 }  // namespace mica

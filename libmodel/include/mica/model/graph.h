@@ -30,7 +30,7 @@ struct Subgraph {
 };
 
 // Where a Graph came from.
-enum class ModelFormat : uint8_t { kUnknown, kTflite, kOnnx, kBuilt };
+enum class ModelFormat : uint8_t { kUnknown, kTflite, kOnnx, kBuilt, kExecuTorch };
 
 struct Graph {
   std::vector<Subgraph> subgraphs;  // subgraphs[0] is the entry point

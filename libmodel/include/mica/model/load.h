@@ -1,7 +1,7 @@
 // mica — loading and saving model files.
 //
-// LoadModel picks the reader from the file's contents (TFLite's "TFL3" identifier, else ONNX
-// protobuf) and validates the result: a malformed file gives an error naming the file and
+// LoadModel picks the reader from the file's contents (TFLite's "TFL3" identifier,
+// ExecuTorch's "ET12" program and "BP08" bundled-program identifiers, else ONNX protobuf) and validates the result: a malformed file gives an error naming the file and
 // the subgraph, operator or tensor at fault, never a crash.
 //
 //   absl::StatusOr<mica::Graph> g = mica::LoadModel(path);
@@ -23,8 +23,50 @@ namespace mica {
 // Maximum model file size mica reads (larger files are refused, not truncated).
 inline constexpr size_t kMaxModelBytes = kMaxFileBytes;
 
-// Loads a TFLite or ONNX model, choosing the reader from the contents.
+// Loads a TFLite, ExecuTorch (.pte, or the program of a .bpte) or ONNX model, choosing the
+// reader from the contents.
 absl::StatusOr<Graph> LoadModel(const std::string& path);
+
+// Parses an ExecuTorch program (.pte) or the program inside a bundled program (.bpte) already
+// in memory: the first execution plan becomes the main subgraph. Tensors keep their memory
+// order (a channels-last activation is NHWC in the IR; a contiguous NCHW one gets transposes
+// around the operators that need channels-last); quantization comes from the operators'
+// arguments. Operators mica does not map, and delegate calls, load as opaque operators with
+// a reason.
+absl::StatusOr<Graph> LoadExecuTorch(std::shared_ptr<const std::vector<uint8_t>> bytes,
+                                     const std::string& origin);
+
+// One tensor of a bundled test case. `bytes` are in memory order; `shape` is the dimensions in
+// that order (the layout the IR gives the graph's inputs and outputs). Test data are the bytes
+// the runtime copies into the method's own input/output tensor, so when the sizes match they
+// take that tensor's dim order (ExecuTorch 1.5.1 records a contiguous dim order for
+// channels-last data whose bytes are the channels-last storage); otherwise the recorded one.
+struct BundledTensor {
+  DType dtype = DType::kFloat32;
+  std::vector<int32_t> shape;
+  std::vector<uint8_t> bytes;
+  std::vector<int32_t> sizes;    // logical sizes, as in the file
+  bool dim_order_given = false;  // the file records a dim order
+};
+
+// Inputs and expected outputs of one test case of a bundled program.
+struct BundledTestCase {
+  std::vector<BundledTensor> inputs;
+  std::vector<BundledTensor> expected_outputs;
+};
+
+// A bundled program (.bpte): the loaded program and the test cases of its first method.
+struct BundledProgram {
+  Graph graph;
+  std::string method;
+  std::vector<BundledTestCase> test_cases;
+};
+
+// Returns true when the file's first bytes carry the bundled-program identifier ("BP08").
+bool IsBundledProgram(const std::vector<uint8_t>& bytes);
+
+// Loads a bundled program (.bpte) from `path`.
+absl::StatusOr<BundledProgram> LoadBundledProgram(const std::string& path);
 
 // Parses a TFLite flatbuffer already in memory. `origin` names it in error messages.
 // The returned Graph keeps `bytes` alive and its constants point into it.

@@ -1,0 +1,228 @@
+// The calibration shapes of mica's Cortex-M estimate for its own kernels: single-operator int8
+// models over a grid of shapes (channels 1..256, kernels 1x1..5x5, strides 1 and 2, fully
+// connected 8..1024 deep, elementwise, pools, softmax), built and quantized in-process with a
+// fixed seed. bench/cortex_m_vs_qemu.py writes them to files (the "[.cortex-m-shapes-write]"
+// case), measures them on QEMU beside the corpus, and the coefficients of the cost table are
+// solved from these shapes only; the corpus and the shared models validate them.
+#ifndef MICA_TEST_ESTIMATE_CORTEX_M_SHAPES_H_
+#define MICA_TEST_ESTIMATE_CORTEX_M_SHAPES_H_
+
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "mica/base/status_macros.h"
+#include "mica/model/builder.h"
+#include "mica/quant/observer.h"
+#include "mica/quant/quantize.h"
+#include "mica/runtime/executor.h"
+
+namespace mica {
+namespace estimate {
+namespace shapes {
+
+struct Shape {
+  std::string name;
+  std::function<void(GraphBuilder&)> build;  // adds one operator (inputs and output included)
+};
+
+inline void ConvModel(GraphBuilder& b, int hw, int cin, int cout, int k, int stride) {
+  const int32_t x = b.Input("x", {1, hw, hw, cin});
+  Conv2DAttrs a;
+  a.padding = Padding::kSame;
+  a.stride_h = a.stride_w = stride;
+  b.Output(b.Conv2D(x, b.HeWeights("w", {cout, k, k, cin}), b.RandomBias("b", cout), a));
+}
+
+inline void DepthwiseModel(GraphBuilder& b, int hw, int c, int k, int stride) {
+  const int32_t x = b.Input("x", {1, hw, hw, c});
+  DepthwiseConv2DAttrs a;
+  a.padding = Padding::kSame;
+  a.stride_h = a.stride_w = stride;
+  b.Output(b.DepthwiseConv2D(x, b.HeWeights("w", {1, k, k, c}, true), b.RandomBias("b", c), a));
+}
+
+inline void FcModel(GraphBuilder& b, int rows, int k, int n) {
+  const int32_t x = b.Input("x", {rows, k});
+  b.Output(b.FullyConnected(x, b.HeWeights("w", {n, k}), b.RandomBias("b", n)));
+}
+
+inline void PoolModel(GraphBuilder& b, bool max, int h, int w, int c, int k, int stride) {
+  const int32_t x = b.Input("x", {1, h, w, c});
+  Pool2DAttrs a;
+  a.filter_h = a.filter_w = k;
+  a.stride_h = a.stride_w = stride;
+  b.Output(max ? b.MaxPool2D(x, a) : b.AveragePool2D(x, a));
+}
+
+inline std::vector<Shape> CalibrationShapes() {
+  std::vector<Shape> s;
+  auto conv = [&](int hw, int cin, int cout, int k, int stride) {
+    s.push_back({"shape_conv" + std::to_string(k) + "x" + std::to_string(k) + "s" +
+                     std::to_string(stride) + "_" + std::to_string(hw) + "x" + std::to_string(cin) +
+                     "to" + std::to_string(cout),
+                 [=](GraphBuilder& b) { ConvModel(b, hw, cin, cout, k, stride); }});
+  };
+  conv(16, 1, 8, 3, 1);
+  conv(16, 3, 8, 3, 2);
+  conv(12, 3, 16, 3, 1);
+  conv(16, 8, 16, 3, 1);
+  conv(8, 16, 32, 3, 1);
+  conv(8, 24, 24, 3, 2);
+  conv(6, 32, 32, 3, 1);
+  conv(4, 64, 64, 3, 1);
+  conv(8, 5, 12, 5, 1);
+  conv(6, 40, 20, 3, 1);
+  conv(10, 2, 6, 5, 2);
+  // 1x1 stride 1 (the 1x1 family) and stride 2 (im2col).
+  conv(16, 8, 16, 1, 1);
+  conv(8, 16, 48, 1, 1);
+  conv(8, 24, 24, 1, 1);
+  conv(6, 32, 64, 1, 1);
+  conv(4, 64, 128, 1, 1);
+  conv(4, 128, 32, 1, 1);
+  conv(2, 256, 256, 1, 1);
+  conv(3, 200, 40, 1, 1);
+  conv(10, 3, 20, 1, 1);
+  conv(12, 10, 7, 1, 1);
+  conv(8, 32, 32, 1, 2);
+  // Tiny ones pin the per-call costs.
+  conv(3, 4, 4, 3, 1);
+  conv(2, 8, 8, 1, 1);
+  conv(1, 16, 4, 1, 1);
+  conv(4, 2, 3, 3, 2);
+  auto dw = [&](int hw, int c, int k, int stride) {
+    s.push_back({"shape_dw" + std::to_string(k) + "x" + std::to_string(k) + "s" +
+                     std::to_string(stride) + "_" + std::to_string(hw) + "x" + std::to_string(c),
+                 [=](GraphBuilder& b) { DepthwiseModel(b, hw, c, k, stride); }});
+  };
+  dw(16, 8, 3, 1);
+  dw(16, 16, 3, 2);
+  dw(8, 32, 3, 1);
+  dw(8, 64, 3, 2);
+  dw(4, 128, 3, 1);
+  dw(4, 256, 3, 1);
+  dw(10, 24, 3, 1);
+  dw(12, 12, 3, 1);
+  dw(8, 40, 5, 1);
+  dw(12, 3, 3, 1);
+  dw(6, 72, 5, 2);
+  dw(3, 8, 3, 1);
+  dw(2, 4, 3, 2);
+  auto fc = [&](int rows, int k, int n) {
+    s.push_back({"shape_fc_" + std::to_string(rows) + "x" + std::to_string(k) + "to" +
+                     std::to_string(n),
+                 [=](GraphBuilder& b) { FcModel(b, rows, k, n); }});
+  };
+  fc(1, 64, 10);
+  fc(1, 128, 32);
+  fc(1, 256, 64);
+  fc(1, 640, 128);
+  fc(1, 100, 20);
+  fc(1, 33, 7);
+  fc(1, 1024, 16);
+  fc(1, 16, 256);
+  fc(1, 8, 8);
+  fc(4, 64, 64);
+  fc(1, 300, 2);
+  fc(1, 4, 2);
+  auto ew = [&](bool mul, int h, int w, int c) {
+    s.push_back({std::string(mul ? "shape_mul_" : "shape_add_") + std::to_string(h) + "x" +
+                     std::to_string(w) + "x" + std::to_string(c),
+                 [=](GraphBuilder& b) {
+                   const int32_t x = b.Input("x", {1, h, w, c});
+                   const int32_t y = b.Input("y", {1, h, w, c});
+                   b.Output(mul ? b.Mul(x, y) : b.Add(x, y));
+                 }});
+  };
+  ew(false, 8, 8, 16);
+  ew(false, 5, 7, 3);
+  ew(false, 16, 16, 32);
+  ew(false, 1, 1, 100);
+  ew(false, 1, 1, 4);
+  ew(true, 8, 8, 16);
+  ew(true, 5, 7, 3);
+  auto pool = [&](bool max, int h, int w, int c, int k, int stride) {
+    s.push_back({std::string(max ? "shape_maxpool" : "shape_avgpool") + std::to_string(k) + "s" +
+                     std::to_string(stride) + "_" + std::to_string(h) + "x" + std::to_string(w) +
+                     "x" + std::to_string(c),
+                 [=](GraphBuilder& b) { PoolModel(b, max, h, w, c, k, stride); }});
+  };
+  pool(false, 8, 8, 32, 8, 8);
+  pool(false, 4, 4, 100, 4, 4);
+  pool(false, 16, 16, 8, 2, 2);
+  pool(false, 12, 12, 3, 3, 3);
+  pool(true, 16, 16, 8, 2, 2);
+  pool(true, 8, 8, 32, 2, 2);
+  pool(true, 15, 15, 16, 3, 2);
+  pool(true, 6, 6, 100, 2, 2);
+  pool(false, 2, 2, 4, 2, 2);
+  pool(true, 2, 2, 4, 2, 2);
+  auto softmax = [&](int rows, int n) {
+    s.push_back({"shape_softmax_" + std::to_string(rows) + "x" + std::to_string(n),
+                 [=](GraphBuilder& b) {
+                   b.Output(b.Softmax(b.Input("x", {rows, n})));
+                 }});
+  };
+  softmax(1, 2);
+  softmax(1, 10);
+  softmax(1, 100);
+  softmax(8, 16);
+  // Logits from a fully connected layer: a wider input range, so fewer inputs within diff_min
+  // of the maximum take the exponential.
+  auto fc_softmax = [&](int k, int n) {
+    s.push_back({"shape_fc_softmax_" + std::to_string(k) + "to" + std::to_string(n),
+                 [=](GraphBuilder& b) {
+                   const int32_t x = b.Input("x", {1, k});
+                   const int32_t w = b.RandomConstant("w", {n, k}, -2.0f, 2.0f);
+                   b.Output(b.Softmax(b.FullyConnected(x, w, b.RandomBias("b", n))));
+                 }});
+  };
+  fc_softmax(64, 10);
+  fc_softmax(256, 12);
+  fc_softmax(32, 40);
+  return s;
+}
+
+// Builds shape `s` as an int8 graph: float build, calibration over 4 seeded random inputs in
+// [-1, 1), then the quantization pass (int8 inputs and outputs).
+inline absl::StatusOr<Graph> BuildInt8(const Shape& s) {
+  GraphBuilder b(s.name, /*seed=*/11);
+  s.build(b);
+  MICA_ASSIGN_OR_RETURN(Graph fg, b.Build());
+  MICA_ASSIGN_OR_RETURN(auto exec, runtime::Executor::Create(fg));
+  quant::RangeCollector ranges;
+  exec->SetTensorObserver([&](int32_t index, const runtime::TensorView& v) {
+    if (v.dtype == DType::kFloat32) {
+      ranges.Observe(index, v.as<float>(), static_cast<size_t>(v.num_elements()));
+    }
+  });
+  SeededRng rng(29);
+  for (int sample = 0; sample < 4; ++sample) {
+    std::vector<runtime::HostTensor> inputs;
+    for (int32_t in : fg.main().inputs) {
+      const Tensor& t = fg.main().tensors[static_cast<size_t>(in)];
+      runtime::HostTensor h;
+      h.dtype = DType::kFloat32;
+      h.shape = t.shape;
+      std::vector<float> v(static_cast<size_t>(t.num_elements()));
+      for (float& x : v) x = rng.Symmetric(1.0f);
+      h.bytes.resize(v.size() * sizeof(float));
+      std::memcpy(h.bytes.data(), v.data(), h.bytes.size());
+      inputs.push_back(std::move(h));
+    }
+    MICA_RETURN_IF_ERROR(exec->Run(inputs).status());
+  }
+  exec->SetTensorObserver(nullptr);
+  return quant::QuantizeGraph(fg, ranges.ranges(), {});
+}
+
+}  // namespace shapes
+}  // namespace estimate
+}  // namespace mica
+
+#endif  // MICA_TEST_ESTIMATE_CORTEX_M_SHAPES_H_

@@ -1,0 +1,199 @@
+// The ExecuTorch reader on programs exported by ExecuTorch 1.5.1 (test/executorch/: the
+// Cortex-M flow's int8 programs and a portable float one), and on hostile variants of them.
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mica/model/load.h"
+#include "mica/model/op_info.h"
+#include "testing/catch.h"
+#include "testing/shared.h"
+
+namespace mica {
+namespace {
+
+std::string Data(const std::string& name) {
+  return testing::SourceDir() + "/test/executorch/" + name;
+}
+
+std::vector<std::string> OpNames(const Graph& g) {
+  std::vector<std::string> out;
+  for (const Operator& op : g.main().ops) out.emplace_back(op.name());
+  return out;
+}
+
+bool HasOp(const Graph& g, OpKind k) {
+  const auto& ops = g.main().ops;
+  return std::any_of(ops.begin(), ops.end(), [k](const Operator& op) { return op.kind == k; });
+}
+
+absl::StatusOr<Graph> LoadBytes(std::vector<uint8_t> bytes) {
+  return LoadExecuTorch(std::make_shared<const std::vector<uint8_t>>(std::move(bytes)), "x.pte");
+}
+
+TEST_CASE("A portable float program loads with NCHW tensors and transposes around convs",
+          "[pte]") {
+  absl::StatusOr<Graph> g = LoadModel(Data("tiny_float.pte"));
+  REQUIRE(g.ok());
+  CHECK(g->source_format == ModelFormat::kExecuTorch);
+  const Subgraph& sg = g->main();
+  REQUIRE(sg.inputs.size() == 1);
+  REQUIRE(sg.outputs.size() == 1);
+  CHECK(sg.tensors[sg.inputs[0]].shape == std::vector<int32_t>{1, 3, 8, 8});
+  CHECK(sg.tensors[sg.inputs[0]].dtype == DType::kFloat32);
+  CHECK(sg.tensors[sg.outputs[0]].shape == std::vector<int32_t>{1, 5});
+  CAPTURE(OpNames(*g));
+  for (OpKind k : {OpKind::kConv2D, OpKind::kDepthwiseConv2D, OpKind::kRelu, OpKind::kAdd,
+                   OpKind::kAveragePool2D, OpKind::kMaxPool2D, OpKind::kFullyConnected,
+                   OpKind::kSoftmax, OpKind::kTranspose}) {
+    CAPTURE(OpKindName(k));
+    CHECK(HasOp(*g, k));
+  }
+  CHECK_FALSE(HasOp(*g, OpKind::kOpaque));
+  // Conv weights became OHWI: [8, 3, 3, 3] and depthwise 1HW(C*M): [1, 3, 3, 8].
+  for (const Operator& op : sg.ops) {
+    if (op.kind == OpKind::kDepthwiseConv2D) {
+      CHECK(sg.tensors[op.inputs[1]].shape == std::vector<int32_t>{1, 3, 3, 8});
+    }
+  }
+  CHECK(g->metadata.at("executorch.method") == "forward");
+}
+
+TEST_CASE("A Cortex-M int8 program maps every operator and keeps channels-last tensors",
+          "[pte]") {
+  absl::StatusOr<Graph> g = LoadModel(Data("tiny_conv.pte"));
+  REQUIRE(g.ok());
+  const Subgraph& sg = g->main();
+  CAPTURE(OpNames(*g));
+  // The input is channels-last in the program: NHWC in memory, NHWC in the IR.
+  CHECK(sg.tensors[sg.inputs[0]].shape == std::vector<int32_t>{1, 8, 8, 3});
+  for (OpKind k : {OpKind::kQuantize, OpKind::kConv2D, OpKind::kDepthwiseConv2D, OpKind::kAdd,
+                   OpKind::kPad, OpKind::kAveragePool2D, OpKind::kMaxPool2D,
+                   OpKind::kFullyConnected, OpKind::kSoftmax, OpKind::kDequantize}) {
+    CAPTURE(OpKindName(k));
+    CHECK(HasOp(*g, k));
+  }
+  CHECK_FALSE(HasOp(*g, OpKind::kOpaque));
+  // No transposes around the convolutions: the program's activations are channels-last.
+  int transposes = 0;
+  for (const Operator& op : sg.ops) transposes += op.kind == OpKind::kTranspose;
+  CHECK(transposes == 1);  // the program's own copy to contiguous order before the linear
+  // Every int8 activation carries per-tensor quantization; weights per-channel scales.
+  for (const Operator& op : sg.ops) {
+    for (int32_t t : op.outputs) {
+      if (sg.tensors[t].dtype == DType::kInt8) {
+        CAPTURE(sg.tensors[t].name);
+        CHECK(sg.tensors[t].quant.scale.size() == 1);
+        CHECK(sg.tensors[t].quant.scale[0] > 0.0f);
+      }
+    }
+    if (op.kind == OpKind::kConv2D) CHECK(sg.tensors[op.inputs[1]].quant.scale.size() == 8);
+  }
+  CHECK(g->metadata.count("executorch.quantization") == 1);
+}
+
+TEST_CASE("A bundled program gives its program and its test case", "[pte]") {
+  absl::StatusOr<BundledProgram> b = LoadBundledProgram(Data("tiny_conv.bpte"));
+  REQUIRE(b.ok());
+  CHECK(b->method == "forward");
+  REQUIRE(b->test_cases.size() == 1);
+  const Subgraph& sg = b->graph.main();
+  REQUIRE(b->test_cases[0].inputs.size() == 1);
+  REQUIRE(b->test_cases[0].expected_outputs.size() == 1);
+  const BundledTensor& in = b->test_cases[0].inputs[0];
+  CHECK(in.dtype == DType::kFloat32);
+  CHECK(in.shape == sg.tensors[sg.inputs[0]].shape);  // memory order, as the graph's input
+  CHECK(in.bytes.size() == 4u * 8 * 8 * 3);
+  CHECK(b->test_cases[0].expected_outputs[0].shape == std::vector<int32_t>{1, 5});
+  // The same file through LoadModel gives the program.
+  absl::StatusOr<Graph> g = LoadModel(Data("tiny_conv.bpte"));
+  REQUIRE(g.ok());
+  CHECK(g->main().ops.size() == sg.ops.size());
+  // A .pte is not a bundled program.
+  CHECK_FALSE(LoadBundledProgram(Data("tiny_conv.pte")).ok());
+}
+
+TEST_CASE("Operators mica does not map load as opaque ones with a reason", "[pte]") {
+  std::vector<uint8_t> bytes = testing::ReadFile(Data("tiny_float.pte"));
+  // Rename the program's relu operator ("aten::relu" -> "aten::relv"): same length, so the
+  // flatbuffer stays valid.
+  const std::string from = "aten::relu";
+  auto it = std::search(bytes.begin(), bytes.end(), from.begin(), from.end());
+  REQUIRE(it != bytes.end());
+  it[from.size() - 1] = 'v';
+  absl::StatusOr<Graph> g = LoadBytes(bytes);
+  REQUIRE(g.ok());
+  int opaque = 0;
+  for (const Operator& op : g->main().ops) {
+    if (op.kind != OpKind::kOpaque) continue;
+    ++opaque;
+    CHECK(op.opaque_name == "aten::relv.out");
+    CHECK(op.opaque_reason == "not an operator mica maps");
+    REQUIRE(op.inputs.size() == 1);
+    REQUIRE(op.outputs.size() == 1);
+    CHECK(g->main().tensors[op.outputs[0]].shape == std::vector<int32_t>{1, 8, 8, 8});
+  }
+  CHECK(opaque == 2);
+  CHECK_FALSE(HasOp(*g, OpKind::kRelu));
+}
+
+// Every truncation and many single-byte corruptions of a valid program either load into a
+// valid graph or fail with one line naming the file.
+TEST_CASE("Hostile programs: truncations and corruptions are refused in one line", "[pte]") {
+  for (const char* name : {"tiny_conv.pte", "tiny_float.pte", "tiny_conv.bpte"}) {
+    const std::vector<uint8_t> good = testing::ReadFile(Data(name));
+    REQUIRE(LoadBytes(good).ok());
+    auto check = [](const absl::StatusOr<Graph>& g) {
+      if (g.ok()) return;
+      const std::string msg(g.status().message());
+      CAPTURE(msg);
+      CHECK(msg.rfind("x.pte: ", 0) == 0);
+      CHECK(msg.find('\n') == std::string::npos);
+    };
+    for (size_t n = 0; n < good.size(); n += 1 + n / 16) {
+      check(LoadBytes(std::vector<uint8_t>(good.begin(), good.begin() + n)));
+    }
+    for (size_t i = 0; i < good.size(); i += 3) {
+      std::vector<uint8_t> bad = good;
+      bad[i] ^= static_cast<uint8_t>(0x5a + i);
+      check(LoadBytes(bad));
+    }
+  }
+}
+
+TEST_CASE("Hostile programs: extended header and segments outside the file", "[pte]") {
+  const std::vector<uint8_t> good = testing::ReadFile(Data("tiny_conv.pte"));
+  REQUIRE(good.size() > 40);
+  REQUIRE(std::memcmp(good.data() + 8, "eh00", 4) == 0);
+  auto put64 = [](std::vector<uint8_t>& b, size_t at, uint64_t v) {
+    for (int i = 0; i < 8; ++i) b[at + i] = static_cast<uint8_t>(v >> (8 * i));
+  };
+  std::vector<uint8_t> bad = good;
+  put64(bad, 16, good.size() + 1);  // program size past the end
+  absl::StatusOr<Graph> g = LoadBytes(bad);
+  REQUIRE_FALSE(g.ok());
+  CHECK_THAT(std::string(g.status().message()), Catch::Contains("program size"));
+  bad = good;
+  put64(bad, 24, uint64_t{1} << 40);  // segments far past the end
+  g = LoadBytes(bad);
+  REQUIRE_FALSE(g.ok());
+  CHECK_THAT(std::string(g.status().message()), Catch::Contains("past the end"));
+  // The file cut right after its flatbuffer: the constant segment is gone.
+  uint64_t program_size = 0;
+  for (int i = 7; i >= 0; --i) program_size = (program_size << 8) | good[16 + i];
+  REQUIRE(program_size < good.size());
+  g = LoadBytes(std::vector<uint8_t>(good.begin(), good.begin() + program_size));
+  REQUIRE_FALSE(g.ok());
+  CHECK_THAT(std::string(g.status().message()), Catch::Contains("past the end of the"));
+  // Another program format version is named.
+  bad = good;
+  bad[6] = '1', bad[7] = '0';
+  g = LoadBytes(bad);
+  REQUIRE_FALSE(g.ok());
+  CHECK_THAT(std::string(g.status().message()), Catch::Contains("'ET10' is not supported"));
+}
+
+}  // namespace
+}  // namespace mica
