@@ -50,6 +50,14 @@ class Net {
     x.data = g_.AddConstData(std::move(bytes));
     return id;
   }
+  // An int32 constant with the given values (PAD's paddings, axes).
+  int32_t Ints(const std::string& name, std::vector<int32_t> shape, const std::vector<int32_t>& v) {
+    const int32_t id = Tensor8(name, std::move(shape), DType::kInt32);
+    std::vector<uint8_t> bytes(v.size() * 4);
+    if (!v.empty()) std::memcpy(bytes.data(), v.data(), bytes.size());
+    sg().tensors[id].data = g_.AddConstData(std::move(bytes));
+    return id;
+  }
   int32_t Bias(const std::string& name, int32_t n) {
     const int32_t id = Tensor8(name, {n}, DType::kInt32);
     sg().tensors[id].data = g_.AddConstData(std::vector<uint8_t>(size_t(n) * 4, 0));

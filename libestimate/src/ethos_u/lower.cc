@@ -94,6 +94,9 @@ class Lowerer {
   bool TryFuseActivation(int32_t i, Act act);
   bool TryFoldPad(int32_t i);
   bool TryPadInPlace(int32_t i);
+  // Whether a concatenation input is one an NPU operation produced for it alone (Vela's
+  // producer writes it into the output's slice).
+  bool TryWriteIntoSlice(int32_t in, int32_t out);
 
   const Subgraph& sg_;
   const EthosUConfig& cfg_;
@@ -217,20 +220,47 @@ bool Lowerer::TryFoldPad(int32_t i) {
   if (consumers_[out] != 1 || is_output_[out]) return false;
   const Tensor& ti = sg_.tensors[in];
   const Tensor& to = sg_.tensors[out];
+  // 4-D [N, H, W, C], or a 1-D convolution's 3-D [N, W, C] (padded along W only).
+  const bool one_d = ti.shape.size() == 3;
   if (ti.dtype != to.dtype || ti.quant.scale != to.quant.scale ||
-      ti.quant.zero_point != to.quant.zero_point || ti.shape.size() != 4) {
+      ti.quant.zero_point != to.quant.zero_point || (ti.shape.size() != 4 && !one_d)) {
     return false;
   }
   const std::vector<int64_t> pad = ConstInts(sg_.tensors[o.inputs[1]]);
-  if (pad.size() != 8 || pad[0] != 0 || pad[1] != 0 || pad[6] != 0 || pad[7] != 0) return false;
-  const int64_t top = pad[2], bottom = pad[3], left = pad[4], right = pad[5];
-  // The consumer: the next operator reading the PAD's output as its input 0, on the NPU.
-  int32_t c = -1;
-  for (int32_t j = i + 1; j < static_cast<int32_t>(sg_.ops.size()) && c < 0; ++j) {
-    for (size_t k = 0; k < sg_.ops[j].inputs.size(); ++k) {
-      if (sg_.ops[j].inputs[k] == out) c = k == 0 ? j : -2;
+  int64_t top = 0, bottom = 0, left = 0, right = 0;
+  if (one_d) {
+    if (pad.size() != 6 || pad[0] != 0 || pad[1] != 0 || pad[4] != 0 || pad[5] != 0) return false;
+    left = pad[2], right = pad[3];
+  } else {
+    if (pad.size() != 8 || pad[0] != 0 || pad[1] != 0 || pad[6] != 0 || pad[7] != 0) return false;
+    top = pad[2], bottom = pad[3], left = pad[4], right = pad[5];
+  }
+  // The consumer: the next operator reading the PAD's output as its input 0, on the NPU; for a
+  // 1-D PAD, through the RESHAPE / EXPAND_DIMS that makes the convolution's [N, 1, W, C] IFM.
+  auto next_reader = [&](int32_t from, int32_t t) {
+    int32_t c = -1;
+    for (int32_t j = from + 1; j < static_cast<int32_t>(sg_.ops.size()) && c < 0; ++j) {
+      for (size_t k = 0; k < sg_.ops[j].inputs.size(); ++k) {
+        if (sg_.ops[j].inputs[k] == t) c = k == 0 ? j : -2;
+      }
+      if (c == -2) return -2;
     }
-    if (c == -2) return false;
+    return c;
+  };
+  int32_t c = next_reader(i, out);
+  if (one_d && c >= 0) {
+    const Operator& r = sg_.ops[c];
+    if ((r.kind != OpKind::kReshape && r.kind != OpKind::kExpandDims) || r.outputs.empty() ||
+        !lw_.cpu_reasons[c].empty()) {
+      return false;
+    }
+    const int32_t t = r.outputs[0];
+    const std::vector<int32_t>& s4 = sg_.tensors[t].shape;
+    if (consumers_[t] != 1 || is_output_[t] || s4.size() != 4 || s4[0] != 1 || s4[1] != 1 ||
+        s4[2] != to.shape[1] || s4[3] != to.shape[2]) {
+      return false;
+    }
+    c = next_reader(c, t);
   }
   if (c < 0 || !lw_.cpu_reasons[c].empty()) return false;
   const Operator& co = sg_.ops[c];
@@ -257,7 +287,10 @@ bool Lowerer::TryFoldPad(int32_t i) {
   } else {
     return false;
   }
-  if (top > kh / 2 || bottom > kh / 2 || left > kw / 2 || right > kw / 2) return false;
+  // A 1-D causal padding (all of the dilated kernel minus one on the leading side, as in a
+  // TCN) is folded too: Vela's tables for such models have no PAD rows.
+  const int64_t left_max = one_d ? kw - 1 : kw / 2;
+  if (top > kh / 2 || bottom > kh / 2 || left > left_max || right > kw / 2) return false;
   auto leading_ok = [](int64_t lead, int32_t stride, int32_t k) {
     return lead == k / 2 || k / 2 <= stride || (stride > 0 && lead % stride == 0);
   };
@@ -310,17 +343,41 @@ bool Lowerer::TryPadInPlace(int32_t i) {
   lw_.fmaps[Fmap(in)].alias_of = Fmap(out);
   FmRef y = Out(o);
   const int32_t bits = y.bits;
+  // Each border is copied from a constant of the pad value (Vela's tables: these copies read
+  // the border's size from the constants' memory).
   auto border = [&](const char* side, int64_t h, int64_t w) {
     if (h <= 0 || w <= 0) return;
     FmRef part = y;
     part.shape = {static_cast<int32_t>(h), static_cast<int32_t>(w), c};
-    Copy(i, absl::StrCat("Pad/MemoryCopy/", side), TempRef(part.shape, bits), part);
+    FmRef fill;  // id -1: a constant operand
+    fill.shape = part.shape;
+    fill.bits = bits;
+    Copy(i, absl::StrCat("Pad/MemoryCopy/", side), fill, part);
   };
   border("top", pad[2], ow);
   border("bottom", pad[3], ow);
   border("left", ih, pad[4]);
   border("right", ih, pad[5]);
   lw_.ir_note[i] = absl::StrCat("producer writes into the padded tensor; borders copied");
+  return true;
+}
+
+bool Lowerer::TryWriteIntoSlice(int32_t in, int32_t out) {
+  const Tensor& t = sg_.tensors[in];
+  if (t.is_constant() || consumers_[in] != 1 || is_output_[in] || is_output_[out] ||
+      std::find(sg_.inputs.begin(), sg_.inputs.end(), in) != sg_.inputs.end()) {
+    return false;
+  }
+  const Tensor& to = sg_.tensors[out];
+  if (t.dtype != to.dtype || t.quant.scale != to.quant.scale ||
+      t.quant.zero_point != to.quant.zero_point) {
+    return false;  // the slice needs a rescale: a copy
+  }
+  const int32_t f = lw_.fmap_of_tensor[in];
+  if (f < 0 || lw_.fmaps[f].alias_of >= 0 || lw_.ops.empty()) return false;
+  bool produced = false;
+  for (const NpuOp& op : lw_.ops) produced |= op.ofm.id == f;
+  if (!produced) return false;
   return true;
 }
 
@@ -333,18 +390,42 @@ void Lowerer::Softmax(int32_t i) {
   const Shape3 s = in.shape;
   const Shape3 r{s.h, s.w, 1};
   const std::string base = "Softmax/";
-  {
+  const bool u85 = arch_.family == EthosUFamily::kU85;
+  const int32_t hw = static_cast<int32_t>(std::min<int64_t>(int64_t{s.h} * s.w, 1 << 30));
+  if (u85 && hw > 1) {
+    // U85 (Vela's tables, maps of more than one position): the IFM is transposed to
+    // [C, H x W] and the max taken over its rows, the positions in depth.
+    NpuOp t = Base(i, base + "Transpose", HwOp::kTranspose);
+    t.ifm = in;
+    t.ifm.shape = {1, hw, s.c};
+    t.ofm = TempRef({1, s.c, hw}, in.bits);
+    Emit(t);
+    NpuOp mp = Base(i, base + "MaxPool", HwOp::kPooling);
+    mp.pool = PoolKind::kMax;
+    mp.ifm = lw_.ops.back().ofm;
+    mp.ifm.shape = {s.c, 1, hw};
+    mp.kh = s.c, mp.kw = 1;
+    mp.ofm = TempRef({1, 1, hw}, in.bits);
+    mp.macs = int64_t{s.c} * hw;
+    Emit(mp);
+  } else {
     NpuOp mp = Base(i, base + "MaxPool", HwOp::kPooling);
     mp.pool = PoolKind::kMax;
     mp.ifm = in;
-    mp.ifm.shape = {s.h * s.w, s.c, 1};
+    mp.ifm.shape = {hw, s.c, 1};
     mp.kh = 1, mp.kw = s.c;
-    mp.ofm = TempRef({s.h * s.w, 1, 1}, in.bits);
-    mp.macs = int64_t{s.c} * s.h * s.w;
+    mp.ofm = TempRef({hw, 1, 1}, in.bits);
+    mp.macs = int64_t{s.c} * hw;
     Emit(mp);
   }
   FmRef mx = lw_.ops.back().ofm;
   mx.shape = r;
+  // The elementwise steps work on the maps flattened into depth (1 x 1 x elements): Vela's
+  // per-layer cycles of these operations grow with the element count, without the 16-deep
+  // padding of a depth-1 map (a reduced 64 x 64 map costs 4096 elements, not 65536; a
+  // single element costs a 16-deep one).
+  const Shape3 sf{1, 1, static_cast<int32_t>(std::min<int64_t>(s.elements(), 1 << 30))};
+  const Shape3 rf{1, 1, static_cast<int32_t>(std::min<int64_t>(r.elements(), 1 << 30))};
   auto ew = [&](const std::string& n, EwKind k, FmRef a, FmRef b, bool has_b, Shape3 os,
                 int32_t bits) {
     NpuOp e = Base(i, base + n, HwOp::kElementwise);
@@ -360,30 +441,40 @@ void Lowerer::Softmax(int32_t i) {
   FmRef scalar;
   scalar.scalar = true;
   scalar.bits = 32;
-  FmRef exps = ew("Sub", EwKind::kSub, in, mx, true, s, 32);
+  FmRef exps = ew("Sub", EwKind::kSub, in, mx, true, sf, 32);
   lw_.ops.back().act = Act::kLut;
   lw_.ops.back().needs_lut = true;
-  FmRef sh = ew("Asr", EwKind::kShift, exps, scalar, true, s, 32);
+  FmRef sh = ew("Asr", EwKind::kShift, exps, scalar, true, sf, 32);
   NpuOp rs = Base(i, base + "ReduceSum", HwOp::kReduceSum);
   rs.ifm = sh;  // ReduceSum sums over depth with a 1x1 kernel
+  rs.ifm.shape = s;
   rs.ofm = TempRef(r, 32);
   rs.macs = int64_t{s.c} * s.h * s.w;
   Emit(rs);
   FmRef sum = lw_.ops.back().ofm;
-  FmRef v = ew("CLZ", EwKind::kClz, sum, scalar, false, r, 32);
-  v = ew("Sub", EwKind::kSub, v, scalar, true, r, 32);
-  v = ew("Sub", EwKind::kSub, v, scalar, true, r, 32);
-  v = ew("SHL", EwKind::kShift, sum, v, true, r, 32);
-  v = ew("Mul", EwKind::kMul, v, scalar, true, r, 32);
-  v = ew("Add", EwKind::kAdd, v, scalar, true, r, 32);
+  FmRef v = ew("CLZ", EwKind::kClz, sum, scalar, false, rf, 32);
+  v = ew("Sub", EwKind::kSub, v, scalar, true, rf, 32);
+  v = ew("Sub", EwKind::kSub, v, scalar, true, rf, 32);
+  v = ew("SHL", EwKind::kShift, sum, v, true, rf, 32);
+  v = ew("Mul", EwKind::kMul, v, scalar, true, rf, 32);
+  v = ew("Add", EwKind::kAdd, v, scalar, true, rf, 32);
   for (int it = 0; it < 3; ++it) {
-    FmRef t = ew("Mul", EwKind::kMul, v, v, true, r, 32);
-    t = ew("Sub", EwKind::kSub, scalar, t, true, r, 32);
-    t = ew("Mul", EwKind::kMul, v, t, true, r, 32);
-    t = ew("Mul", EwKind::kMul, t, scalar, true, r, 32);
-    v = ew("Add", EwKind::kAdd, v, t, true, r, 32);
+    FmRef t = ew("Mul", EwKind::kMul, v, v, true, rf, 32);
+    t = ew("Sub", EwKind::kSub, scalar, t, true, rf, 32);
+    t = ew("Mul", EwKind::kMul, v, t, true, rf, 32);
+    t = ew("Mul", EwKind::kMul, t, scalar, true, rf, 32);
+    v = ew("Add", EwKind::kAdd, v, t, true, rf, 32);
   }
-  FmRef p = ew("Mul", EwKind::kMul, exps, v, true, s, 32);
+  FmRef p = ew("Mul", EwKind::kMul, exps, v, true, sf, 32);
+  // The rounding term is added from a constant int32 tensor of the full shape, read from the
+  // constants' memory (Vela's per-layer tables show this ADD's reads in flash/DRAM growing
+  // with the IFM: 4 bytes per element).
+  if (!u85) {  // U85's tables have no such ADD
+    FmRef rounding;
+    rounding.shape = sf;
+    rounding.bits = 32;
+    p = ew("Add", EwKind::kAdd, p, rounding, true, sf, 32);
+  }
   NpuOp fin = Base(i, base + "Asr", HwOp::kElementwise);
   fin.ew = EwKind::kShift;
   fin.ifm = p;
@@ -467,6 +558,18 @@ void Lowerer::LowerConvolution(int32_t i) {
   } else {
     op.macs = taps * op.ifm.shape.c * op.ofm.shape.elements();
   }
+  // U85: Vela runs a TRANSPOSE_CONV as convolutions writing phases of the OFM and applies a
+  // fused activation afterwards in a pass of its own (its tables: a Relu row costing a full
+  // pass over the OFM after the Conv2D rows).
+  if (o.kind == OpKind::kTransposeConv && arch_.family == EthosUFamily::kU85 &&
+      op.act != Act::kNone) {
+    const Act fused = op.act;
+    op.act = Act::kNone;
+    Emit(op);
+    Copy(i, "TransposeConv2D/Activation", op.ofm, op.ofm);
+    lw_.ops.back().act = fused;
+    return;
+  }
   Emit(op);
 }
 
@@ -489,14 +592,46 @@ void Lowerer::LowerFullyConnected(int32_t i) {
   Emit(op);
 }
 
+// BATCH_MATMUL as Vela lowers it. The second operand is used transposed ([batch, N, K]); when
+// the model gives it as [batch, K, N] (adj_y false) a TRANSPOSE comes first (Vela's tables: one
+// TRANSPOSE row more per such BATCH_MATMUL). U85: one MatMul per batch (one row each). U55/U65
+// have no matmul hardware: one compound op (per output column a MUL into an int32 scratch and
+// a ReduceSum, costed together; doc 4.7).
 void Lowerer::LowerMatMul(int32_t i) {
   const Operator& o = sg_.ops[i];
+  const BatchMatMulAttrs at = AttrsOr<BatchMatMulAttrs>(o);
+  FmRef a = In(o, 0), b = In(o, 1), y = Out(o);
+  const int32_t batch = std::max(1, y.shape.h), m = std::max(1, y.shape.w),
+                n = std::max(1, y.shape.c);
+  const int32_t k = std::max(1, at.adj_x ? a.shape.w : a.shape.c);
+  a.shape = {batch, m, k};
+  if (!at.adj_y) {
+    NpuOp t = Base(i, "MatMul/Transpose", HwOp::kTranspose);
+    t.ifm = b;
+    t.ifm.shape = {batch, k, n};
+    t.ofm = TempRef({batch, n, k}, b.bits);
+    Emit(t);
+    b = lw_.ops.back().ofm;
+  }
+  b.shape = {batch, n, k};
+  if (arch_.family == EthosUFamily::kU85) {
+    for (int32_t g = 0; g < batch; ++g) {
+      NpuOp op = Base(i, "MatMul", HwOp::kMatMul);
+      op.ifm = a, op.ifm.shape = {1, m, k};
+      op.ifm2 = b, op.ifm2.shape = {1, n, k};
+      op.has_ifm2 = true;
+      op.ofm = y, op.ofm.shape = {1, m, n};
+      op.macs = int64_t{m} * n * k;
+      Emit(op);
+    }
+    return;
+  }
   NpuOp op = Base(i, "MatMul", HwOp::kMatMul);
-  op.ifm = In(o, 0);
-  op.ifm2 = In(o, 1);
+  op.ifm = a;
+  op.ifm2 = b;
   op.has_ifm2 = true;
-  op.ofm = Out(o);
-  op.macs = op.ofm.shape.elements() * op.ifm.shape.c;
+  op.ofm = y;
+  op.macs = int64_t{batch} * m * n * k;
   Emit(op);
 }
 
@@ -517,36 +652,96 @@ void Lowerer::LowerBinaryElementwise(int32_t i) {
   if (op.has_ifm2 && op.ifm2.shape.elements() > op.ifm.shape.elements()) {
     std::swap(op.ifm, op.ifm2);
   }
+  // Maps of depth 1 without broadcast are processed with W moved into depth, as rows of
+  // 16-deep bricks when W allows (the view Vela's tables show for a graph input's rescale,
+  // see LowerDataMovement), else as one row: no 16-deep padding of a depth-1 map, full-burst
+  // reads of depth-1 NHWC graph tensors.
+  const bool same = !op.has_ifm2 || op.ifm2.scalar ||
+                    (op.ifm2.shape.h == op.ifm.shape.h && op.ifm2.shape.w == op.ifm.shape.w &&
+                     op.ifm2.shape.c == op.ifm.shape.c);
+  if (same && op.ofm.shape.c == 1 && op.ifm.shape.c == 1 && op.ofm.shape.h == op.ifm.shape.h &&
+      op.ofm.shape.w == op.ifm.shape.w) {
+    const int64_t n = op.ofm.shape.elements();
+    if (n > 1 && n <= (1 << 30)) {
+      const Shape3 flat = op.ofm.shape.w % 16 == 0
+                              ? Shape3{op.ofm.shape.h, op.ofm.shape.w / 16, 16}
+                              : Shape3{1, 1, static_cast<int32_t>(n)};
+      op.ifm.shape = op.ofm.shape = flat;
+      if (op.has_ifm2 && !op.ifm2.scalar) op.ifm2.shape = flat;
+    }
+  }
   Emit(op);
 }
 
-// (a - b)^2 as a SUB into a 32-bit temporary and a MUL of it with itself.
+// SQUARED_DIFFERENCE as Vela lowers it (its per-layer tables): each input copied into 32 bits
+// and rescaled by a MUL (the smaller, broadcast input first), the SUB, the squaring MUL, for
+// tensors of rank < 4 an ADD of a full-shape int32 constant read from the constants, and the
+// output MUL.
 void Lowerer::LowerSquaredDifference(int32_t i) {
   const Operator& o = sg_.ops[i];
   FmRef a = In(o, 0), b = In(o, 1), o0 = Out(o);
-  NpuOp s = Base(i, "SquaredDifference/Sub", HwOp::kElementwise);
-  s.ew = EwKind::kSub;
-  s.ifm = a, s.ifm2 = b, s.has_ifm2 = true;
-  s.ofm = TempRef(o0.shape, 32);
-  Emit(s);
+  if (b.shape.elements() > a.shape.elements()) std::swap(a, b);  // b: the broadcast one
+  FmRef scalar;
+  scalar.scalar = true;
+  scalar.bits = 32;
+  auto rescale = [&](FmRef x) {
+    if (x.shape.c == 1 && x.shape.elements() > 1) {
+      // A depth-1 map is processed with H x W in depth (as in LowerBinaryElementwise).
+      x.shape = {1, 1, static_cast<int32_t>(std::min<int64_t>(x.shape.elements(), 1 << 30))};
+    }
+    if (x.id >= 0) {
+      Copy(i, "SquaredDifference/MemoryCopy", x, TempRef(x.shape, 32));  // widened to int32
+      x = lw_.ops.back().ofm;
+    }
+    NpuOp m = Base(i, "SquaredDifference/Mul", HwOp::kElementwise);
+    m.ew = EwKind::kMul, m.ifm = x, m.ifm2 = scalar, m.has_ifm2 = true;
+    m.ofm = TempRef(x.shape, 32);
+    Emit(m);
+    return lw_.ops.back().ofm;
+  };
+  auto ew = [&](const char* n, EwKind k, FmRef p, FmRef q) {
+    NpuOp e = Base(i, absl::StrCat("SquaredDifference/", n), HwOp::kElementwise);
+    e.ew = k, e.ifm = p, e.ifm2 = q, e.has_ifm2 = true;
+    e.ofm = TempRef(o0.shape, 32);
+    Emit(e);
+    return lw_.ops.back().ofm;
+  };
+  const FmRef rb = rescale(b);
+  const FmRef ra = rescale(a);
+  const FmRef d = ew("Sub", EwKind::kSub, ra, rb);
+  const FmRef sq = ew("Mul", EwKind::kMul, d, d);
+  // Tensors of rank < 4 (a transformer's [1, 16, 64], a [1, C] after global pooling) get one
+  // more ADD of a full-shape int32 constant ("..._broadcasted" in Vela's tables); 4-D ones not.
+  FmRef r = sq;
+  if (sg_.tensors[o.outputs[0]].shape.size() < 4) {
+    FmRef rounding;
+    rounding.shape = o0.shape;
+    rounding.bits = 32;
+    r = ew("Add", EwKind::kAdd, sq, rounding);
+  }
   NpuOp m = Base(i, "SquaredDifference/Mul", HwOp::kElementwise);
-  m.ew = EwKind::kMul;
-  m.ifm = lw_.ops.back().ofm, m.ifm2 = lw_.ops.back().ofm, m.has_ifm2 = true;
+  m.ew = EwKind::kMul, m.ifm = r, m.ifm2 = scalar, m.has_ifm2 = true;
   m.ofm = o0;
   Emit(m);
 }
 
-// PRELU as max(x * alpha, relu(x)).
+// PRELU as Vela lowers it (its per-layer tables, U55/U65 and U85): a MUL of x by a scalar
+// (x rescaled to the output's scale), a MUL of x by alpha (read from the constants) and the
+// MAXIMUM of the two.
 void Lowerer::LowerPrelu(int32_t i) {
   const Operator& o = sg_.ops[i];
   FmRef x = In(o, 0), al = In(o, 1), y = Out(o);
+  FmRef one;
+  one.scalar = true;
+  one.bits = x.bits;
+  NpuOp r = Base(i, "Prelu/Mul", HwOp::kElementwise);
+  r.ew = EwKind::kMul, r.ifm = x, r.ifm2 = one, r.has_ifm2 = true;
+  r.ofm = TempRef(y.shape, y.bits);
+  Emit(r);
   NpuOp m = Base(i, "Prelu/Mul", HwOp::kElementwise);
   m.ew = EwKind::kMul, m.ifm = x, m.ifm2 = al, m.has_ifm2 = true;
   m.ofm = TempRef(y.shape, y.bits);
   Emit(m);
-  NpuOp r = Base(i, "Prelu/Relu", HwOp::kPooling);
-  r.ifm = x, r.ofm = TempRef(y.shape, y.bits), r.act = Act::kRelu;
-  Emit(r);
   NpuOp mx = Base(i, "Prelu/Max", HwOp::kElementwise);
   mx.ew = EwKind::kMinMax, mx.ifm = lw_.ops[lw_.ops.size() - 2].ofm;
   mx.ifm2 = lw_.ops.back().ofm, mx.has_ifm2 = true, mx.ofm = y;
@@ -732,6 +927,42 @@ void Lowerer::LowerReduce(int32_t i) {
 void Lowerer::LowerResize(int32_t i) {
   const Operator& o = sg_.ops[i];
   FmRef x = In(o, 0), y = Out(o);
+  // U55/U65, bilinear x2 with half-pixel centers (Vela's per-layer tables): the input is copied into the interior of a
+  // map one element larger on every side and its borders filled by four copies (left, right
+  // columns of H, top, bottom rows of W + 2), then four depthwise convolutions each compute a
+  // (2H - 1) x (2W - 1) map whose phase they write into the output in place.
+  const ResizeAttrs ra = AttrsOr<ResizeAttrs>(o);
+  if (o.kind == OpKind::kResizeBilinear && arch_.family != EthosUFamily::kU85 &&
+      !ra.align_corners && ra.half_pixel_centers && y.shape.h == 2 * x.shape.h && y.shape.w == 2 * x.shape.w &&
+      y.shape.c == x.shape.c) {
+    const Shape3 s = x.shape;
+    FmRef padded = TempRef({s.h + 2, s.w + 2, s.c}, x.bits);
+    FmRef part = padded;
+    part.shape = s;
+    Copy(i, "ResizeBilinear/MemoryCopy", x, part);
+    for (const Shape3 b : {Shape3{s.h, 1, s.c}, Shape3{s.h, 1, s.c}, Shape3{1, s.w + 2, s.c},
+                           Shape3{1, s.w + 2, s.c}}) {
+      FmRef src = padded, dst = padded;
+      src.shape = dst.shape = b;
+      Copy(i, "ResizeBilinear/MemoryCopy", src, dst);
+    }
+    for (int phase = 0; phase < 4; ++phase) {
+      NpuOp dw = Base(i, "ResizeBilinear/DepthwiseConv2D", HwOp::kDepthwise);
+      dw.ifm = padded;
+      dw.ifm.shape = {s.h + 1, s.w + 1, s.c};
+      // Kernel footprint: 2 x 2 for 16-bit maps (4 MACs per output in Vela's tables), 3 x 3
+      // for 8-bit ones (6-7 MACs per output; its cycles are those of a 3 x 3 depthwise).
+      dw.kh = dw.kw = x.bits == 16 ? 2 : 3;
+      dw.ofm = y;
+      dw.ofm.shape = {2 * s.h - 1, 2 * s.w - 1, s.c};
+      dw.weight_bytes = int64_t{dw.kh} * dw.kw * s.c;
+      dw.encoded_weight_bytes = ConstantWeightStreamBytes(dw.weight_bytes);
+      dw.scale_bytes = 10 * int64_t{s.c};
+      dw.macs = int64_t{dw.kh} * dw.kw * dw.ofm.shape.elements();
+      Emit(dw);
+    }
+    return;
+  }
   NpuOp op = Base(i, std::string(o.name()), HwOp::kPooling);
   op.pool = PoolKind::kAvg;
   op.ifm = x;
@@ -814,9 +1045,22 @@ void Lowerer::LowerDataMovement(int32_t i) {
       return;
     }
     case OpKind::kConcatenation: case OpKind::kPack: {
+      // Vela writes the output's slices: an input that an NPU operation produced for this
+      // concatenation alone is written by that operation straight into its slice (no
+      // operation of its own in Vela's per-layer tables); every other input is copied in by
+      // a memory copy. The in-place write is an elided op that keeps the producer's map live
+      // until the concatenation: Vela's SRAM figures (DenseNet, ShuffleNet) are those of the
+      // separate maps, not of the output allocated from the producer on.
       FmRef y = Out(o);
       for (size_t k = 0; k < o.inputs.size(); ++k) {
         if (o.inputs[k] == kNoTensor) continue;
+        if (TryWriteIntoSlice(o.inputs[k], o.outputs[0])) {
+          FmRef none;
+          none.shape = In(o, k).shape;  // id -1: writes no stored map
+          Copy(i, absl::StrCat(name, "/InPlace"), In(o, k), none);
+          lw_.ops.back().elided = true;
+          continue;
+        }
         FmRef x = In(o, k);
         FmRef part = y;
         part.shape = x.shape;
@@ -839,6 +1083,19 @@ void Lowerer::LowerDataMovement(int32_t i) {
     case OpKind::kPad: case OpKind::kPadV2: case OpKind::kSlice: case OpKind::kStridedSlice:
     case OpKind::kQuantize: case OpKind::kGather: {
       FmRef x = In(o, 0), y = Out(o);
+      // The rescale of a graph input (stored NHWC, often 3 channels) is a per-element
+      // operation on contiguous rows: Vela's tables cost a uint8 64 x 64 x 3 input's QUANTIZE
+      // at the pooling rate of full micro-blocks (0.5 cycles per element on U55-256, 2 on
+      // U55-64), not at the 8-deep micro-block's rate for 3 channels. Viewed as rows of
+      // 16-deep bricks (W x C regrouped), no micro-block is partly empty.
+      if (o.kind == OpKind::kQuantize && x.id >= 0 &&
+          std::find(sg_.inputs.begin(), sg_.inputs.end(), o.inputs[0]) != sg_.inputs.end() &&
+          x.shape.h == y.shape.h && x.shape.w == y.shape.w && x.shape.c == y.shape.c &&
+          int64_t{x.shape.w} * x.shape.c <= (1 << 20)) {
+        const int32_t row = x.shape.w * x.shape.c;
+        x.shape = y.shape =
+            row % 32 == 0 ? Shape3{x.shape.h, row / 16, 16} : Shape3{1, x.shape.h, row};
+      }
       Copy(i, o.kind == OpKind::kQuantize ? "Rescale" : absl::StrCat(name, "/MemoryCopy"), x,
            y);
       return;
@@ -852,9 +1109,15 @@ void Lowerer::LowerDataMovement(int32_t i) {
   }
 }
 
-// UNIDIRECTIONAL_SEQUENCE_LSTM: per time step, one FC per gate for the input and the
-// recurrent weights, then the gate arithmetic (LUT sigmoids/tanh, multiplies, adds) on
-// [batch, units].
+// UNIDIRECTIONAL_SEQUENCE_LSTM as Vela lowers it, per time step (its per-layer tables list
+// these operations, in this order, for every step):
+//   a memory copy of the step's input slice [batch, inputs];
+//   per gate (input, forget, cell, output): a FULLY_CONNECTED of the previous output with the
+//   recurrent weights and one of the step's input with the input weights (16-bit results),
+//   their ADD with the gate's activation as a LUT (sigmoid; tanh for the cell gate), and for the
+//   sigmoid gates a separate 16-bit clamp; after the cell gate the MUL input x cell;
+//   then the cell update: a copy of the previous cell state, MUL forget x state, ADD, clamp,
+//   a standalone tanh LUT of the new state and the output MUL (output gate x tanh) into h.
 void Lowerer::LowerLstm(int32_t i) {
   const Operator& o = sg_.ops[i];
   FmRef x = In(o, 0);
@@ -869,29 +1132,82 @@ void Lowerer::LowerLstm(int32_t i) {
   FmRef y = Out(o);
   const int32_t units = y.shape.c;
   const int32_t nin = x.shape.c;
+  const Shape3 gate{1, batch, units};
+  auto has = [&](int k) {
+    return k < static_cast<int>(o.inputs.size()) && o.inputs[k] != kNoTensor;
+  };
+  auto fc = [&](int k, FmRef in) {
+    const int32_t cin = in.shape.c;
+    NpuOp f = Base(i, "Lstm/FullyConnected", HwOp::kVectorProduct);
+    f.ifm = in;
+    f.ofm = TempRef(gate, 16);
+    f.weight_tensor = o.inputs[k];  // encoded once, read again every step
+    f.weight_bytes = static_cast<int64_t>(sg_.tensors[o.inputs[k]].num_bytes());
+    f.scale_bytes = 10 * int64_t{units};
+    f.macs = int64_t{cin} * units * batch;
+    Emit(f);
+    return lw_.ops.back().ofm;
+  };
+  auto ew = [&](const char* n, EwKind k, FmRef p, FmRef q, int32_t out_bits, Act act) {
+    NpuOp e = Base(i, absl::StrCat("Lstm/", n), HwOp::kElementwise);
+    e.ew = k;
+    e.ifm = p, e.ifm2 = q, e.has_ifm2 = true;
+    e.ofm = TempRef(gate, out_bits);
+    e.act = act;
+    e.needs_lut = act == Act::kLut;
+    Emit(e);
+    return lw_.ops.back().ofm;
+  };
+  auto unary = [&](const char* n, FmRef p, Act act) {
+    Copy(i, absl::StrCat("Lstm/", n), p, TempRef(p.shape, p.bits));
+    lw_.ops.back().act = act;
+    lw_.ops.back().needs_lut = act == Act::kLut;
+    lw_.ops.back().macs = p.shape.elements();
+    return lw_.ops.back().ofm;
+  };
+  // The output and cell states are variable tensors (inputs 18 and 19): persistent between
+  // inferences, so they stay in the arena memory, never in a staging SRAM.
+  auto variable = [&](int k, int32_t bits) {
+    if (!has(k) || sg_.tensors[o.inputs[k]].is_constant()) return TempRef(gate, bits);
+    FmRef r = Ref(o.inputs[k]);
+    lw_.fmaps[r.id].graph_io = true;
+    r.shape = gate;
+    return r;
+  };
+  FmRef h = variable(18, y.bits);
+  const FmRef cell = variable(19, 16);
+  FmRef state = cell;
   for (int32_t s = 0; s < std::max(steps, 1); ++s) {
-    for (int g = 1; g <= 8; ++g) {
-      if (g >= static_cast<int>(o.inputs.size()) || o.inputs[g] == kNoTensor) continue;
-      NpuOp fc = Base(i, "Lstm/FullyConnected", HwOp::kVectorProduct);
-      const int32_t cin = g <= 4 ? nin : units;
-      fc.ifm = TempRef({1, batch, cin}, x.bits);
-      fc.ofm = TempRef({1, batch, units}, 16);
-      fc.weight_tensor = s == 0 ? o.inputs[g] : -1;
-      fc.weight_bytes = static_cast<int64_t>(sg_.tensors[o.inputs[g]].num_bytes());
-      fc.scale_bytes = 10 * int64_t{units};
-      fc.macs = int64_t{cin} * units * batch;
-      Emit(fc);
+    FmRef xs = x;
+    xs.shape = {1, batch, nin};
+    Copy(i, "Lstm/MemoryCopy", xs, TempRef(xs.shape, x.bits));
+    FmRef in_step = lw_.ops.back().ofm;
+    FmRef g[4];
+    for (int k = 0; k < 4; ++k) {
+      FmRef acc;
+      bool any = false;
+      if (has(5 + k)) acc = fc(5 + k, h), any = true;
+      if (has(1 + k)) {
+        FmRef v = fc(1 + k, in_step);
+        acc = any ? ew("Add", EwKind::kAdd, acc, v, 16, Act::kLut) : v;
+        any = true;
+      }
+      if (!any) {  // CIFG: no input gate
+        g[k] = TempRef(gate, 16);
+        continue;
+      }
+      g[k] = k == 2 ? acc : unary("Clamp", acc, Act::kRelu);
+      if (k == 2 && has(1)) g[2] = ew("Mul", EwKind::kMul, g[0], g[2], 16, Act::kNone);
     }
-    for (int e = 0; e < 10; ++e) {
-      NpuOp ew = Base(i, "Lstm/Elementwise", HwOp::kElementwise);
-      ew.ew = e % 2 ? EwKind::kMul : EwKind::kAdd;
-      ew.ifm = TempRef({1, batch, units}, 16);
-      ew.ifm2 = ew.ifm;
-      ew.has_ifm2 = true;
-      ew.ofm = TempRef({1, batch, units}, 16);
-      if (e < 4) ew.act = Act::kLut, ew.needs_lut = true;
-      Emit(ew);
-    }
+    FmRef prev = unary("MemoryCopy", state, Act::kOther);
+    FmRef fc_state = ew("Mul", EwKind::kMul, g[1], prev, 16, Act::kNone);
+    state = ew("Add", EwKind::kAdd, fc_state, g[2], 16, Act::kNone);
+    unary("Clamp", state, Act::kRelu);
+    lw_.ops.back().ofm = cell;
+    state = cell;
+    FmRef t = unary("Tanh", state, Act::kLut);
+    ew("Mul", EwKind::kMul, g[3], t, y.bits, Act::kNone);
+    lw_.ops.back().ofm = h;
   }
   lw_.ops.back().ofm = y;
 }

@@ -331,8 +331,10 @@ double Transfer(const MemSystem& ms, MemoryArea area, Format fmt, bool write, Sh
     }
   }
   const int64_t burst = std::max<int64_t>(1, std::min<int64_t>(max_burst, burst_bits / 8));
-  // U55/U65 scale the element count (doc 5.2 note); U85 scales bytes.
-  const double units = u85 ? std::floor(count * bits / 8) : count;
+  // Bytes (Vela 5.2, every family: a 16-bit OFM written to SRAM or DRAM costs twice the
+  // access cycles of an 8-bit one of the same shape in its per-layer tables, and a 32-bit map
+  // four times; Vela 5.1 scaled the element count on U55/U65, doc 5.2 note).
+  const double units = std::floor(count * std::max(bits, 8) / 8);
   return std::floor(units * double(max_burst) / double(burst));
 }
 
@@ -446,12 +448,12 @@ struct OpContext {
     ifm_blk_cycles =
         RdLat(ifm_area) +
         std::floor(Transfer(ms, ifm_area, ifm_fmt, false, ifm_s, bc.ifm_block, ibits, a.cores, u85,
-                            double(ib.elements()) * (u85 ? 1 : ibits / 8)) /
+                            double(ib.elements())) /
                    ms.bandwidth[AreaIndex(ifm_area)]);
     ofm_blk_cycles =
         WrLat(ofm_area) +
         std::floor(Transfer(ms, ofm_area, ofm_fmt, true, ofm_s, bc.ofm_block, obits, a.cores, u85,
-                            double(ob.elements()) * (u85 ? 1 : obits / 8)) /
+                            double(ob.elements())) /
                    ms.bandwidth[AreaIndex(ofm_area)]);
     ofm_store_el = double(Round16(ofm_fmt, ofm_s).elements());
   }
@@ -692,6 +694,11 @@ OpCost CostOp(const Arch& a, const MemSystem& ms, const Lowered& lw, int i, cons
               double prev_slack, bool allow_buffer) {
   const NpuOp& op = lw.ops[i];
   if (op.chained_into >= 0) return OpCost{};
+  if (op.elided) {
+    OpCost c;
+    c.slack_next = prev_slack;  // nothing runs: the previous op's slack carries over
+    return c;
+  }
   const OpContext x(a, ms, lw, op, bc);
   const OpCost unbuffered = CostVariant(x, false, prev_slack);
   if (!x.has_weights || !allow_buffer) return unbuffered;

@@ -1,0 +1,389 @@
+// Operator lowerings of the Ethos-U estimator that follow Vela's per-layer tables (lower.cc):
+// LSTM, SOFTMAX, CONCATENATION in place, RESIZE_BILINEAR, PRELU, depth-1 elementwise, and the
+// byte-based feature-map traffic of perf.cc.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "estimate/ethos_u_net.h"
+#include "ethos_u/model.h"
+#include "ethos_u/stages.h"
+#include "mica/estimate/ethos_u.h"
+#include "mica/estimate/target.h"
+#include "testing/catch.h"
+
+namespace mica {
+namespace estimate {
+namespace ethosu {
+namespace {
+
+struct Run {
+  Arch arch;
+  MemSystem ms;
+  Lowered lw;
+  std::vector<OpCost> costs;
+};
+
+// Lowers `n` for `p` and costs every NPU op, as EstimateEthosU does.
+Run LowerAndCost(const Net& n, const TargetProfile& p) {
+  absl::StatusOr<Arch> arch = MakeArch(p.ethos_u.family, p.ethos_u.macs);
+  REQUIRE(arch.ok());
+  absl::StatusOr<Lowered> lw = Lower(n.graph(), p.ethos_u, *arch);
+  REQUIRE(lw.ok());
+  Run r{*arch, MakeMemSystem(p.ethos_u), *std::move(lw), {}};
+  const Subgraph& sg = n.graph().main();
+  EncodeWeights(sg, r.arch, &r.lw);
+  const Schedule schedule = ScheduleSteps(sg, r.lw);
+  ChainU85(r.arch, schedule, &r.lw);
+  PlaceFeatureMaps(sg, p.ethos_u, r.ms, schedule, &r.lw);
+  const std::vector<BlockConfig> blocks = ChooseBlocks(r.arch, r.lw);
+  r.costs = CostOps(r.arch, r.ms, r.lw, schedule, blocks);
+  return r;
+}
+
+std::vector<std::string> Names(const Lowered& lw, int32_t src) {
+  std::vector<std::string> out;
+  for (const NpuOp& op : lw.ops) {
+    if (op.src_op == src) out.push_back(op.name);
+  }
+  return out;
+}
+
+// x [1, steps, 8] -> UNIDIRECTIONAL_SEQUENCE_LSTM (16 units) -> y [1, steps, 16].
+Net LstmNet(int32_t steps) {
+  Net n;
+  const int32_t nin = 8, units = 16;
+  const int32_t x = n.Tensor8("x", {1, steps, nin});
+  std::vector<int32_t> in(24, kNoTensor);
+  in[0] = x;
+  for (int g = 0; g < 4; ++g) {
+    in[1 + g] = n.Weights("wi" + std::to_string(g), {units, nin}, 10 + g);
+    in[5 + g] = n.Weights("wr" + std::to_string(g), {units, units}, 20 + g);
+    in[12 + g] = n.Bias("b" + std::to_string(g), units);
+  }
+  in[18] = n.Tensor8("h_state", {1, units});
+  in[19] = n.Tensor8("c_state", {1, units}, DType::kInt16);
+  const int32_t y = n.Tensor8("y", {1, steps, units});
+  n.Op(OpKind::kUnidirectionalSequenceLstm, LstmAttrs{}, in, {y});
+  n.Io({x}, {y});
+  return n;
+}
+
+// Vela's tables list 27 rows per step, 4 of them the LUT activations fused into the ADDs.
+TEST_CASE("lowering: an LSTM is Vela's 23 operations per time step", "[ethos_u]") {
+  const Net n = LstmNet(5);
+  const Run r = LowerAndCost(n, Profile(EthosUFamily::kU55, 256));
+  const std::vector<std::string> names = Names(r.lw, 0);
+  REQUIRE(names.size() == 5 * 23);
+  // One step: input copy; per gate 2 FC + ADD (+ clamp for the sigmoid gates, + MUL after the
+  // cell gate); the cell update: copy, MUL, ADD, clamp, tanh, output MUL.
+  const std::vector<std::string> step = {
+      "Lstm/MemoryCopy",     "Lstm/FullyConnected", "Lstm/FullyConnected", "Lstm/Add",
+      "Lstm/Clamp",          "Lstm/FullyConnected", "Lstm/FullyConnected", "Lstm/Add",
+      "Lstm/Clamp",          "Lstm/FullyConnected", "Lstm/FullyConnected", "Lstm/Add",
+      "Lstm/Mul",            "Lstm/FullyConnected", "Lstm/FullyConnected", "Lstm/Add",
+      "Lstm/Clamp",          "Lstm/MemoryCopy",     "Lstm/Mul",            "Lstm/Add",
+      "Lstm/Clamp",          "Lstm/Tanh",           "Lstm/Mul"};
+  for (size_t k = 0; k < step.size(); ++k) CHECK(names[k] == step[k]);
+  // Every FC reads its weight tensor (encoded once, streamed every step).
+  int fcs = 0;
+  for (const NpuOp& op : r.lw.ops) {
+    if (op.hw == HwOp::kVectorProduct) {
+      ++fcs;
+      CHECK(op.weight_tensor >= 0);
+      CHECK(op.encoded_weight_bytes > 0);
+    }
+  }
+  CHECK(fcs == 5 * 8);
+  // The state tensors are persistent: stored like graph tensors (arena memory, NHWC).
+  const Subgraph& sg = n.graph().main();
+  for (int k : {18, 19}) {
+    const int32_t f = r.lw.fmap_of_tensor[sg.ops[0].inputs[k]];
+    REQUIRE(f >= 0);
+    CHECK(r.lw.fmaps[f].graph_io);
+  }
+  // More steps, proportionally more cycles.
+  const Run r10 = LowerAndCost(LstmNet(10), Profile(EthosUFamily::kU55, 256));
+  double c5 = 0, c10 = 0;
+  for (const OpCost& c : r.costs) c5 += c.total;
+  for (const OpCost& c : r10.costs) c10 += c.total;
+  CHECK(c10 > 1.8 * c5);
+  CHECK(c10 < 2.2 * c5);
+}
+
+// x [1, h, w, c] -> SOFTMAX -> y.
+Net SoftmaxNet(int32_t h, int32_t w, int32_t c) {
+  Net n;
+  const int32_t x = n.Tensor8("x", {1, h, w, c});
+  const int32_t y = n.Tensor8("y", {1, h, w, c});
+  n.Op(OpKind::kSoftmax, SoftmaxAttrs{}, {x}, {y});
+  n.Io({x}, {y});
+  return n;
+}
+
+TEST_CASE("lowering: SOFTMAX works on flattened maps and adds a full-shape constant",
+          "[ethos_u]") {
+  const Run r = LowerAndCost(SoftmaxNet(32, 32, 4), Profile(EthosUFamily::kU55, 256));
+  // The reduced elementwise steps see 1 x 1 x (H x W): no 16-deep padding of a depth-1 map.
+  int reduced = 0;
+  for (const NpuOp& op : r.lw.ops) {
+    if (op.name == "Softmax/CLZ") {
+      CHECK(op.ofm.shape.h == 1);
+      CHECK(op.ofm.shape.w == 1);
+      CHECK(op.ofm.shape.c == 32 * 32);
+      ++reduced;
+    }
+  }
+  CHECK(reduced == 1);
+  // The rounding ADD before the final shift reads a constant of the full shape (4 bytes per
+  // element) from the constants' memory.
+  const size_t n = r.lw.ops.size();
+  REQUIRE(n >= 3);
+  const NpuOp& add = r.lw.ops[n - 2];
+  CHECK(add.name == "Softmax/Add");
+  CHECK(add.has_ifm2);
+  CHECK(add.ifm2.id < 0);
+  CHECK_FALSE(add.ifm2.scalar);
+  CHECK(add.ifm2.shape.elements() == 32 * 32 * 4);
+  CHECK(r.costs[n - 2].bytes[static_cast<int>(r.ms.const_area)] >= 4.0 * 32 * 32 * 4);
+  CHECK(r.lw.ops.back().name == "Softmax/Asr");
+  // A CLZ over 1024 elements costs about 1024 elements' worth, not 16 times as many.
+  for (size_t k = 0; k < n; ++k) {
+    if (r.lw.ops[k].name == "Softmax/CLZ") CHECK(r.costs[k].op_cycles < 2.0 * 1024);
+  }
+}
+
+// a (graph input) and conv(b) -> CONCATENATION over depth -> conv -> z.
+Net ConcatNet() {
+  Net n;
+  const int32_t a = n.Tensor8("a", {1, 8, 8, 16});
+  const int32_t b = n.Tensor8("b", {1, 8, 8, 16});
+  const int32_t c = n.Tensor8("c", {1, 8, 8, 16});
+  const int32_t y = n.Tensor8("y", {1, 8, 8, 32});
+  const int32_t z = n.Tensor8("z", {1, 8, 8, 16});
+  n.Op(OpKind::kConv2D, Conv2DAttrs{}, {b, n.Weights("w", {16, 1, 1, 16}, 3), n.Bias("bias", 16)},
+       {c});
+  ConcatenationAttrs ca;
+  ca.axis = 3;
+  n.Op(OpKind::kConcatenation, ca, {a, c}, {y});
+  n.Op(OpKind::kConv2D, Conv2DAttrs{}, {y, n.Weights("w2", {16, 1, 1, 32}, 4), n.Bias("b2", 16)},
+       {z});
+  n.Io({a, b}, {z});
+  return n;
+}
+
+TEST_CASE("lowering: a concatenation input produced for it alone is written in place",
+          "[ethos_u]") {
+  const Run r = LowerAndCost(ConcatNet(), Profile(EthosUFamily::kU55, 256));
+  const std::vector<std::string> names = Names(r.lw, 1);
+  REQUIRE(names.size() == 2);
+  // The graph input is copied into its slice; the convolution's output costs nothing more.
+  CHECK(names[0] == "CONCATENATION/MemoryCopy");
+  CHECK(names[1] == "CONCATENATION/InPlace");
+  REQUIRE(r.lw.ops.size() == 4);  // conv, copy, in place, conv
+  CHECK_FALSE(r.lw.ops[1].elided);
+  CHECK(r.costs[1].total > 0);
+  CHECK(r.lw.ops[2].elided);
+  CHECK(r.costs[2].total == 0);
+  // The in-place op passes the copy's slack on (nothing runs in between).
+  CHECK(r.costs[2].slack_next == r.costs[1].slack_next);
+  // It keeps the convolution's output live until the concatenation.
+  const int32_t c = r.lw.fmap_of_tensor[2];
+  REQUIRE(c >= 0);
+  CHECK(r.lw.ops[2].ifm.id == c);
+  CHECK(r.lw.fmaps[c].alias_of < 0);
+}
+
+// x [1, h, w, c] -> RESIZE_BILINEAR x2.
+Net ResizeNet(int32_t h, int32_t w, int32_t c, DType t) {
+  Net n;
+  const int32_t x = n.Tensor8("x", {1, h, w, c}, t);
+  const int32_t y = n.Tensor8("y", {1, 2 * h, 2 * w, c}, t);
+  const int32_t size = n.Weights("size", {2}, 1, DType::kInt32);  // a constant (values unused)
+  ResizeAttrs ra;
+  ra.half_pixel_centers = true;
+  n.Op(OpKind::kResizeBilinear, ra, {x, size}, {y});
+  n.Io({x}, {y});
+  return n;
+}
+
+TEST_CASE("lowering: RESIZE_BILINEAR x2 is copies and four depthwise convolutions on U55/U65",
+          "[ethos_u]") {
+  for (DType t : {DType::kInt8, DType::kInt16}) {
+    const Run r = LowerAndCost(ResizeNet(8, 6, 32, t), Profile(EthosUFamily::kU55, 128));
+    REQUIRE(r.lw.ops.size() == 9);
+    for (int k = 0; k < 5; ++k) CHECK(r.lw.ops[k].name == "ResizeBilinear/MemoryCopy");
+    CHECK(r.lw.ops[0].ofm.shape.h == 8);  // the interior
+    for (int k = 5; k < 9; ++k) {
+      const NpuOp& dw = r.lw.ops[k];
+      CHECK(dw.hw == HwOp::kDepthwise);
+      CHECK(dw.ofm.shape.h == 15);
+      CHECK(dw.ofm.shape.w == 11);
+      CHECK(dw.kh == (t == DType::kInt16 ? 2 : 3));
+      CHECK(r.costs[k].total > 0);
+    }
+  }
+  // U85 resizes natively: one operation.
+  const Run u85 = LowerAndCost(ResizeNet(8, 6, 32, DType::kInt8), Profile(EthosUFamily::kU85, 256));
+  CHECK(u85.lw.ops.size() == 1);
+}
+
+TEST_CASE("lowering: PRELU is a rescale MUL, a MUL by alpha and a MAXIMUM", "[ethos_u]") {
+  Net n;
+  const int32_t x = n.Tensor8("x", {1, 8, 8, 16});
+  const int32_t al = n.Weights("alpha", {1, 1, 16}, 5);
+  const int32_t y = n.Tensor8("y", {1, 8, 8, 16});
+  n.Op(OpKind::kPrelu, std::monostate{}, {x, al}, {y});
+  n.Io({x}, {y});
+  const Run r = LowerAndCost(n, Profile(EthosUFamily::kU55, 128));
+  REQUIRE(r.lw.ops.size() == 3);
+  CHECK(r.lw.ops[0].ew == EwKind::kMul);
+  CHECK(r.lw.ops[0].ifm2.scalar);
+  CHECK(r.lw.ops[1].ew == EwKind::kMul);
+  CHECK_FALSE(r.lw.ops[1].ifm2.scalar);
+  CHECK(r.lw.ops[2].ew == EwKind::kMinMax);
+  for (const NpuOp& op : r.lw.ops) CHECK(op.hw == HwOp::kElementwise);
+}
+
+// a + b of shape [1, h, w, c] (graph tensors, NHWC).
+Net AddNet(int32_t h, int32_t w, int32_t c, DType t = DType::kInt8) {
+  Net n;
+  const int32_t a = n.Tensor8("a", {1, h, w, c}, t);
+  const int32_t b = n.Tensor8("b", {1, h, w, c}, t);
+  const int32_t y = n.Tensor8("y", {1, h, w, c}, t);
+  n.Op(OpKind::kAdd, ElementwiseAttrs{}, {a, b}, {y});
+  n.Io({a, b}, {y});
+  return n;
+}
+
+TEST_CASE("lowering: a depth-1 elementwise op runs with W moved into depth", "[ethos_u]") {
+  const Run r = LowerAndCost(AddNet(64, 64, 1), Profile(EthosUFamily::kU55, 256));
+  REQUIRE(r.lw.ops.size() == 1);
+  const NpuOp& op = r.lw.ops[0];
+  // Rows of 16-deep bricks: 64 x 4 x 16.
+  for (const FmRef* f : {&op.ofm, &op.ifm, &op.ifm2}) {
+    CHECK(f->shape.h == 64);
+    CHECK(f->shape.w == 4);
+    CHECK(f->shape.c == 16);
+  }
+  // A width that is no multiple of 16: one row.
+  const Run odd = LowerAndCost(AddNet(6, 10, 1), Profile(EthosUFamily::kU55, 256));
+  CHECK(odd.lw.ops[0].ofm.shape.c == 60);
+  // Full bursts: the SRAM sees the 3 x 4096 bytes moved (read as depth 1, each 8-byte read
+  // would cost a 32-byte burst: 4x on the reads).
+  CHECK(r.costs[0].bytes[static_cast<int>(MemoryArea::kSram)] <= 1.05 * 3 * 4096);
+  // With depth, no change of view.
+  const Run d = LowerAndCost(AddNet(8, 8, 16), Profile(EthosUFamily::kU55, 256));
+  CHECK(d.lw.ops[0].ofm.shape.c == 16);
+}
+
+TEST_CASE("cost: feature-map traffic is in bytes for 16-bit maps on U55/U65 too", "[ethos_u]") {
+  for (EthosUFamily f : {EthosUFamily::kU55, EthosUFamily::kU65}) {
+    const Run r8 = LowerAndCost(AddNet(16, 16, 32, DType::kInt8), Profile(f, 256));
+    const Run r16 = LowerAndCost(AddNet(16, 16, 32, DType::kInt16), Profile(f, 256));
+    double b8 = 0, b16 = 0;
+    for (double b : r8.costs[0].bytes) b8 += b;
+    for (double b : r16.costs[0].bytes) b16 += b;
+    // Counted in elements (Vela 5.1 on U55/U65), the 16-bit op would move no more than the
+    // 8-bit one (whose NHWC write is burst-inflated where the 16-bit one's is not).
+    CHECK(b8 > 0);
+    CHECK(b16 >= 1.5 * b8);
+  }
+}
+
+TEST_CASE("lowering: a graph input's QUANTIZE runs as rows of 16-deep bricks", "[ethos_u]") {
+  Net n;
+  const int32_t x = n.Tensor8("x", {1, 64, 64, 3}, DType::kUInt8);
+  const int32_t q = n.Tensor8("q", {1, 64, 64, 3});
+  n.sg().tensors[x].quant.zero_point = {100};  // not the zero-point-only (no-op) case
+  const int32_t y = n.Tensor8("y", {1, 62, 62, 8});
+  n.Op(OpKind::kQuantize, std::monostate{}, {x}, {q});
+  n.Op(OpKind::kConv2D, Conv2DAttrs{}, {q, n.Weights("w", {8, 3, 3, 3}, 7), n.Bias("b", 8)},
+       {y});
+  n.Io({x}, {y});
+  const Run r = LowerAndCost(n, Profile(EthosUFamily::kU55, 256));
+  REQUIRE(r.lw.ops.size() == 2);
+  const NpuOp& rescale = r.lw.ops[0];
+  CHECK(rescale.ofm.shape.h == 64);
+  CHECK(rescale.ofm.shape.w == 64 * 3 / 16);
+  CHECK(rescale.ofm.shape.c == 16);
+  // The pooling rate of full 2 x 2 x 8 micro-blocks: about half a cycle per element.
+  CHECK(r.costs[0].op_cycles < 0.6 * 64 * 64 * 3);
+}
+
+TEST_CASE("lowering: SQUARED_DIFFERENCE is copies into int32, rescales, SUB and MULs",
+          "[ethos_u]") {
+  for (bool rank3 : {true, false}) {
+    Net n;
+    const std::vector<int32_t> big = rank3 ? std::vector<int32_t>{1, 16, 64}
+                                           : std::vector<int32_t>{1, 4, 16, 64};
+    const std::vector<int32_t> small = rank3 ? std::vector<int32_t>{1, 16, 1}
+                                             : std::vector<int32_t>{1, 4, 16, 1};
+    const int32_t a = n.Tensor8("a", big);
+    const int32_t m = n.Tensor8("m", small);
+    const int32_t y = n.Tensor8("y", big);
+    n.Op(OpKind::kSquaredDifference, std::monostate{}, {a, m}, {y});
+    n.Io({a, m}, {y});
+    const Run r = LowerAndCost(n, Profile(EthosUFamily::kU55, 256));
+    std::vector<std::string> want = {"MemoryCopy", "Mul", "MemoryCopy", "Mul", "Sub", "Mul"};
+    if (rank3) want.push_back("Add");  // the full-shape int32 constant of rank < 4 tensors
+    want.push_back("Mul");
+    REQUIRE(r.lw.ops.size() == want.size());
+    for (size_t k = 0; k < want.size(); ++k) {
+      CHECK(r.lw.ops[k].name == "SquaredDifference/" + want[k]);
+    }
+    CHECK(r.lw.ops[0].ofm.bits == 32);              // copies widen to int32
+    CHECK(r.lw.ops[0].ofm.shape.c == (rank3 ? 16 : 64));  // the depth-1 input, in depth
+    CHECK(r.lw.ops.back().ofm.bits == 8);
+  }
+}
+
+TEST_CASE("lowering: BATCH_MATMUL transposes B unless given transposed; U85 per batch",
+          "[ethos_u]") {
+  for (bool adj_y : {false, true}) {
+    Net n;
+    const int32_t a = n.Tensor8("a", {1, 4, 16, 8});
+    const int32_t b = n.Tensor8("b", adj_y ? std::vector<int32_t>{1, 4, 12, 8}
+                                           : std::vector<int32_t>{1, 4, 8, 12});
+    const int32_t y = n.Tensor8("y", {1, 4, 16, 12});
+    BatchMatMulAttrs at;
+    at.adj_y = adj_y;
+    n.Op(OpKind::kBatchMatMul, at, {a, b}, {y});
+    n.Io({a, b}, {y});
+    const Run u55 = LowerAndCost(n, Profile(EthosUFamily::kU55, 256));
+    REQUIRE(u55.lw.ops.size() == (adj_y ? 1u : 2u));
+    if (!adj_y) CHECK(u55.lw.ops[0].hw == HwOp::kTranspose);
+    CHECK(u55.lw.ops.back().hw == HwOp::kMatMul);
+    CHECK(u55.lw.ops.back().ifm.shape.c == 8);  // K
+    const Run u85 = LowerAndCost(n, Profile(EthosUFamily::kU85, 256));
+    int matmuls = 0;
+    for (const NpuOp& op : u85.lw.ops) matmuls += op.hw == HwOp::kMatMul;
+    CHECK(matmuls == 4);  // one per batch (head)
+  }
+}
+
+TEST_CASE("lowering: a 1-D causal PAD before a convolution is hardware padding", "[ethos_u]") {
+  // x [1, 32, 8] -> PAD (left 4) -> [1, 36, 8] -> EXPAND_DIMS -> [1, 1, 36, 8] -> CONV 1x3
+  // dilation 2 -> [1, 1, 32, 8].
+  Net n;
+  const int32_t x = n.Tensor8("x", {1, 32, 8});
+  const int32_t p = n.Tensor8("p", {1, 36, 8});
+  const int32_t e = n.Tensor8("e", {1, 1, 36, 8});
+  const int32_t y = n.Tensor8("y", {1, 1, 32, 8});
+  const int32_t pads = n.Ints("pads", {3, 2}, {0, 0, 4, 0, 0, 0});
+  const int32_t axis = n.Ints("axis", {1}, {1});
+  n.Op(OpKind::kPad, std::monostate{}, {x, pads}, {p});
+  n.Op(OpKind::kExpandDims, std::monostate{}, {p, axis}, {e});
+  Conv2DAttrs ca;
+  ca.dilation_w = 2;
+  n.Op(OpKind::kConv2D, ca, {e, n.Weights("w", {8, 1, 3, 8}, 2), n.Bias("b", 8)}, {y});
+  n.Io({x}, {y});
+  const Run r = LowerAndCost(n, Profile(EthosUFamily::kU55, 256));
+  REQUIRE(r.lw.ops.size() == 1);  // the convolution only
+  CHECK(r.lw.ops[0].hw == HwOp::kConvolution);
+}
+
+}  // namespace
+}  // namespace ethosu
+}  // namespace estimate
+}  // namespace mica
