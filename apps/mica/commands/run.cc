@@ -1,7 +1,10 @@
 // `mica run MODEL --input FILE [--input FILE ...] --output-dir DIR [--variant scalar|dsp|mve]
-//            [--dump-all] [--compare DIR] [--profile]`
+//            [--frames N] [--dump-all DIR] [--compare DIR] [--top-k K] [--profile]`
 //
-// Runs the model once on the host, bit-exactly as TFLite's reference kernels would. With
+// Runs the model on the host, bit-exactly as TFLite's reference kernels would, and prints a
+// summary of each output: dtype and shape, its first values, dequantized values for a quantized
+// output, and for a classifier-shaped output (all elements along the last axis) the top-k
+// classes. With
 // --target-profile NAME (a Cortex-M profile) it runs instead on QEMU through the mica runner
 // firmware of the profile's ISA (--variant overrides it), writes the same output files, prints
 // the exact instruction count per inference (per operator with --profile) and, with --compare,
@@ -9,24 +12,41 @@
 //
 // Inputs, one --input per graph input in order: a .npy file (dtype and shape must match the
 // input; size-1 dimensions may differ) or raw little-endian bytes in the input's dtype, whose
-// size must match exactly. Writes DIR/output_<i>.bin (raw bytes) and DIR/output_<i>.npy for
-// every graph output, and with --dump-all DIR/t<k>.bin for the output tensor k of every
-// operator (the naming of ../shared/golden). --compare REF compares each output with
+// size must match exactly. Without --input, mica lists the inputs the model expects and how to
+// pass them (it never makes up input data). Writes DIR/output_<i>.bin (raw bytes) and
+// DIR/output_<i>.npy for every graph output. --dump-all DUMPS writes every tensor the run
+// computes (graph inputs and every operator's outputs) as DUMPS/t<k>.bin (raw, the naming of
+// ../shared/golden) and DUMPS/t<k>_<name>.npy (dtype and shape; the tensor name reduced to
+// [A-Za-z0-9._-]); `--dump-all` followed by another flag still dumps into --output-dir.
+//
+// Stateful models (SVDF, LSTM: variable tensors) run several frames in a row with their state
+// kept: give N sets of inputs (--input per graph input, frame after frame), or one set and
+// --frames N to repeat it. Each frame's outputs are written as output_<i>_frame<f>.npy; the
+// output_<i>.bin/.npy files, dumps and --compare are those of the last frame.
+//
+// Every file (outputs, frames, dumps) is written atomically, all or none.
+// --compare REF compares each output with
 // REF/output_<i>.bin (count of differing elements and max abs difference, in the dtype's raw
 // values) and, when REF holds t<k>.bin dumps, names the first operator (in execution order)
 // whose output differs. --profile prints each operator's wall time.
 //
 // Exit codes: 0 ok (and, with --compare, every output identical), 1 failure or a --compare
 // mismatch, 2 usage error.
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <map>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -51,6 +71,47 @@ std::string ShapeString(const std::vector<int32_t>& shape) {
 std::string Describe(const Tensor& t) {
   return absl::StrCat(std::string(DTypeName(t.dtype)), " ", ShapeString(t.shape), " (",
                       t.num_bytes(), " bytes)");
+}
+
+// "int8 [1,49,10,1] (490 bytes, real = 0.5 * (q - -128))": what an --input file must hold.
+std::string DescribeInput(const Tensor& t) {
+  std::string q;
+  if (!t.quant.empty() && !t.quant.per_channel()) {
+    q = absl::StrCat(", real = ", t.quant.scale[0], " * (q - ",
+                     t.quant.zero_point.empty() ? 0 : t.quant.zero_point[0], ")");
+  }
+  return absl::StrCat(std::string(DTypeName(t.dtype)), " ", ShapeString(t.shape), " (",
+                      t.num_bytes(), " bytes", q, ")");
+}
+
+// The message for `mica run MODEL` without --input: the inputs, their types and how to pass them.
+std::string NoInputMessage(const std::string& model, const Subgraph& sg) {
+  std::string m = absl::StrCat("run: ", model, " takes ", sg.inputs.size(),
+                               " input(s); give one --input FILE per input, in this order:\n");
+  for (size_t i = 0; i < sg.inputs.size(); ++i) {
+    const Tensor& t = sg.tensors[sg.inputs[i]];
+    absl::StrAppend(&m, "  --input FILE   input ", i, " '", t.name, "': ", DescribeInput(t), "\n");
+  }
+  absl::StrAppend(&m,
+                  "FILE is a .npy of that dtype and shape (size-1 dimensions may differ) or exactly "
+                  "that many bytes of raw little-endian data; for several frames of a stateful "
+                  "model give the inputs frame after frame (or add --frames N). mica does not "
+                  "make up inputs: there is no random input mode.");
+  return m;
+}
+
+// A tensor name reduced to a safe file-name part: [A-Za-z0-9._-], at most 64 characters, never
+// starting with '.'.
+std::string SafeName(const std::string& name) {
+  std::string out;
+  for (char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '.' || c == '_' || c == '-';
+    out += ok ? c : '_';
+    if (out.size() == 64) break;
+  }
+  if (!out.empty() && out[0] == '.') out[0] = '_';
+  return out;
 }
 
 std::vector<int32_t> WithoutOnes(const std::vector<int32_t>& s) {
@@ -141,11 +202,81 @@ std::string FormatDiff(const Diff& d, const std::vector<uint8_t>& got,
                       ", reference ", Element(want, t.dtype, d.first), ")");
 }
 
+std::string Number(double v) { return absl::StrFormat("%.6g", v); }
+
+// The lines printed under each output: first values, dequantized values, top-k classes.
+std::string OutputSummary(const std::vector<uint8_t>& bytes, const Tensor& t, int top_k) {
+  const int64_t n = t.num_elements();
+  const size_t es = DTypeBytes(t.dtype, 1);
+  if (n <= 0 || es == 0 || bytes.size() != static_cast<size_t>(n) * es) return "";
+  constexpr int64_t kShown = 8;
+  const int64_t shown = std::min(n, kShown);
+  const bool quantized = !t.quant.empty() && !t.quant.per_channel() && t.dtype != DType::kFloat32;
+  const double scale = quantized ? t.quant.scale[0] : 1.0;
+  const double zp = quantized && !t.quant.zero_point.empty() ? t.quant.zero_point[0] : 0.0;
+  auto real = [&](int64_t i) {
+    const double q = Element(bytes, t.dtype, static_cast<size_t>(i));
+    return quantized ? scale * (q - zp) : q;
+  };
+  std::string out = absl::StrCat("  values", n > shown ? absl::StrCat(" (first ", shown, " of ", n, ")") : "", ":");
+  for (int64_t i = 0; i < shown; ++i) {
+    absl::StrAppend(&out, " ", Number(Element(bytes, t.dtype, static_cast<size_t>(i))));
+  }
+  out += "\n";
+  if (quantized) {
+    absl::StrAppend(&out, "  dequantized (", Number(scale), " * (q - ", Number(zp), ")):");
+    for (int64_t i = 0; i < shown; ++i) absl::StrAppend(&out, " ", Number(real(i)));
+    out += "\n";
+  }
+  // Classifier-shaped: every element along the last axis (e.g. [1, 12] or [12]).
+  const bool classes = !t.shape.empty() && t.shape.back() == n && n >= 2 && top_k > 0;
+  if (classes) {
+    std::vector<int64_t> order(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) order[static_cast<size_t>(i)] = i;
+    const int64_t k = std::min<int64_t>(top_k, n);
+    std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](int64_t a, int64_t b) {
+      const double ra = real(a), rb = real(b);
+      return ra != rb ? ra > rb : a < b;  // ties: lower class first
+    });
+    absl::StrAppend(&out, "  top-", k, " (class: value", quantized ? ", dequantized" : "", "):");
+    for (int64_t j = 0; j < k; ++j) {
+      absl::StrAppend(&out, j ? "," : "", " ", order[static_cast<size_t>(j)], ": ",
+                      Number(real(order[static_cast<size_t>(j)])));
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+// One short line per frame: the top class of a classifier output, else its first values.
+std::string FrameSummary(const std::vector<uint8_t>& bytes, const Tensor& t) {
+  const int64_t n = t.num_elements();
+  const size_t es = DTypeBytes(t.dtype, 1);
+  if (n <= 0 || es == 0 || bytes.size() != static_cast<size_t>(n) * es) return "";
+  const bool quantized = !t.quant.empty() && !t.quant.per_channel() && t.dtype != DType::kFloat32;
+  const double scale = quantized ? t.quant.scale[0] : 1.0;
+  const double zp = quantized && !t.quant.zero_point.empty() ? t.quant.zero_point[0] : 0.0;
+  auto real = [&](int64_t i) {
+    const double q = Element(bytes, t.dtype, static_cast<size_t>(i));
+    return quantized ? scale * (q - zp) : q;
+  };
+  if (!t.shape.empty() && t.shape.back() == n && n >= 2) {
+    int64_t best = 0;
+    for (int64_t i = 1; i < n; ++i) {
+      if (real(i) > real(best)) best = i;
+    }
+    return absl::StrCat("top-1 ", best, ": ", Number(real(best)));
+  }
+  std::string out = "values";
+  for (int64_t i = 0; i < std::min<int64_t>(n, 4); ++i) absl::StrAppend(&out, " ", Number(real(i)));
+  return out + (n > 4 ? " ..." : "");
+}
+
 // `mica run -t PROFILE`: the same outputs, computed by the device runtime on QEMU.
 int RunOnTarget(const std::string& model, const Graph& graph, const std::string& target,
                 const std::string& variant, const std::string& firmware,
                 const std::vector<HostTensor>& host_inputs, const std::string& output_dir,
-                const std::string& compare_dir, bool profile) {
+                const std::string& compare_dir, bool profile, int top_k) {
   const Subgraph& sg = graph.main();
   std::string cpu;
   auto isa = TargetIsa(target, variant, &cpu);
@@ -159,7 +290,26 @@ int RunOnTarget(const std::string& model, const Graph& graph, const std::string&
       expected.push_back(**want);
     }
   }
+  // A simulated run takes seconds to minutes: elapsed time on stderr when it is a terminal.
+  std::atomic<bool> finished{false};
+  std::thread ticker;
+  if (::isatty(STDERR_FILENO) != 0) {
+    ticker = std::thread([&finished, &target] {
+      const auto start = std::chrono::steady_clock::now();
+      while (!finished) {
+        const auto secs = std::chrono::duration_cast<std::chrono::seconds>(
+                              std::chrono::steady_clock::now() - start).count();
+        std::cerr << "\rmica run: on QEMU (" << target << "), " << secs << " s" << std::flush;
+        for (int i = 0; i < 10 && !finished; ++i) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+      }
+      std::cerr << "\r\033[K" << std::flush;
+    });
+  }
   auto run = RunOnQemu(graph, *isa, inputs, expected, firmware, profile, cpu);
+  finished = true;
+  if (ticker.joinable()) ticker.join();
   if (!run.ok()) return Failure(std::string(run.status().message()));
   const fvp::SimulationResult& r = run->result;
   if (r.outputs.size() != sg.outputs.size()) {
@@ -202,7 +352,8 @@ int RunOnTarget(const std::string& model, const Graph& graph, const std::string&
     const Tensor& t = sg.tensors[sg.outputs[i]];
     std::cout << "output " << i << " '" << t.name << "' " << DTypeName(t.dtype) << " "
               << ShapeString(t.shape) << " -> "
-              << (fs::path(output_dir) / absl::StrCat("output_", i, ".bin")).string() << "\n";
+              << (fs::path(output_dir) / absl::StrCat("output_", i, ".bin")).string() << "\n"
+              << OutputSummary(r.outputs[i], t, top_k);
   }
   if (profile) {
     for (const fvp::OpCount& op : r.op_counts) {
@@ -225,25 +376,58 @@ int RunOnTarget(const std::string& model, const Graph& graph, const std::string&
   return all_same ? kExitOk : kExitFailure;
 }
 
-int RunRun(const std::vector<std::string>& args) {
+int RunRun(const std::vector<std::string>& raw_args) {
+  // `--dump-all` used to be a flag dumping into --output-dir: followed by another flag (or by
+  // nothing) it still does, with a warning.
+  std::vector<std::string> args = raw_args;
+  bool dump_legacy = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--") break;
+    if (args[i] == "--dump-all" && (i + 1 == args.size() || args[i + 1].rfind("-", 0) == 0)) {
+      args[i] = "--dump-all=";
+      dump_legacy = true;
+    }
+  }
   ArgParser p("run");
   std::vector<std::string> models, inputs;
-  std::string output_dir, variant, compare_dir, target, backend, firmware;
-  bool dump_all = false, profile = false;
+  std::string output_dir, variant, compare_dir, target, backend, firmware, dump_dir;
+  std::string frames_text, top_k_text = "5";
+  bool profile = false;
   p.Positional("MODEL", &models, 1, 1);
-  p.Repeated("--input", &inputs, "FILE", "graph input i (.npy or raw bytes), in input order");
-  p.Option("--output-dir", &output_dir, "DIR", "write output_<i>.bin/.npy (and dumps) here");
+  p.Repeated("--input", &inputs, "FILE",
+             "graph input i (.npy or raw bytes), in input order; frame after frame for several "
+             "frames");
+  p.Option("--output-dir", &output_dir, "DIR", "write output_<i>.bin/.npy here");
   p.Deprecated("--output", "--output-dir");
   p.Option("--target-profile", &target, "NAME",
            "run on a simulated Cortex-M of this profile (QEMU) instead of the host");
   p.Option("--backend", &backend, "qemu", "simulator for --target-profile (default qemu)");
   p.Option("--firmware", &firmware, "ELF", "runner firmware (default: the one built with mica)");
   p.Option("--variant", &variant, "ISA", "kernel variant: scalar, dsp or mve (default: best)");
-  p.Flag("--dump-all", &dump_all, "also write t<k>.bin for every operator output tensor k");
+  p.Option("--frames", &frames_text, "N",
+           "run N frames in a row keeping the state (LSTM/SVDF variable tensors); with one set "
+           "of inputs, it is repeated");
+  p.Option("--dump-all", &dump_dir, "DIR",
+           "write every computed tensor k as DIR/t<k>.bin and DIR/t<k>_<name>.npy");
   p.Option("--compare", &compare_dir, "DIR", "compare with DIR/output_<i>.bin and t<k>.bin");
+  p.Option("--top-k", &top_k_text, "K", "classes listed for a classifier output (default 5)");
   p.Flag("--profile", &profile, "print each operator's wall time");
   if (int rc = p.Parse(args); rc >= 0) return rc;
   if (output_dir.empty()) return UsageError("run: --output-dir DIR is required");
+  if (dump_legacy && dump_dir.empty()) {
+    std::cerr << "mica run: warning: --dump-all now takes a folder; dumping into --output-dir\n";
+    dump_dir = output_dir;
+  }
+  const bool dump_all = !dump_dir.empty();
+  int top_k = 0;
+  if (!absl::SimpleAtoi(top_k_text, &top_k) || top_k < 0 || top_k > 1000) {
+    return UsageError("run: --top-k needs an integer in [0, 1000], got '" + top_k_text + "'");
+  }
+  int frames = 0;
+  if (!frames_text.empty() &&
+      (!absl::SimpleAtoi(frames_text, &frames) || frames < 1 || frames > 1000000)) {
+    return UsageError("run: --frames needs an integer in [1, 1000000], got '" + frames_text + "'");
+  }
 
   auto isa = runtime::ParseIsa(variant);
   if (!isa.ok()) return UsageError(absl::StrCat("run: ", isa.status().message()));
@@ -251,20 +435,29 @@ int RunRun(const std::vector<std::string>& args) {
   auto graph = LoadModel(models[0]);
   if (!graph.ok()) return Failure(std::string(graph.status().message()));
   const Subgraph& sg = graph->main();
-  if (inputs.size() != sg.inputs.size()) {
+  const size_t n_in = sg.inputs.size();
+  if (inputs.empty() && n_in > 0) return UsageError(NoInputMessage(models[0], sg));
+  // Frames: one set of inputs (repeated), or one set per frame.
+  size_t sets = n_in == 0 ? 1 : inputs.size() / n_in;
+  const bool whole_sets = n_in == 0 ? inputs.empty() : inputs.size() % n_in == 0;
+  if (!whole_sets || (frames > 0 && sets != 1 && sets != static_cast<size_t>(frames))) {
     std::string expected;
-    for (size_t i = 0; i < sg.inputs.size(); ++i) {
+    for (size_t i = 0; i < n_in; ++i) {
       const Tensor& t = sg.tensors[sg.inputs[i]];
       absl::StrAppend(&expected, i ? "; " : "", i, ": '", t.name, "' ", Describe(t));
     }
-    return Failure(absl::StrCat(models[0], " takes ", sg.inputs.size(), " input(s), got ",
-                                inputs.size(), " --input (expected ", expected, ")"));
+    return Failure(absl::StrCat(models[0], " takes ", n_in, " input(s), got ", inputs.size(),
+                                " --input", frames > 0 ? absl::StrCat(" for ", frames, " frames") : "",
+                                " (expected ", expected,
+                                n_in > 0 ? "; several frames take the inputs frame after frame" : "",
+                                ")"));
   }
-  std::vector<HostTensor> host_inputs;
+  if (frames == 0) frames = static_cast<int>(sets);
+  std::vector<std::vector<HostTensor>> frame_inputs(sets);
   for (size_t i = 0; i < inputs.size(); ++i) {
-    auto h = ReadInput(i, inputs[i], sg.tensors[sg.inputs[i]]);
+    auto h = ReadInput(i % n_in, inputs[i], sg.tensors[sg.inputs[i % n_in]]);
     if (!h.ok()) return Failure(std::string(h.status().message()));
-    host_inputs.push_back(*std::move(h));
+    frame_inputs[i / n_in].push_back(*std::move(h));
   }
   if (!target.empty()) {
     if (!backend.empty() && backend != "qemu") {
@@ -272,8 +465,9 @@ int RunRun(const std::vector<std::string>& args) {
                                   "Arm's Corstone FVPs are not driven by this mica yet)"));
     }
     if (dump_all) return UsageError("run: --dump-all is not available with --target-profile");
-    return RunOnTarget(models[0], *graph, target, variant, firmware, host_inputs, output_dir,
-                       compare_dir, profile);
+    if (frames > 1) return UsageError("run: --frames is not available with --target-profile");
+    return RunOnTarget(models[0], *graph, target, variant, firmware, frame_inputs[0], output_dir,
+                       compare_dir, profile, top_k);
   }
 
   runtime::ExecutorOptions options;
@@ -281,38 +475,62 @@ int RunRun(const std::vector<std::string>& args) {
   auto exec = runtime::Executor::Create(*graph, options);
   if (!exec.ok()) return Failure(std::string(exec.status().message()));
 
-  std::map<int32_t, std::vector<uint8_t>> dumps;
+  std::map<int32_t, HostTensor> dumps;
   const bool want_dumps = dump_all || !compare_dir.empty();
   if (want_dumps) {
     (*exec)->SetTensorObserver([&dumps](int32_t k, const runtime::TensorView& v) {
-      dumps[k].assign(v.data, v.data + v.bytes);
+      dumps[k] = v.ToHost();
     });
   }
   (*exec)->SetProfiling(true);
-  const auto start = std::chrono::steady_clock::now();
-  auto outputs = (*exec)->Run(host_inputs);
-  const auto end = std::chrono::steady_clock::now();
-  if (!outputs.ok()) return Failure(std::string(outputs.status().message()));
+  (*exec)->SetKeepState(true);
+  // Every output, frame and dump is written, or none is: a failure leaves no partial set behind.
+  std::vector<std::pair<std::string, std::vector<uint8_t>>> files;
+  std::vector<std::string> frame_lines;
+  std::vector<HostTensor> outputs;
+  double ms = 0;
+  for (int f = 0; f < frames; ++f) {
+    const auto start = std::chrono::steady_clock::now();
+    auto out = (*exec)->Run(frame_inputs[sets == 1 ? 0 : static_cast<size_t>(f)]);
+    ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (!out.ok()) {
+      return Failure(frames > 1 ? absl::StrCat("frame ", f, ": ", out.status().message())
+                                : std::string(out.status().message()));
+    }
+    if (frames > 1) {
+      std::string line = absl::StrCat("frame ", f, ":");
+      for (size_t i = 0; i < out->size(); ++i) {
+        files.emplace_back(
+            (fs::path(output_dir) / absl::StrCat("output_", i, "_frame", f, ".npy")).string(),
+            runtime::EncodeNpy((*out)[i]));
+        absl::StrAppend(&line, i ? ";" : "", " output ", i, " ",
+                        FrameSummary((*out)[i].bytes, sg.tensors[sg.outputs[i]]));
+      }
+      frame_lines.push_back(line);
+    }
+    outputs = *std::move(out);
+  }
 
   std::error_code ec;
-  fs::create_directories(output_dir, ec);
-  if (!fs::is_directory(output_dir)) {
-    return Failure(absl::StrCat("cannot create output directory '", output_dir, "'"));
+  for (const std::string& dir : {output_dir, dump_dir}) {
+    if (dir.empty()) continue;
+    fs::create_directories(dir, ec);
+    if (!fs::is_directory(dir)) {
+      return Failure(absl::StrCat("cannot create output directory '", dir, "'"));
+    }
   }
-  // Every output (and dump) is written, or none is: a failure leaves no partial set behind.
-  std::vector<std::pair<std::string, std::vector<uint8_t>>> files;
-  for (size_t i = 0; i < outputs->size(); ++i) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
     const std::string base = (fs::path(output_dir) / absl::StrCat("output_", i)).string();
-    files.emplace_back(base + ".bin", (*outputs)[i].bytes);
-    files.emplace_back(base + ".npy", runtime::EncodeNpy((*outputs)[i]));
+    files.emplace_back(base + ".bin", outputs[i].bytes);
+    files.emplace_back(base + ".npy", runtime::EncodeNpy(outputs[i]));
   }
   if (dump_all) {
-    for (const Operator& op : sg.ops) {
-      for (int32_t k : op.outputs) {
-        if (k < 0) continue;
-        files.emplace_back((fs::path(output_dir) / absl::StrCat("t", k, ".bin")).string(),
-                           dumps[k]);
-      }
+    for (const auto& [k, h] : dumps) {
+      const fs::path base = fs::path(dump_dir) / absl::StrCat("t", k);
+      files.emplace_back(base.string() + ".bin", h.bytes);
+      const std::string name = SafeName(sg.tensors[static_cast<size_t>(k)].name);
+      files.emplace_back(base.string() + (name.empty() ? "" : "_" + name) + ".npy",
+                         runtime::EncodeNpy(h));
     }
   }
   for (const auto& file : files) {
@@ -324,20 +542,32 @@ int RunRun(const std::vector<std::string>& args) {
     return Failure(std::string(s.message()));
   }
 
-  const double ms = std::chrono::duration<double, std::milli>(end - start).count();
   std::cout << "model: " << models[0] << "\n"
             << "variant: " << kernels::IsaName((*exec)->isa()) << "\n"
             << "operators: " << sg.ops.size() << ", arena: " << (*exec)->arena_bytes()
             << " bytes, scratch: " << (*exec)->scratch_bytes()
-            << " bytes, state: " << (*exec)->state_bytes() << " bytes\n"
-            << "time: " << absl::StrFormat("%.3f", ms) << " ms\n";
-  for (size_t i = 0; i < outputs->size(); ++i) {
+            << " bytes, state: " << (*exec)->state_bytes() << " bytes\n";
+  if (frames > 1) {
+    std::cout << "frames: " << frames << " in a row, "
+              << ((*exec)->state_bytes() > 0 ? "state kept between frames"
+                                             : "the model has no state (each frame independent)")
+              << "; time " << absl::StrFormat("%.3f", ms) << " ms in all\n";
+    for (const std::string& line : frame_lines) std::cout << "  " << line << "\n";
+  } else {
+    std::cout << "time: " << absl::StrFormat("%.3f", ms) << " ms\n";
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
     const Tensor& t = sg.tensors[sg.outputs[i]];
     std::cout << "output " << i << " '" << t.name << "' " << DTypeName(t.dtype) << " "
-              << ShapeString(t.shape) << " -> "
-              << (fs::path(output_dir) / absl::StrCat("output_", i, ".bin")).string() << "\n";
+              << ShapeString(t.shape) << (frames > 1 ? " (last frame)" : "") << " -> "
+              << (fs::path(output_dir) / absl::StrCat("output_", i, ".bin")).string() << "\n"
+              << OutputSummary(outputs[i].bytes, t, top_k);
   }
-  if (dump_all) std::cout << "dumps: " << dumps.size() << " tensors written as t<k>.bin\n";
+  if (dump_all) {
+    std::cout << "dumps: " << dumps.size() << " tensors written to " << dump_dir
+              << " as t<k>.bin and t<k>_<name>.npy" << (frames > 1 ? " (last frame)" : "")
+              << "\n";
+  }
   if (profile) {
     for (const runtime::OpProfile& op : (*exec)->profile()) {
       std::cout << "  op " << op.op_index << " " << op.name << ": "
@@ -347,15 +577,15 @@ int RunRun(const std::vector<std::string>& args) {
 
   if (compare_dir.empty()) return kExitOk;
   bool all_same = true;
-  for (size_t i = 0; i < outputs->size(); ++i) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
     const Tensor& t = sg.tensors[sg.outputs[i]];
     const std::string ref = (fs::path(compare_dir) / absl::StrCat("output_", i, ".bin")).string();
     auto want = ReadFileBytes(ref);
     if (!want.ok()) return Failure(std::string(want.status().message()));
-    const Diff d = Compare((*outputs)[i].bytes, **want, t);
+    const Diff d = Compare(outputs[i].bytes, **want, t);
     all_same &= !d.size_mismatch && d.count == 0;
-    std::cout << "compare output " << i << ": "
-              << FormatDiff(d, (*outputs)[i].bytes, **want, t) << "\n";
+    std::cout << "compare output " << i << ": " << FormatDiff(d, outputs[i].bytes, **want, t)
+              << "\n";
   }
   bool any_dump = false;
   bool diverged = false;
@@ -367,11 +597,12 @@ int RunRun(const std::vector<std::string>& args) {
       any_dump = true;
       auto want = ReadFileBytes(ref.string());
       if (!want.ok()) return Failure(std::string(want.status().message()));
-      const Diff d = Compare(dumps[k], **want, sg.tensors[k]);
+      const std::vector<uint8_t>& got = dumps[k].bytes;
+      const Diff d = Compare(got, **want, sg.tensors[k]);
       if (d.size_mismatch || d.count > 0) {
         std::cout << "first diverging operator: #" << op << " " << sg.ops[op].name()
                   << ", tensor " << k << " '" << sg.tensors[k].name
-                  << "': " << FormatDiff(d, dumps[k], **want, sg.tensors[k]) << "\n";
+                  << "': " << FormatDiff(d, got, **want, sg.tensors[k]) << "\n";
         diverged = true;
         all_same = false;
         break;
@@ -384,7 +615,8 @@ int RunRun(const std::vector<std::string>& args) {
 
 const Registration kRun{{"run",
                          "MODEL --input FILE [--input FILE ...] --output-dir DIR "
-                         "[--variant scalar|dsp|mve] [--dump-all] [--compare DIR] [--profile] "
+                         "[--variant scalar|dsp|mve] [--frames N] [--dump-all DIR] "
+                         "[--compare DIR] [--top-k K] [--profile] "
                          "[--target-profile NAME [--backend qemu]]",
                          "Run a model on the host (or a simulated Cortex-M), bit-exact with "
                          "TFLite's reference kernels",
