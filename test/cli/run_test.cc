@@ -3,10 +3,13 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "cli/cli_util.h"
+#include "mica/model/load.h"
 #include "testing/catch.h"
 #include "testing/shared.h"
 
@@ -234,6 +237,63 @@ TEST_CASE("cli run: several frames of a stateful model keep the state", "[cli]")
                              "--output-dir", dir + "/aaa2"});
   REQUIRE(again.exit_code == 0);
   for (int f = 0; f < 3; ++f) CHECK(frame(dir + "/aaa", f) == frame(dir + "/aaa2", f));
+}
+
+// Every stateful corpus model, frames A, B, A in a row, against TFLite Micro's outputs for the
+// same sequence through one interpreter (test/corpus/reference/tflm/frames.csv, recorded by
+// test/corpus/tools/record_tflm_frames.py).
+TEST_CASE("cli run: frames in a row match TFLite Micro's recorded frames", "[cli]") {
+  const std::string corpus = std::string(MICA_TEST_DATA_DIR) + "/../corpus";
+  std::ifstream csv(corpus + "/reference/tflm/frames.csv");
+  REQUIRE(csv.good());
+  std::string line;
+  std::getline(csv, line);
+  REQUIRE(line == "model,model_sha256,tflm_version,frame,input,output,values");
+  std::map<std::string, std::vector<std::string>> want;  // model -> values of frames 0, 1, 2
+  while (std::getline(csv, line)) {
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    for (std::string c; std::getline(ss, c, ',');) cells.push_back(c);
+    REQUIRE(cells.size() == 7);
+    REQUIRE(cells[5] == "0");
+    want[cells[0]].push_back(cells[6]);
+  }
+  REQUIRE(want.size() >= 3);
+  const std::string dir = mica::testing::TempDir("run-frames-tflm");
+  for (const auto& [model, frames] : want) {
+    CAPTURE(model);
+    REQUIRE(frames.size() == 3);
+    const std::string path = corpus + "/models/" + model + ".tflite";
+    auto g = LoadModel(path);
+    REQUIRE(g.ok());
+    const size_t n = static_cast<size_t>(g->main().tensors[g->main().inputs[0]].num_elements());
+    std::vector<uint8_t> a(n), b(n);
+    for (size_t i = 0; i < n; ++i) {
+      a[i] = static_cast<uint8_t>((i * 37) % 251);
+      b[i] = static_cast<uint8_t>((i * 11 + 5) % 253);
+    }
+    WriteBytes(dir + "/" + model + ".a", a);
+    WriteBytes(dir + "/" + model + ".b", b);
+    const std::string out = dir + "/" + model;
+    CliResult r = RunMica({"run", path, "--input", out + ".a", "--input", out + ".b", "--input",
+                           out + ".a", "--output-dir", out});
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    for (int f = 0; f < 3; ++f) {
+      const std::vector<uint8_t> npy =
+          mica::testing::ReadFile(out + "/output_0_frame" + std::to_string(f) + ".npy");
+      std::stringstream values(frames[static_cast<size_t>(f)]);
+      std::vector<int> expected;
+      for (int v; values >> v;) expected.push_back(v);
+      REQUIRE(npy.size() > expected.size());
+      std::vector<int> got;
+      for (size_t i = npy.size() - expected.size(); i < npy.size(); ++i) {
+        got.push_back(static_cast<int8_t>(npy[i]));
+      }
+      CAPTURE(f);
+      CHECK(got == expected);
+    }
+  }
 }
 
 TEST_CASE("cli run: --compare names the first diverging operator", "[cli]") {
