@@ -296,6 +296,37 @@ TEST_CASE("cli run: frames in a row match TFLite Micro's recorded frames", "[cli
   }
 }
 
+// int8 LSTM variants (peephole, projection, layer norm, CIFG; made from a corpus model by
+// test/corpus/tools/record_tflm_lstm_variants.py): the pinned TFLite Micro refuses each in
+// Prepare, as recorded; mica inspects them and `run` refuses them with one line saying so.
+TEST_CASE("cli run: int8 LSTM variants TFLite Micro refuses are refused with the reason", "[cli]") {
+  const std::string dir = std::string(MICA_TEST_DATA_DIR) + "/lstm_variants";
+  std::ifstream csv(dir + "/tflm.csv");
+  REQUIRE(csv.good());
+  std::string line;
+  std::getline(csv, line);
+  REQUIRE(line == "file,sha256,tflm_version,tflm_status");
+  const std::string tmp = mica::testing::TempDir("run-lstm-variants");
+  WriteBytes(tmp + "/x.bin", std::vector<uint8_t>(320, 3));
+  int rows = 0;
+  while (std::getline(csv, line)) {
+    ++rows;
+    const std::string file = line.substr(0, line.find(','));
+    CAPTURE(file);
+    CHECK(line.substr(line.rfind(',') + 1) == "refused");
+    CHECK(RunMica({"inspect", dir + "/" + file}).exit_code == 0);
+    CliResult r = RunMica({"run", dir + "/" + file, "--input", tmp + "/x.bin", "--output-dir",
+                           tmp + "/out"});
+    INFO(r.err);
+    CHECK(r.exit_code == 1);
+    CHECK(CountLines(r.err) == 1);
+    CHECK(r.err.find("UNIDIRECTIONAL_SEQUENCE_LSTM") != std::string::npos);
+    CHECK(r.err.find("TFLite Micro refuses") != std::string::npos);
+    CHECK(!fs::exists(tmp + "/out/output_0.bin"));
+  }
+  CHECK(rows == 4);
+}
+
 TEST_CASE("cli run: --compare names the first diverging operator", "[cli]") {
   Fixture f;
   if (!GetFixture(&f)) {
