@@ -296,15 +296,22 @@ int RunOnTarget(const std::string& model, const Graph& graph, const std::string&
   if (::isatty(STDERR_FILENO) != 0) {
     ticker = std::thread([&finished, &target] {
       const auto start = std::chrono::steady_clock::now();
+      bool printed = false;
+      // The first second is left to the runner's own "running on ..." line.
+      for (int i = 0; i < 10 && !finished; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
       while (!finished) {
         const auto secs = std::chrono::duration_cast<std::chrono::seconds>(
                               std::chrono::steady_clock::now() - start).count();
-        std::cerr << "\rmica run: on QEMU (" << target << "), " << secs << " s" << std::flush;
+        std::cerr << "\r\033[Kmica run: on QEMU (" << target << "), " << secs << " s elapsed"
+                  << std::flush;
+        printed = true;
         for (int i = 0; i < 10 && !finished; ++i) {
           std::this_thread::sleep_for(std::chrono::milliseconds(100));
         }
       }
-      std::cerr << "\r\033[K" << std::flush;
+      if (printed) std::cerr << "\r\033[K" << std::flush;
     });
   }
   auto run = RunOnQemu(graph, *isa, inputs, expected, firmware, profile, cpu);
