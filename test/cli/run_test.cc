@@ -279,6 +279,23 @@ TEST_CASE("cli run: frames in a row match TFLite Micro's recorded frames", "[cli
                            out + ".a", "--output-dir", out});
     INFO(r.out << r.err);
     REQUIRE(r.exit_code == 0);
+    // The same frames as one .npy with a leading frame axis: [3, ...input shape].
+    std::vector<uint8_t> seq = a;
+    seq.insert(seq.end(), b.begin(), b.end());
+    seq.insert(seq.end(), a.begin(), a.end());
+    std::vector<int> npy_shape = {3};
+    for (int32_t d : g->main().tensors[g->main().inputs[0]].shape) npy_shape.push_back(d);
+    WriteBytes(out + ".npy", Int8Npy(npy_shape, seq));
+    CliResult rn = RunMica({"run", path, "--input", out + ".npy", "--output-dir", out + "_npy"});
+    INFO(rn.out << rn.err);
+    REQUIRE(rn.exit_code == 0);
+    CHECK(rn.out.find("frames: 3 in a row") != std::string::npos);
+    for (int f = 0; f < 3; ++f) {
+      const std::string name = "/output_0_frame" + std::to_string(f) + ".npy";
+      CHECK(mica::testing::ReadFile(out + name) == mica::testing::ReadFile(out + "_npy" + name));
+    }
+    CHECK(RunMica({"run", path, "--input", out + ".npy", "--frames", "2", "--output-dir",
+                   out + "_bad"}).exit_code == 1);
     for (int f = 0; f < 3; ++f) {
       const std::vector<uint8_t> npy =
           mica::testing::ReadFile(out + "/output_0_frame" + std::to_string(f) + ".npy");

@@ -20,8 +20,8 @@
 // [A-Za-z0-9._-]); `--dump-all` followed by another flag still dumps into --output-dir.
 //
 // Stateful models (SVDF, LSTM: variable tensors) run several frames in a row with their state
-// kept: give N sets of inputs (--input per graph input, frame after frame), or one set and
-// --frames N to repeat it. Each frame's outputs are written as output_<i>_frame<f>.npy; the
+// kept: give N sets of inputs (--input per graph input, frame after frame), one set and
+// --frames N to repeat it, or .npy inputs with a leading frame axis ([N, ...input shape]). Each frame's outputs are written as output_<i>_frame<f>.npy; the
 // output_<i>.bin/.npy files, dumps and --compare are those of the last frame.
 //
 // Every file (outputs, frames, dumps) is written atomically, all or none.
@@ -126,21 +126,37 @@ bool IsNpy(const std::vector<uint8_t>& bytes) {
   return bytes.size() >= 6 && std::memcmp(bytes.data(), "\x93NUMPY", 6) == 0;
 }
 
-// Reads input `i` from `path` as the model's input tensor `t`.
-absl::StatusOr<HostTensor> ReadInput(size_t i, const std::string& path, const Tensor& t) {
+// Reads input `i` from `path` as the model's input tensor `t`: one frame, or several from a
+// .npy whose extra leading axis counts frames ([N, ...the input's shape]).
+absl::StatusOr<std::vector<HostTensor>> ReadInput(size_t i, const std::string& path,
+                                                  const Tensor& t) {
   const std::string who = absl::StrCat("input ", i, " '", t.name, "' (", path, ")");
   auto bytes = ReadFileBytes(path);
   if (!bytes.ok()) return bytes.status();
   if (IsNpy(**bytes)) {
     auto npy = runtime::ParseNpy(**bytes, path);
     if (!npy.ok()) return npy.status();
-    if (npy->dtype != t.dtype || WithoutOnes(npy->shape) != WithoutOnes(t.shape)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          who, ": .npy holds ", std::string(DTypeName(npy->dtype)), " ", ShapeString(npy->shape),
-          ", expected ", Describe(t)));
+    const std::vector<int32_t> frame_shape =
+        npy->shape.empty() ? npy->shape : std::vector<int32_t>(npy->shape.begin() + 1, npy->shape.end());
+    if (npy->dtype == t.dtype && WithoutOnes(npy->shape) == WithoutOnes(t.shape)) {
+      npy->shape = t.shape;
+      return std::vector<HostTensor>{*std::move(npy)};
     }
-    npy->shape = t.shape;
-    return *std::move(npy);
+    if (npy->dtype == t.dtype && !npy->shape.empty() && npy->shape[0] > 1 &&
+        WithoutOnes(frame_shape) == WithoutOnes(t.shape)) {
+      std::vector<HostTensor> frames(static_cast<size_t>(npy->shape[0]));
+      const size_t each = t.num_bytes();
+      for (size_t f = 0; f < frames.size(); ++f) {
+        frames[f].dtype = t.dtype;
+        frames[f].shape = t.shape;
+        frames[f].bytes.assign(npy->bytes.begin() + static_cast<long>(f * each),
+                               npy->bytes.begin() + static_cast<long>((f + 1) * each));
+      }
+      return frames;
+    }
+    return absl::InvalidArgumentError(absl::StrCat(
+        who, ": .npy holds ", std::string(DTypeName(npy->dtype)), " ", ShapeString(npy->shape),
+        ", expected ", Describe(t), " (or [N,...] for N frames)"));
   }
   if ((*bytes)->size() != t.num_bytes()) {
     return absl::InvalidArgumentError(absl::StrCat(who, ": ", (*bytes)->size(),
@@ -150,7 +166,7 @@ absl::StatusOr<HostTensor> ReadInput(size_t i, const std::string& path, const Te
   h.dtype = t.dtype;
   h.shape = t.shape;
   h.bytes = **bytes;
-  return h;
+  return std::vector<HostTensor>{std::move(h)};
 }
 
 // Reads element `i` of raw little-endian data as a double (for differences).
@@ -459,20 +475,45 @@ int RunRun(const std::vector<std::string>& raw_args) {
                                 n_in > 0 ? "; several frames take the inputs frame after frame" : "",
                                 ")"));
   }
-  if (frames == 0) frames = static_cast<int>(sets);
-  std::vector<std::vector<HostTensor>> frame_inputs(sets);
+  // Each --input holds one tensor, or N frames (a .npy with a leading frame axis; only with
+  // one set of inputs, every such input agreeing on N; plain inputs are then repeated).
+  std::vector<std::vector<HostTensor>> read(inputs.size());
+  size_t npy_frames = 1;
   for (size_t i = 0; i < inputs.size(); ++i) {
     auto h = ReadInput(i % n_in, inputs[i], sg.tensors[sg.inputs[i % n_in]]);
     if (!h.ok()) return Failure(std::string(h.status().message()));
-    frame_inputs[i / n_in].push_back(*std::move(h));
+    if (h->size() > 1) {
+      if (sets > 1 || (npy_frames > 1 && npy_frames != h->size())) {
+        return Failure(absl::StrCat(inputs[i], ": holds ", h->size(),
+                                    " frames; frame axes need one set of inputs that agree on "
+                                    "the number of frames"));
+      }
+      npy_frames = h->size();
+    }
+    read[i] = *std::move(h);
   }
+  if (npy_frames > 1) {
+    if (frames > 0 && static_cast<size_t>(frames) != npy_frames) {
+      return Failure(absl::StrCat("--frames ", frames, " but the inputs hold ", npy_frames,
+                                  " frames"));
+    }
+    sets = npy_frames;
+  }
+  std::vector<std::vector<HostTensor>> frame_inputs(sets);
+  for (size_t f = 0; f < sets; ++f) {
+    for (size_t i = 0; i < n_in; ++i) {
+      const std::vector<HostTensor>& r = npy_frames > 1 ? read[i] : read[f * n_in + i];
+      frame_inputs[f].push_back(r.size() > 1 ? r[f] : r[0]);
+    }
+  }
+  if (frames == 0) frames = static_cast<int>(sets);
   if (!target.empty()) {
     if (!backend.empty() && backend != "qemu") {
       return Failure(absl::StrCat("run: backend '", backend, "' is not available (only qemu: "
                                   "Arm's Corstone FVPs are not driven by this mica yet)"));
     }
     if (dump_all) return UsageError("run: --dump-all is not available with --target-profile");
-    if (frames > 1) return UsageError("run: --frames is not available with --target-profile");
+    if (frames > 1) return UsageError("run: several frames are not available with --target-profile");
     return RunOnTarget(models[0], *graph, target, variant, firmware, frame_inputs[0], output_dir,
                        compare_dir, profile, top_k);
   }
