@@ -194,11 +194,13 @@ TEST_CASE("cli run: several frames of a stateful model keep the state", "[cli]")
   }
   WriteBytes(dir + "/a.bin", a);
   WriteBytes(dir + "/b.bin", b);
+  // Frame f of output_0_frames.npy ([frames, 1, 8] int8).
   auto frame = [&](const std::string& out, int f) {
-    const std::vector<uint8_t> npy =
-        mica::testing::ReadFile(out + "/output_0_frame" + std::to_string(f) + ".npy");
-    REQUIRE(npy.size() > 8);
-    return std::vector<uint8_t>(npy.end() - 8, npy.end());  // the 1x8 int8 output
+    const std::vector<uint8_t> npy = mica::testing::ReadFile(out + "/output_0_frames.npy");
+    const size_t frames = NpyHeader(npy).find("'shape': (3,") != std::string::npos ? 3 : 2;
+    REQUIRE(npy.size() > 8 * frames);
+    const auto start = npy.end() - static_cast<long>(8 * (frames - static_cast<size_t>(f)));
+    return std::vector<uint8_t>(start, start + 8);
   };
   // One frame each, from a fresh state.
   CliResult ra = RunMica({"run", kLstm, "--input", dir + "/a.bin", "--output-dir", dir + "/a"});
@@ -219,6 +221,8 @@ TEST_CASE("cli run: several frames of a stateful model keep the state", "[cli]")
   CHECK(ab.out.find("  frame 0: output 0 top-1 ") != std::string::npos);
   CHECK(ab.out.find("  frame 1: output 0 top-1 ") != std::string::npos);
   CHECK(ab.out.find("(last frame)") != std::string::npos);
+  CHECK(NpyHeader(mica::testing::ReadFile(dir + "/ab/output_0_frames.npy"))
+            .find("'shape': (2,1,8)") != std::string::npos);
   CHECK(frame(dir + "/ab", 0) == out_a);
   CHECK(frame(dir + "/ab", 1) != out_b);
   CHECK(mica::testing::ReadFile(dir + "/ab/output_0.bin") == frame(dir + "/ab", 1));
@@ -230,8 +234,31 @@ TEST_CASE("cli run: several frames of a stateful model keep the state", "[cli]")
   REQUIRE(aaa.exit_code == 0);
   CHECK(frame(dir + "/aaa", 0) == out_a);
   CHECK(frame(dir + "/aaa", 1) != out_a);
-  CHECK(fs::exists(dir + "/aaa/output_0_frame2.npy"));
-  CHECK(!fs::exists(dir + "/aaa/output_0_frame3.npy"));
+  CHECK(NpyHeader(mica::testing::ReadFile(dir + "/aaa/output_0_frames.npy"))
+            .find("'shape': (3,1,8)") != std::string::npos);
+  // A long run prints the first and last 16 frames only.
+  CliResult forty = RunMica({"run", kLstm, "--input", dir + "/a.bin", "--frames", "40",
+                             "--output-dir", dir + "/forty"});
+  REQUIRE(forty.exit_code == 0);
+  CHECK(forty.out.find("  frame 15: ") != std::string::npos);
+  CHECK(forty.out.find("  frame 16: ") == std::string::npos);
+  CHECK(forty.out.find("  ... 8 frames not shown") != std::string::npos);
+  CHECK(forty.out.find("  frame 39: ") != std::string::npos);
+  CHECK(RunMica({"run", kLstm, "--input", dir + "/a.bin", "--frames", "1000001", "--output-dir",
+                 dir + "/many"}).exit_code == 2);
+  // Frame outputs are bounded (1 GiB in all): a million frames of a 2,560-byte output are
+  // refused before running, with one line.
+  const std::string shared = mica::testing::SharedDir();
+  if (!shared.empty()) {
+    const std::string ad = shared + "/models/mlperf-tiny/ad_autoencoder_float.tflite";
+    WriteBytes(dir + "/ad.bin", std::vector<uint8_t>(2560, 0));
+    CliResult big = RunMica({"run", ad, "--input", dir + "/ad.bin", "--frames", "1000000",
+                             "--output-dir", dir + "/big"});
+    INFO(big.err);
+    CHECK(big.exit_code == 1);
+    CHECK(CountLines(big.err) == 1);
+    CHECK(big.err.find("exceed the 1 GiB") != std::string::npos);
+  }
   // The frames are deterministic.
   CliResult again = RunMica({"run", kLstm, "--input", dir + "/a.bin", "--frames", "3",
                              "--output-dir", dir + "/aaa2"});
@@ -290,25 +317,27 @@ TEST_CASE("cli run: frames in a row match TFLite Micro's recorded frames", "[cli
     INFO(rn.out << rn.err);
     REQUIRE(rn.exit_code == 0);
     CHECK(rn.out.find("frames: 3 in a row") != std::string::npos);
-    for (int f = 0; f < 3; ++f) {
-      const std::string name = "/output_0_frame" + std::to_string(f) + ".npy";
-      CHECK(mica::testing::ReadFile(out + name) == mica::testing::ReadFile(out + "_npy" + name));
-    }
+    CHECK(mica::testing::ReadFile(out + "/output_0_frames.npy") ==
+          mica::testing::ReadFile(out + "_npy/output_0_frames.npy"));
     CHECK(RunMica({"run", path, "--input", out + ".npy", "--frames", "2", "--output-dir",
                    out + "_bad"}).exit_code == 1);
+    const std::vector<uint8_t> npy = mica::testing::ReadFile(out + "/output_0_frames.npy");
+    std::vector<std::vector<int>> expected(3);
+    size_t total = 0;
     for (int f = 0; f < 3; ++f) {
-      const std::vector<uint8_t> npy =
-          mica::testing::ReadFile(out + "/output_0_frame" + std::to_string(f) + ".npy");
       std::stringstream values(frames[static_cast<size_t>(f)]);
-      std::vector<int> expected;
-      for (int v; values >> v;) expected.push_back(v);
-      REQUIRE(npy.size() > expected.size());
+      for (int v; values >> v;) expected[static_cast<size_t>(f)].push_back(v);
+      total += expected[static_cast<size_t>(f)].size();
+    }
+    REQUIRE(npy.size() > total);
+    size_t at = npy.size() - total;
+    for (int f = 0; f < 3; ++f) {
       std::vector<int> got;
-      for (size_t i = npy.size() - expected.size(); i < npy.size(); ++i) {
-        got.push_back(static_cast<int8_t>(npy[i]));
+      for (size_t i = 0; i < expected[static_cast<size_t>(f)].size(); ++i) {
+        got.push_back(static_cast<int8_t>(npy[at++]));
       }
       CAPTURE(f);
-      CHECK(got == expected);
+      CHECK(got == expected[static_cast<size_t>(f)]);
     }
   }
 }

@@ -21,8 +21,9 @@
 //
 // Stateful models (SVDF, LSTM: variable tensors) run several frames in a row with their state
 // kept: give N sets of inputs (--input per graph input, frame after frame), one set and
-// --frames N to repeat it, or .npy inputs with a leading frame axis ([N, ...input shape]). Each frame's outputs are written as output_<i>_frame<f>.npy; the
-// output_<i>.bin/.npy files, dumps and --compare are those of the last frame.
+// --frames N to repeat it, or .npy inputs with a leading frame axis ([N, ...input shape]).
+// Output i of every frame is written as output_<i>_frames.npy ([N, ...output shape]; at most
+// 1 GiB in all); output_<i>.bin/.npy, dumps and --compare are those of the last frame.
 //
 // Every file (outputs, frames, dumps) is written atomically, all or none.
 // --compare REF compares each output with
@@ -518,6 +519,17 @@ int RunRun(const std::vector<std::string>& raw_args) {
                        compare_dir, profile, top_k);
   }
 
+  // Every frame's outputs are kept until all files are written at once: bound them.
+  if (frames > 1) {
+    uint64_t per_frame = 0;
+    for (int32_t o : sg.outputs) per_frame += sg.tensors[static_cast<size_t>(o)].num_bytes();
+    constexpr uint64_t kMaxFrameBytes = uint64_t{1} << 30;
+    if (per_frame * static_cast<uint64_t>(frames) > kMaxFrameBytes) {
+      return Failure(absl::StrCat("run: ", frames, " frames of ", per_frame,
+                                  " output bytes each exceed the 1 GiB mica keeps for frame "
+                                  "outputs; run fewer frames"));
+    }
+  }
   runtime::ExecutorOptions options;
   options.isa = *isa;
   auto exec = runtime::Executor::Create(*graph, options);
@@ -536,6 +548,15 @@ int RunRun(const std::vector<std::string>& raw_args) {
   std::vector<std::pair<std::string, std::vector<uint8_t>>> files;
   std::vector<std::string> frame_lines;
   std::vector<HostTensor> outputs;
+  std::vector<HostTensor> stacked(sg.outputs.size());  // every frame's outputs: [N, ...]
+  for (size_t i = 0; i < stacked.size(); ++i) {
+    const Tensor& t = sg.tensors[static_cast<size_t>(sg.outputs[i])];
+    stacked[i].dtype = t.dtype;
+    stacked[i].shape = t.shape;
+    stacked[i].shape.insert(stacked[i].shape.begin(), frames);
+  }
+  // Frame lines printed: all of a short run, else the first and last kShownFrames.
+  constexpr int kShownFrames = 16;
   double ms = 0;
   for (int f = 0; f < frames; ++f) {
     const auto start = std::chrono::steady_clock::now();
@@ -546,15 +567,20 @@ int RunRun(const std::vector<std::string>& raw_args) {
                                 : std::string(out.status().message()));
     }
     if (frames > 1) {
-      std::string line = absl::StrCat("frame ", f, ":");
-      for (size_t i = 0; i < out->size(); ++i) {
-        files.emplace_back(
-            (fs::path(output_dir) / absl::StrCat("output_", i, "_frame", f, ".npy")).string(),
-            runtime::EncodeNpy((*out)[i]));
-        absl::StrAppend(&line, i ? ";" : "", " output ", i, " ",
-                        FrameSummary((*out)[i].bytes, sg.tensors[sg.outputs[i]]));
+      for (size_t i = 0; i < out->size() && i < stacked.size(); ++i) {
+        stacked[i].bytes.insert(stacked[i].bytes.end(), (*out)[i].bytes.begin(),
+                                (*out)[i].bytes.end());
       }
-      frame_lines.push_back(line);
+      if (frames <= 2 * kShownFrames || f < kShownFrames || f >= frames - kShownFrames) {
+        std::string line = absl::StrCat("frame ", f, ":");
+        for (size_t i = 0; i < out->size(); ++i) {
+          absl::StrAppend(&line, i ? ";" : "", " output ", i, " ",
+                          FrameSummary((*out)[i].bytes, sg.tensors[sg.outputs[i]]));
+        }
+        frame_lines.push_back(line);
+      } else if (f == kShownFrames) {
+        frame_lines.push_back(absl::StrCat("... ", frames - 2 * kShownFrames, " frames not shown"));
+      }
     }
     outputs = *std::move(out);
   }
@@ -571,6 +597,10 @@ int RunRun(const std::vector<std::string>& raw_args) {
     const std::string base = (fs::path(output_dir) / absl::StrCat("output_", i)).string();
     files.emplace_back(base + ".bin", outputs[i].bytes);
     files.emplace_back(base + ".npy", runtime::EncodeNpy(outputs[i]));
+    if (frames > 1 && i < stacked.size()) {
+      files.emplace_back(base + "_frames.npy", runtime::EncodeNpy(stacked[i]));
+      std::vector<uint8_t>().swap(stacked[i].bytes);
+    }
   }
   if (dump_all) {
     for (const auto& [k, h] : dumps) {
