@@ -420,7 +420,7 @@ int RunRun(const std::vector<std::string>& raw_args) {
   p.Positional("MODEL", &models, 1, 1);
   p.Repeated("--input", &inputs, "FILE",
              "graph input i (.npy or raw bytes), in input order; frame after frame for several "
-             "frames");
+             "frames, or a .npy with a leading frame axis");
   p.Option("--output-dir", &output_dir, "DIR", "write output_<i>.bin/.npy here");
   p.Deprecated("--output", "--output-dir");
   p.Option("--target-profile", &target, "NAME",
