@@ -117,6 +117,48 @@ TEST_CASE("inspect reports per-channel quantization of a real int8 model") {
   CHECK(t.out.find("int8") != std::string::npos);
 }
 
+TEST_CASE("inspect names each opaque operator's reason, in text and JSON") {
+  const std::string dir = testing::TempDir("inspect-opaque");
+  Graph g;
+  g.subgraphs.emplace_back();
+  Subgraph& sg = g.subgraphs.back();
+  for (const char* name : {"x", "y", "z"}) {
+    Tensor t;
+    t.name = name;
+    t.dtype = DType::kFloat32;
+    t.shape = {1, 4};
+    sg.tensors.push_back(t);
+  }
+  Operator custom;
+  custom.kind = OpKind::kOpaque;
+  custom.opaque_name = "MyPostProcess";
+  custom.inputs = {0};
+  custom.outputs = {1};
+  sg.ops.push_back(custom);
+  Operator relu;
+  relu.kind = OpKind::kRelu;
+  relu.inputs = {1};
+  relu.outputs = {2};
+  sg.ops.push_back(relu);
+  sg.inputs = {0};
+  sg.outputs = {2};
+  auto bytes = WriteTflite(g);
+  REQUIRE(bytes.ok());
+  const std::string path = dir + "/opaque.tflite";
+  REQUIRE(WriteFileBytes(path, *bytes).ok());
+
+  const testing::CliResult t = RunMica({"inspect", path});
+  INFO(t.out << t.err);
+  REQUIRE(t.exit_code == 0);
+  CHECK(t.out.find("opaque operators") != std::string::npos);
+  CHECK(t.out.find("#0 MyPostProcess: custom operator 'MyPostProcess'") != std::string::npos);
+  const testing::CliResult j = RunMica({"inspect", path, "--json"});
+  REQUIRE(j.exit_code == 0);
+  CHECK(j.out.find("\"opaque_reason\": \"custom operator 'MyPostProcess'") != std::string::npos);
+  // Only opaque operators carry the key.
+  CHECK(j.out.find("opaque_reason") == j.out.rfind("opaque_reason"));
+}
+
 TEST_CASE("inspect fails cleanly on bad files and bad usage") {
   const std::string dir = testing::TempDir("inspect-bad");
   SECTION("missing file") {

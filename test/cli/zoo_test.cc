@@ -24,6 +24,7 @@ TEST_CASE("mica zoo writes float and int8 models that load and match the builder
                                         "--model", "ad_autoencoder"});
   CAPTURE(r.out, r.err);
   REQUIRE(r.exit_code == 0);
+  CHECK(r.err.empty());  // no progress when stderr is not a terminal
   CHECK(r.out.find("2,656,768") != std::string::npos);
   CHECK(r.out.find("264,192") != std::string::npos);
   for (const std::string name : {"kws_ds_cnn", "ad_autoencoder"}) {
@@ -71,6 +72,24 @@ TEST_CASE("mica zoo writes float and int8 models that load and match the builder
     CAPTURE(file);
     CHECK(testing::ReadFile(dir + "/" + file) == testing::ReadFile(dir2 + "/" + file));
   }
+}
+
+TEST_CASE("mica zoo shows progress on a terminal") {
+  if (!std::filesystem::exists("/usr/bin/script")) {
+    WARN("script(1) absent: skipped the terminal progress test");
+    return;
+  }
+  // script(1) runs the command on a pseudo-terminal: stderr is a terminal there.
+  const std::string dir = testing::TempDir("zoo-cli-tty");
+  const std::string cmd = testing::ShellQuote(MICA_CLI_PATH) + " zoo --output-dir " +
+                          testing::ShellQuote(dir) +
+                          " --calibration-samples 2 --model ad_autoencoder";
+  const testing::CliResult r = testing::RunBinary("/usr/bin/script", {"-qec", cmd, "/dev/null"});
+  CAPTURE(r.out, r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("mica zoo: [1/1] ad_autoencoder: calibrating 2/2") != std::string::npos);
+  CHECK(r.out.find("checking int8 against float") != std::string::npos);
+  CHECK(r.out.find("wrote 2 files") != std::string::npos);
 }
 
 TEST_CASE("mica zoo usage errors") {

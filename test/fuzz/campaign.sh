@@ -4,13 +4,19 @@
 # prints (executions per target, findings) go in the closing notes; each finding's reproducer
 # belongs in test/fuzz/corpus/<target>/ once fixed.
 #
-#   test/fuzz/campaign.sh [RUNS_PER_TARGET (default 2000000)] [JOBS (default 2)]
+#   test/fuzz/campaign.sh [RUNS_PER_TARGET (default 2000000)] [JOBS (default 2)] [TARGET ...]
+#
+# With TARGET names (e.g. fuzz_onnx) only those fuzzers run. FUZZ_TIMEOUT (seconds, default 30)
+# is libFuzzer's per-input wall-clock limit: raise it on a loaded machine (at nice 19 a 0.3 s
+# input has taken 371 s of wall time there).
 #
 # Uses build/fuzz-campaign; the corpus it grows stays in build/fuzz-campaign/corpus.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 runs=${1:-2000000}
 jobs=${2:-2}
+timeout=${FUZZ_TIMEOUT:-30}
+only=("${@:3}")
 build=build/fuzz-campaign
 shared=${MICA_SHARED_DIR:-../shared}
 cmake -S . -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
@@ -22,6 +28,7 @@ mkdir -p "$build/seeds/fuzz_tflite"
 "$build/fuzzers/mica_fuzz_seeds" "$build/seeds/fuzz_tflite" >/dev/null
 for fuzzer in "$build"/fuzzers/fuzz_*; do
   name=$(basename "$fuzzer")
+  if [ ${#only[@]} -gt 0 ] && [[ ! " ${only[*]} " =~ " $name " ]]; then continue; fi
   format=${name#fuzz_}
   seed_name=$name
   if [ "$name" = fuzz_run ]; then format=tflite; seed_name=fuzz_tflite; fi  # run takes TFLite
@@ -38,7 +45,7 @@ for fuzzer in "$build"/fuzzers/fuzz_*; do
   total=0
   pids=()
   for ((j = 0; j < jobs; ++j)); do
-    "$fuzzer" -seed=$((1000 + j)) -runs="$per_job" -timeout=30 -rss_limit_mb=2560 \
+    "$fuzzer" -seed=$((1000 + j)) -runs="$per_job" -timeout="$timeout" -rss_limit_mb=2560 \
       -print_final_stats=1 -artifact_prefix="$artifacts/" "$corpus" "${dirs[@]}" \
       >"$build/$name.$j.log" 2>&1 &
     pids+=($!)

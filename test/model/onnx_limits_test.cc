@@ -126,6 +126,71 @@ TEST_CASE("onnx limits: valid nesting past the parse limit is called too deep, n
   CHECK_THAT(std::string(g.status().message()), Catch::Contains("corrupt"));
 }
 
+// An int8 weight of `count` elements (raw_data, or int32_data when `raw` is false) read by an
+// operator mica does not convert (DequantizeLinear), so it reaches the graph as an operand.
+OnnxBuilder Int8Weight(int64_t count, bool raw) {
+  OnnxBuilder b(13);
+  b.Input("x", {1, 4});
+  auto* w = b.graph().add_initializer();
+  w->set_name("w");
+  w->set_data_type(onnx::TensorProto::INT8);
+  w->add_dims(count);
+  if (raw) {
+    std::string bytes(static_cast<size_t>(count), '\0');
+    for (int64_t i = 0; i < count; ++i) bytes[static_cast<size_t>(i)] = static_cast<char>(i * 7);
+    w->set_raw_data(bytes);
+  } else {
+    for (int64_t i = 0; i < count; ++i) w->add_int32_data(static_cast<int8_t>(i * 7));
+  }
+  b.Init("s", {}, {0.5f});
+  b.Node("DequantizeLinear", {"w", "s"}, {"y"}, "dq");
+  b.Output("y");
+  return b;
+}
+
+TEST_CASE("onnx limits: integer initializers take their file size in memory, not 8x") {
+  const int64_t count = int64_t{1} << 20;
+  for (bool raw : {true, false}) {
+    CAPTURE(raw);
+    auto g = Int8Weight(count, raw).Load();
+    REQUIRE(g.ok());
+    const Subgraph& sg = g->main();
+    const Operator* dq = nullptr;
+    for (const Operator& op : sg.ops) {
+      if (op.kind == OpKind::kOpaque && op.opaque_name == "DequantizeLinear") dq = &op;
+    }
+    REQUIRE(dq != nullptr);
+    const Tensor& w = sg.tensors[dq->inputs[0]];
+    // The operand keeps the file's type (int8, one byte each) and values.
+    CHECK(w.dtype == DType::kInt8);
+    REQUIRE(w.data.size == static_cast<size_t>(count));
+    CHECK(w.data.as<int8_t>()[1] == 7);
+    CHECK(w.data.as<int8_t>()[100] == static_cast<int8_t>(700));
+    // Everything the graph keeps is about the file's weight bytes (it was 4x, as int32).
+    size_t kept = 0;
+    for (const auto& buf : g->storage) kept += buf->size();
+    CHECK(kept < static_cast<size_t>(count) + 4096);
+  }
+  // Folding still sees the values: Cast(int8 constant) to float, then Add to an activation.
+  OnnxBuilder b(13);
+  b.Input("x", {3});
+  auto* c = b.graph().add_initializer();
+  c->set_name("c");
+  c->set_data_type(onnx::TensorProto::INT8);
+  c->add_dims(3);
+  c->set_raw_data(std::string("\x01\xff\x80", 3));
+  auto& cast = b.Node("Cast", {"c"}, {"cf"}, "cast");
+  AttrI(cast, "to", onnx::TensorProto::FLOAT);
+  b.Node("Add", {"x", "cf"}, {"y"}, "add");
+  b.Output("y");
+  auto g = b.Load();
+  INFO(g.status().message());
+  REQUIRE(g.ok());
+  const Subgraph& sg = g->main();
+  REQUIRE(sg.ops.size() == 1);
+  CHECK(onnx_test::Floats(sg, sg.ops[0].inputs[1]) == std::vector<float>{1.0f, -1.0f, -128.0f});
+}
+
 TEST_CASE("onnx limits: write the regression corpus", "[.write-corpus]") {
   const char* dir = std::getenv("MICA_WRITE_ONNX_CORPUS");
   REQUIRE(dir != nullptr);

@@ -1,7 +1,8 @@
 // `mica inspect MODEL [--json]`: operators, tensors, quantization, MACs, weights, arena peak.
 //
 // Text output: a header (model, format, inputs, outputs), one aligned table row per operator
-// of the entry subgraph in execution order, then totals.
+// of the entry subgraph in execution order, then totals, then each opaque operator (one mica
+// loads but does not convert) with its reason.
 //
 // JSON output (--json), schema "mica.inspect/1"; keys always appear in this order:
 //   {
@@ -21,7 +22,8 @@
 //         "outputs": [<tensor>...],
 //         "macs": <multiply-accumulates>,
 //         "weight_bytes": <bytes of constant inputs>,
-//         "output_elements": <elements written> }
+//         "output_elements": <elements written>,
+//         "opaque_reason": "<why mica does not run or cost it>" }  // OPAQUE operators only
 //     ],
 //     "totals": { "operators": <n>, "macs": <sum>, "weight_bytes": <bytes of distinct constant
 //                 tensors the operators read>, "arena_peak_bytes": <activation arena peak>,
@@ -232,6 +234,7 @@ int RunInspect(const std::vector<std::string>& args) {
       w.Key("macs").Int(cost.ops[i].macs);
       w.Key("weight_bytes").Int(cost.ops[i].weight_bytes);
       w.Key("output_elements").Int(cost.ops[i].output_elements);
+      if (op.kind == OpKind::kOpaque) w.Key("opaque_reason").String(op.opaque_reason);
       w.EndObject();
     }
     w.EndArray();
@@ -295,6 +298,16 @@ int RunInspect(const std::vector<std::string>& args) {
               << FormatInt(static_cast<int64_t>(arena_bound), true) << " (live at the busiest op)\n";
   } else {
     std::cout << "arena:     n/a (" << arena_error << ")\n";
+  }
+  bool first_opaque = true;
+  for (size_t i = 0; i < sg.ops.size(); ++i) {
+    const Operator& op = sg.ops[i];
+    if (op.kind != OpKind::kOpaque) continue;
+    if (first_opaque) std::cout << "\nopaque operators (loaded, estimated as CPU fallback, not run):\n";
+    first_opaque = false;
+    std::cout << "  #" << i << " " << PrintableText(std::string(op.name())) << ": "
+              << PrintableText(op.opaque_reason.empty() ? "no reason recorded" : op.opaque_reason)
+              << "\n";
   }
   return kExitOk;
 }

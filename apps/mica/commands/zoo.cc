@@ -6,11 +6,15 @@
 // (int8 in, int8 out), write <name>_float.tflite and <name>_int8.tflite, reload both, and run
 // the int8 graph on one more seeded input to report its SQNR against the float graph.
 // Inputs are uniform in [0, 1) for the image models and [-1, 1) for the others.
+// Progress (model, calibration sample, step) goes to stderr only when it is a terminal.
 //
 // Exit codes: 0 ok, 1 a model failed (one-line error naming it), 2 usage error.
+#include <unistd.h>
+
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -61,8 +65,11 @@ quant::QuantParams ParamsOf(const Tensor& t) {
   return quant::QuantParams{t.quant.scale.at(0), static_cast<int32_t>(t.quant.zero_point.at(0))};
 }
 
+// Progress of one model on stderr ("\rmica zoo: [2/4] vww...: calibrating 3/8"), or nothing.
+using ProgressFn = std::function<void(const std::string& step)>;
+
 absl::StatusOr<ZooResult> MakeOne(const zoo::ZooModel& m, const std::string& dir, uint64_t seed,
-                                  int samples) {
+                                  int samples, const ProgressFn& progress) {
   ZooResult r;
   r.name = m.name;
   MICA_ASSIGN_OR_RETURN(Graph fg, m.build(seed));
@@ -85,8 +92,10 @@ absl::StatusOr<ZooResult> MakeOne(const zoo::ZooModel& m, const std::string& dir
   SeededRng rng(seed ^ h);
   const Tensor& input = fg.main().tensors[static_cast<size_t>(fg.main().inputs.at(0))];
   for (int s = 0; s < samples; ++s) {
+    progress(absl::StrCat("calibrating ", s + 1, "/", samples));
     MICA_RETURN_IF_ERROR(exec->Run({RandomFloatInput(input, rng, image)}).status());
   }
+  progress("quantizing and writing");
   exec->SetTensorObserver(nullptr);
   MICA_ASSIGN_OR_RETURN(Graph qg, quant::QuantizeGraph(fg, ranges.ranges(), {}));
 
@@ -111,6 +120,7 @@ absl::StatusOr<ZooResult> MakeOne(const zoo::ZooModel& m, const std::string& dir
   MICA_ASSIGN_OR_RETURN(std::vector<runtime::HostTensor> fout, fexec->Run({probe}));
   MICA_ASSIGN_OR_RETURN(auto qexec, runtime::Executor::Create(qg2));
   const Subgraph& qsg = qg2.main();
+  progress("checking int8 against float");
   const Tensor& qin = qsg.tensors[static_cast<size_t>(qsg.inputs.at(0))];
   const Tensor& qout = qsg.tensors[static_cast<size_t>(qsg.outputs.at(0))];
   runtime::HostTensor qprobe;
@@ -182,10 +192,18 @@ int RunZoo(const std::vector<std::string>& args) {
   t.AddColumn("int8 bytes", Align::kRight);
   t.AddColumn("int8 vs float SQNR", Align::kRight);
   const auto start = std::chrono::steady_clock::now();
-  for (const zoo::ZooModel& m : models) {
-    std::cerr << "mica zoo: " << m.name << ": building, calibrating on " << samples
-              << " inputs, quantizing...\n";
-    absl::StatusOr<ZooResult> r = MakeOne(m, out, seed, samples);
+  // Progress on stderr, one rewritten line, only when stderr is a terminal.
+  const bool tty = ::isatty(STDERR_FILENO) != 0;
+  for (size_t k = 0; k < models.size(); ++k) {
+    const zoo::ZooModel& m = models[k];
+    const ProgressFn progress = [&](const std::string& step) {
+      if (!tty) return;
+      std::cerr << "\r\033[Kmica zoo: [" << k + 1 << "/" << models.size() << "] " << m.name
+                << ": " << step << std::flush;
+    };
+    progress("building");
+    absl::StatusOr<ZooResult> r = MakeOne(m, out, seed, samples, progress);
+    if (tty) std::cerr << "\r\033[K" << std::flush;
     if (!r.ok()) return Failure(absl::StrCat("zoo: ", m.name, ": ", r.status().message()));
     t.AddRow({r->name, FormatInt(r->ops), FormatInt(r->macs, true),
               FormatInt(static_cast<int64_t>(r->float_bytes), true),

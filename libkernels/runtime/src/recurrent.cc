@@ -173,12 +173,16 @@ absl::StatusOr<KernelPtr> LowerLstm(const LowerContext& ctx) {
   for (int i : {9, 10, 11, 16, 17, 20, 21, 22, 23}) {
     if (ctx.HasInput(i)) {
       return ctx.Unimplemented("LSTM input ", i,
-                               " is present (peepholes, projection and layer norm are not "
-                               "supported)");
+                               " is present: int8 peephole, projection and layer-norm LSTMs "
+                               "are not run (TFLite Micro refuses them too; the float LSTM "
+                               "runs them)");
     }
   }
   for (int i : {1, 2, 3, 4, 5, 6, 7, 8, 18, 19}) {
-    if (!ctx.HasInput(i)) return ctx.Unimplemented("LSTM input ", i, " is missing (CIFG is not supported)");
+    if (!ctx.HasInput(i)) {
+      return ctx.Unimplemented("LSTM input ", i, " is missing: the int8 CIFG LSTM is not run "
+                               "(TFLite Micro refuses it too; the float LSTM runs it)");
+    }
   }
   const Tensor& hidden = ctx.input(18);
   const Tensor& cell = ctx.input(19);
@@ -267,17 +271,25 @@ absl::StatusOr<KernelPtr> LowerLstm(const LowerContext& ctx) {
 
 // ---- float32 LSTM (the fp32 fallback path) ---------------------------------------------------
 
-// TFLite's float UNIDIRECTIONAL_SEQUENCE_LSTM without peepholes, projection or layer norm
-// (CIFG allowed: no input gate, i = 1 - f): per step, each gate is W_x x + W_h h + b; i, f, o
-// pass the logistic, the cell gate the fused activation; c = f c + i g (clipped to +-cell_clip
-// when set); h = o act(c). Float arithmetic on the host; not bit-exact with TFLite's kernels.
+// TFLite's float UNIDIRECTIONAL_SEQUENCE_LSTM with its variants (the equations of TFLite's float
+// reference kernel): per step, each gate is W_x x + W_h h (+ a peephole term p * c) + b; with
+// layer norm, the gate sum (without bias) is normalised over the cell dimension, (v - mean) /
+// sqrt(var + 1e-8), scaled by the gate's coefficients, and then the bias is added. i, f, o pass
+// the logistic, the cell gate the fused activation; CIFG (no input gate) uses i = 1 - f. The
+// input and forget peepholes read the previous cell state, the output peephole the new one.
+// c = f c + i g (clipped to +-cell_clip when set); h = o act(c); with projection the output
+// (and hidden state) is W_p h + b_p, clipped to +-proj_clip when set. Float arithmetic on the
+// host; not bit-exact with any TFLite kernel. TFLite Micro itself refuses peephole,
+// projection, layer-norm and CIFG LSTMs (int8 and float).
 class FloatLstmKernel : public OpKernel {
  public:
   int32_t w_in[4] = {-1, -1, -1, -1}, w_rec[4] = {-1, -1, -1, -1}, bias[4] = {-1, -1, -1, -1};
+  int32_t peep[4] = {-1, -1, -1, -1}, norm[4] = {-1, -1, -1, -1};
+  int32_t proj_w = -1, proj_b = -1;
   int32_t in = 0, hidden = 0, cell = 0, out = 0;
-  int32_t steps = 0, batch = 0, input_size = 0, state = 0;
+  int32_t steps = 0, batch = 0, input_size = 0, n_cell = 0, n_output = 0;
   bool time_major = false;
-  float cell_clip = 0.f;
+  float cell_clip = 0.f, proj_clip = 0.f;
   Activation act = Activation::kTanh;
   absl::Status Eval(const EvalContext& ctx) override {
     const float* x = ctx.In<float>(in);
@@ -295,39 +307,79 @@ class FloatLstmKernel : public OpKernel {
       }
     };
     auto sigmoid = [](float v) { return 1.f / (1.f + std::exp(-v)); };
-    std::vector<float> gate(4 * static_cast<size_t>(state));
-    std::vector<float> h_prev(static_cast<size_t>(state));
+    const size_t cells = static_cast<size_t>(n_cell);
+    std::vector<float> gate(4 * cells), h_prev(static_cast<size_t>(n_output)), c_prev(cells),
+        hid(cells);
+    // Adds the peephole term, normalises (layer norm) and adds the bias of gate g.
+    auto finish_gate = [&](const EvalContext& cx, int g, const float* cs) {
+      float* v = &gate[static_cast<size_t>(g) * cells];
+      if (peep[g] >= 0) {
+        const float* p = cx.In<float>(peep[g]);
+        for (size_t s = 0; s < cells; ++s) v[s] += p[s] * cs[s];
+      }
+      if (norm[g] >= 0) {
+        float sum = 0.f, sum_sq = 0.f;
+        for (size_t s = 0; s < cells; ++s) {
+          sum += v[s];
+          sum_sq += v[s] * v[s];
+        }
+        const float mean = sum / static_cast<float>(cells);
+        const float variance = sum_sq / static_cast<float>(cells) - mean * mean;
+        const float inv = 1.f / std::sqrt(variance + 1e-8f);
+        const float* w = cx.In<float>(norm[g]);
+        for (size_t s = 0; s < cells; ++s) v[s] = (v[s] - mean) * inv * w[s];
+      }
+      if (bias[g] >= 0) {
+        const float* b = cx.In<float>(bias[g]);
+        for (size_t s = 0; s < cells; ++s) v[s] += b[s];
+      }
+    };
     for (int32_t t = 0; t < steps; ++t) {
       for (int32_t b = 0; b < batch; ++b) {
         const int64_t row = time_major ? int64_t{t} * batch + b : int64_t{b} * steps + t;
         const float* xt = x + row * input_size;
-        float* hb = h + int64_t{b} * state;
-        float* cb = c + int64_t{b} * state;
-        std::copy(hb, hb + state, h_prev.begin());
+        float* hb = h + int64_t{b} * n_output;
+        float* cb = c + int64_t{b} * n_cell;
+        std::copy(hb, hb + n_output, h_prev.begin());
+        std::copy(cb, cb + n_cell, c_prev.begin());
         for (int g = 0; g < 4; ++g) {
           if (w_in[g] < 0) continue;  // CIFG: no input gate
           const float* wi = ctx.In<float>(w_in[g]);
           const float* wr = ctx.In<float>(w_rec[g]);
-          const float* bg = bias[g] >= 0 ? ctx.In<float>(bias[g]) : nullptr;
-          for (int32_t s = 0; s < state; ++s) {
-            float acc = bg != nullptr ? bg[s] : 0.f;
+          for (int32_t s = 0; s < n_cell; ++s) {
+            float acc = 0.f;
             for (int32_t k = 0; k < input_size; ++k) acc += wi[int64_t{s} * input_size + k] * xt[k];
-            for (int32_t k = 0; k < state; ++k) acc += wr[int64_t{s} * state + k] * h_prev[k];
-            gate[g * state + s] = acc;
+            for (int32_t k = 0; k < n_output; ++k) acc += wr[int64_t{s} * n_output + k] * h_prev[k];
+            gate[static_cast<size_t>(g) * cells + static_cast<size_t>(s)] = acc;
           }
         }
         // Gates: 0 input, 1 forget, 2 cell, 3 output (TFLite's input order).
-        for (int32_t s = 0; s < state; ++s) {
-          const float f = sigmoid(gate[state + s]);
+        if (w_in[0] >= 0) finish_gate(ctx, 0, c_prev.data());
+        finish_gate(ctx, 1, c_prev.data());
+        finish_gate(ctx, 2, nullptr);
+        for (size_t s = 0; s < cells; ++s) {
+          const float f = sigmoid(gate[cells + s]);
           const float i = w_in[0] >= 0 ? sigmoid(gate[s]) : 1.f - f;
-          const float g = apply(gate[2 * state + s]);
-          const float o = sigmoid(gate[3 * state + s]);
-          float cs = f * cb[s] + i * g;
+          const float g = apply(gate[2 * cells + s]);
+          float cs = f * c_prev[s] + i * g;
           if (cell_clip > 0.f) cs = std::min(cell_clip, std::max(-cell_clip, cs));
           cb[s] = cs;
-          hb[s] = o * apply(cs);
         }
-        std::copy(hb, hb + state, y + row * state);
+        finish_gate(ctx, 3, cb);
+        for (size_t s = 0; s < cells; ++s) hid[s] = sigmoid(gate[3 * cells + s]) * apply(cb[s]);
+        if (proj_w >= 0) {
+          const float* wp = ctx.In<float>(proj_w);
+          const float* bp = proj_b >= 0 ? ctx.In<float>(proj_b) : nullptr;
+          for (int32_t o = 0; o < n_output; ++o) {
+            float acc = bp != nullptr ? bp[o] : 0.f;
+            for (int32_t s = 0; s < n_cell; ++s) acc += wp[int64_t{o} * n_cell + s] * hid[static_cast<size_t>(s)];
+            if (proj_clip > 0.f) acc = std::min(proj_clip, std::max(-proj_clip, acc));
+            hb[o] = acc;
+          }
+        } else {
+          std::copy(hid.begin(), hid.end(), hb);
+        }
+        std::copy(hb, hb + n_output, y + row * n_output);
       }
     }
     return absl::OkStatus();
@@ -336,19 +388,13 @@ class FloatLstmKernel : public OpKernel {
 
 absl::StatusOr<KernelPtr> LowerFloatLstm(const LowerContext& ctx) {
   if (ctx.num_inputs() < 20) return ctx.Invalid("expects at least 20 inputs");
-  for (int i : {9, 10, 11, 16, 17, 20, 21, 22, 23}) {
-    if (ctx.HasInput(i)) {
-      return ctx.Unimplemented("float LSTM input ", i,
-                               " is present (peepholes, projection and layer norm are not "
-                               "supported)");
-    }
-  }
   for (int i : {2, 3, 4, 6, 7, 8, 18, 19}) {
     if (!ctx.HasInput(i)) return ctx.Invalid("LSTM input ", i, " is missing");
   }
   if (ctx.HasInput(1) != ctx.HasInput(5)) {
     return ctx.Invalid("input gate weights must be both present or both absent (CIFG)");
   }
+  const bool cifg = !ctx.HasInput(1);
   const Tensor& x = ctx.input(0);
   const Tensor& y = ctx.output(0);
   const auto& a = ctx.op.Attrs<LstmAttrs>();
@@ -359,16 +405,22 @@ absl::StatusOr<KernelPtr> LowerFloatLstm(const LowerContext& ctx) {
   k->batch = a.time_major ? x.shape[1] : x.shape[0];
   k->input_size = x.shape[2];
   const Tensor& wf = ctx.input(2);
+  const Tensor& rf = ctx.input(6);
   if (wf.shape.size() != 2 || wf.shape[1] != k->input_size) {
     return ctx.Invalid("input weights do not match the input size");
   }
-  k->state = wf.shape[0];
-  const int64_t bs = int64_t{k->batch} * k->state;
-  if (ctx.input(18).num_elements() != bs || ctx.input(19).num_elements() != bs ||
-      y.num_elements() != bs * k->steps) {
+  if (rf.shape.size() != 2 || rf.shape[0] != wf.shape[0]) {
+    return ctx.Invalid("recurrent weights do not match the cell size");
+  }
+  k->n_cell = wf.shape[0];
+  k->n_output = rf.shape[1];
+  const int64_t cells = int64_t{k->batch} * k->n_cell;
+  const int64_t outs = int64_t{k->batch} * k->n_output;
+  if (ctx.input(18).num_elements() != outs || ctx.input(19).num_elements() != cells ||
+      y.num_elements() != outs * k->steps) {
     return ctx.Invalid("state or output sizes do not match");
   }
-  for (int i = 0; i < ctx.num_inputs() && i < 20; ++i) {
+  for (int i = 0; i < ctx.num_inputs() && i < 24; ++i) {
     if (ctx.HasInput(i) && ctx.input(i).dtype != DType::kFloat32) {
       return ctx.Unimplemented("float LSTM input ", i, " is ", DT(ctx.input(i).dtype),
                                " (hybrid LSTM is not supported)");
@@ -378,18 +430,60 @@ absl::StatusOr<KernelPtr> LowerFloatLstm(const LowerContext& ctx) {
     if (!ctx.HasInput(1 + g)) continue;
     const Tensor& w = ctx.input(1 + g);
     const Tensor& r = ctx.input(5 + g);
-    if (w.num_elements() != int64_t{k->state} * k->input_size ||
-        r.num_elements() != int64_t{k->state} * k->state) {
+    if (w.num_elements() != int64_t{k->n_cell} * k->input_size ||
+        r.num_elements() != int64_t{k->n_cell} * k->n_output) {
       return ctx.Invalid("gate weights have wrong sizes");
     }
     k->w_in[g] = ctx.in_index(1 + g);
     k->w_rec[g] = ctx.in_index(5 + g);
     if (ctx.HasInput(12 + g)) {
-      if (ctx.input(12 + g).num_elements() != k->state) return ctx.Invalid("gate bias size");
+      if (ctx.input(12 + g).num_elements() != k->n_cell) return ctx.Invalid("gate bias size");
       k->bias[g] = ctx.in_index(12 + g);
     }
   }
+  // Peepholes: 9 input (absent with CIFG), 10 forget, 11 output; all or none.
+  const bool peephole = ctx.HasInput(10) || ctx.HasInput(11) || ctx.HasInput(9);
+  if (peephole) {
+    if (!ctx.HasInput(10) || !ctx.HasInput(11) || ctx.HasInput(9) == cifg) {
+      return ctx.Invalid("peephole weights must be all present (input peephole absent with CIFG)");
+    }
+    const int gate_of[3] = {0, 1, 3};
+    for (int j = 0; j < 3; ++j) {
+      if (!ctx.HasInput(9 + j)) continue;
+      if (ctx.input(9 + j).num_elements() != k->n_cell) return ctx.Invalid("peephole size");
+      k->peep[gate_of[j]] = ctx.in_index(9 + j);
+    }
+  }
+  // Layer norm: 20 input (absent with CIFG), 21 forget, 22 cell, 23 output; all or none.
+  const auto has = [&](int i) { return ctx.num_inputs() > i && ctx.HasInput(i); };
+  const bool layer_norm = has(20) || has(21) || has(22) || has(23);
+  if (layer_norm) {
+    if (!has(21) || !has(22) || !has(23) || has(20) == cifg) {
+      return ctx.Invalid("layer-norm coefficients must be all present (input gate's absent with CIFG)");
+    }
+    for (int g = 0; g < 4; ++g) {
+      if (!has(20 + g)) continue;
+      if (ctx.input(20 + g).num_elements() != k->n_cell) return ctx.Invalid("layer-norm size");
+      k->norm[g] = ctx.in_index(20 + g);
+    }
+  }
+  if (ctx.HasInput(16)) {
+    if (ctx.input(16).num_elements() != int64_t{k->n_output} * k->n_cell) {
+      return ctx.Invalid("projection weights must be n_output x n_cell");
+    }
+    k->proj_w = ctx.in_index(16);
+    if (ctx.HasInput(17)) {
+      if (ctx.input(17).num_elements() != k->n_output) return ctx.Invalid("projection bias size");
+      k->proj_b = ctx.in_index(17);
+    }
+  } else {
+    if (ctx.HasInput(17)) return ctx.Invalid("projection bias without projection weights");
+    if (k->n_output != k->n_cell) {
+      return ctx.Invalid("without projection the output size must equal the cell size");
+    }
+  }
   k->cell_clip = a.cell_clip;
+  k->proj_clip = a.proj_clip;
   k->act = a.activation;
   k->in = ctx.in_index(0);
   k->hidden = ctx.in_index(18);

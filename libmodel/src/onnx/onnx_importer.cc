@@ -51,6 +51,25 @@ int64_t Value::num_elements() const {
   return n;
 }
 
+void Value::Unpack() {
+  if (!is_packed()) return;
+  const size_t elem = DTypeBytes(packed_dtype, 1);
+  const size_t count = elem == 0 ? 0 : packed.size() / elem;
+  ints.resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    const char* p = packed.data() + i * elem;
+    switch (packed_dtype) {
+      case DType::kInt8: ints[i] = static_cast<int8_t>(*p); break;
+      case DType::kInt16: { int16_t y; std::memcpy(&y, p, 2); ints[i] = y; break; }
+      case DType::kInt32: { int32_t y; std::memcpy(&y, p, 4); ints[i] = y; break; }
+      default: ints[i] = static_cast<uint8_t>(*p); break;  // uint8, bool
+    }
+  }
+  packed = {};
+  packed_owner.reset();
+  packed_dtype = DType::kInt64;
+}
+
 // --------------------------------------------------------------------------------------------
 // NodeCtx
 
@@ -210,45 +229,47 @@ absl::StatusOr<Value> TensorToValue(const onnx::TensorProto& t, const std::strin
         v.ints.assign(t.int64_data().begin(), t.int64_data().end());
       }
       return v;
-    case onnx::TensorProto::INT32:
-    case onnx::TensorProto::INT16:
     case onnx::TensorProto::UINT16:
-    case onnx::TensorProto::INT8:
-    case onnx::TensorProto::UINT8:
-    case onnx::TensorProto::BOOL: {
       v.is_int = true;
-      const int dt = t.data_type();
       if (has_raw) {
-        const size_t elem = dt == onnx::TensorProto::INT32                                   ? 4
-                            : (dt == onnx::TensorProto::INT16 || dt == onnx::TensorProto::UINT16) ? 2
-                                                                                             : 1;
-        MICA_RETURN_IF_ERROR(check_raw(elem));
-        v.ints.reserve(static_cast<size_t>(n));
-        for (int64_t i = 0; i < n; ++i) {
-          const char* p = raw.data() + i * static_cast<int64_t>(elem);
-          int64_t x = 0;
-          if (dt == onnx::TensorProto::INT32) {
-            int32_t y;
-            std::memcpy(&y, p, 4);
-            x = y;
-          } else if (dt == onnx::TensorProto::INT16) {
-            int16_t y;
-            std::memcpy(&y, p, 2);
-            x = y;
-          } else if (dt == onnx::TensorProto::UINT16) {
-            uint16_t y;
-            std::memcpy(&y, p, 2);
-            x = y;
-          } else if (dt == onnx::TensorProto::INT8) {
-            x = static_cast<int8_t>(*p);
-          } else {
-            x = static_cast<uint8_t>(*p);
-          }
-          v.ints.push_back(x);
-        }
+        MICA_RETURN_IF_ERROR(check_raw(2));
+        const std::vector<uint16_t> u = FromRaw<uint16_t>(raw, n);
+        v.ints.assign(u.begin(), u.end());
       } else {
         MICA_RETURN_IF_ERROR(check_count(t.int32_data_size(), "int32_data"));
         v.ints.assign(t.int32_data().begin(), t.int32_data().end());
+      }
+      return v;
+    case onnx::TensorProto::INT32:
+    case onnx::TensorProto::INT16:
+    case onnx::TensorProto::INT8:
+    case onnx::TensorProto::UINT8:
+    case onnx::TensorProto::BOOL: {
+      // Kept packed in the file's element type (see Value::packed).
+      v.is_int = true;
+      const int dt = t.data_type();
+      v.packed_dtype = dt == onnx::TensorProto::INT32   ? DType::kInt32
+                       : dt == onnx::TensorProto::INT16 ? DType::kInt16
+                       : dt == onnx::TensorProto::INT8  ? DType::kInt8
+                       : dt == onnx::TensorProto::UINT8 ? DType::kUInt8
+                                                        : DType::kBool;
+      const size_t elem = DTypeBytes(v.packed_dtype, 1);
+      if (has_raw) {
+        MICA_RETURN_IF_ERROR(check_raw(elem));
+        v.packed = raw;  // a view: the ModelProto outlives the import
+      } else {
+        MICA_RETURN_IF_ERROR(check_count(t.int32_data_size(), "int32_data"));
+        auto owned = std::make_shared<std::string>(static_cast<size_t>(n) * elem, '\0');
+        for (int64_t i = 0; i < n; ++i) {
+          const int32_t x = t.int32_data(static_cast<int>(i));
+          // Little-endian truncation to the element type, as the raw form stores it.
+          const uint32_t u = static_cast<uint32_t>(x);
+          const uint8_t b[4] = {static_cast<uint8_t>(u), static_cast<uint8_t>(u >> 8),
+                                static_cast<uint8_t>(u >> 16), static_cast<uint8_t>(u >> 24)};
+          std::memcpy(&(*owned)[static_cast<size_t>(i) * elem], b, elem);
+        }
+        v.packed = *owned;
+        v.packed_owner = std::move(owned);
       }
       return v;
     }
@@ -508,6 +529,10 @@ absl::Status OnnxImporter::AddOpaque(const NodeCtx& n, const std::string& reason
       MICA_ASSIGN_OR_RETURN(int32_t t,
                             AddFloatConst(&n, UniqueName(node.input(i)), v->shape, v->floats));
       inputs.push_back(t);
+    } else if (v->is_packed()) {
+      // In the file's element type, sharing nothing but the bytes the file holds.
+      std::vector<uint8_t> bytes(v->packed.begin(), v->packed.end());
+      inputs.push_back(AddConst(node.input(i), v->shape, v->packed_dtype, std::move(bytes)));
     } else if (v->is_const) {
       std::vector<int32_t> ints;
       for (int64_t x : v->ints) {
@@ -666,6 +691,7 @@ absl::StatusOr<std::vector<int64_t>> OnnxImporter::ConstInts(const NodeCtx& n, i
     return n.Invalid(absl::StrCat(what, " (input ", i, ") must be an integer tensor"));
   }
   if (v->rank() > 1) return n.Invalid(absl::StrCat(what, " (input ", i, ") must be 1-D"));
+  v->Unpack();
   return v->ints;
 }
 
@@ -737,12 +763,17 @@ absl::StatusOr<int32_t> OnnxImporter::AddFloatConst(const NodeCtx* n, const std:
 
 int32_t OnnxImporter::AddInt32Const(const std::string& name, const std::vector<int64_t>& shape,
                                     const std::vector<int32_t>& data) {
-  Tensor t;
-  t.name = UniqueName(name);
-  t.dtype = DType::kInt32;
-  for (int64_t d : shape) t.shape.push_back(static_cast<int32_t>(d));
   std::vector<uint8_t> bytes(data.size() * 4);
   if (!data.empty()) std::memcpy(bytes.data(), data.data(), bytes.size());
+  return AddConst(name, shape, DType::kInt32, std::move(bytes));
+}
+
+int32_t OnnxImporter::AddConst(const std::string& name, const std::vector<int64_t>& shape,
+                               DType dtype, std::vector<uint8_t> bytes) {
+  Tensor t;
+  t.name = UniqueName(name);
+  t.dtype = dtype;
+  for (int64_t d : shape) t.shape.push_back(static_cast<int32_t>(d));
   t.data = graph_.AddConstData(std::move(bytes));
   sg_->tensors.push_back(std::move(t));
   return static_cast<int32_t>(sg_->tensors.size() - 1);

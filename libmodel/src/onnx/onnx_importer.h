@@ -33,7 +33,9 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -66,8 +68,19 @@ struct Value {
   bool is_int = false;  // integer constant: `ints`; float constant: `floats`
   std::vector<float> floats;
   std::vector<int64_t> ints;
+  // An int8/uint8/int16/int32/bool constant keeps its little-endian bytes in `packed` (element
+  // type `packed_dtype`) and `ints` stays empty until a folding converter calls Unpack(): so a
+  // model's integer weights take their file size in memory, not 8x (int64) of it, and reach
+  // the graph (opaque operators' operands) in their own type.
+  // `packed` views the ModelProto's raw_data (alive for the whole import) or `packed_owner`.
+  std::string_view packed;
+  std::shared_ptr<const std::string> packed_owner;
+  DType packed_dtype = DType::kInt64;
 
   int64_t num_elements() const;
+  bool is_packed() const { return packed_dtype != DType::kInt64; }
+  // Widens `packed` into `ints` (no-op when not packed).
+  void Unpack();
   size_t rank() const { return shape.size(); }
 };
 
@@ -156,6 +169,9 @@ class OnnxImporter {
                                         std::vector<float> data);
   int32_t AddInt32Const(const std::string& name, const std::vector<int64_t>& shape,
                         const std::vector<int32_t>& data);
+  // Adds a constant tensor of `dtype` holding `bytes` (little-endian); returns its index.
+  int32_t AddConst(const std::string& name, const std::vector<int64_t>& shape, DType dtype,
+                   std::vector<uint8_t> bytes);
   int32_t AddOp(OpKind kind, std::vector<int32_t> inputs, std::vector<int32_t> outputs,
                 OpAttrs attrs = {});
   std::string UniqueName(const std::string& base);

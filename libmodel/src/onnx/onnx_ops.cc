@@ -667,6 +667,8 @@ absl::Status OnnxImporter::ConvertBinary(const NodeCtx& n, OpKind kind) {
     out.is_int = a->is_int;
     out.shape = shape;
     if (a->is_int) {
+      a->Unpack();
+      b->Unpack();
       bool div0 = false;
       out.ints = BroadcastApply<int64_t>(a->ints, a->shape, b->ints, b->shape, shape,
                                          [&](int64_t x, int64_t y) -> int64_t {
@@ -798,6 +800,7 @@ absl::Status OnnxImporter::ConvertClip(const NodeCtx& n) {
       if (!n.HasInput(i)) continue;
       MICA_ASSIGN_OR_RETURN(Value * v, ConstIn(n, i, i == 1 ? "min" : "max"));
       if (v->num_elements() != 1) return n.Invalid("min/max must be scalars");
+      v->Unpack();
       const float f = v->is_int ? static_cast<float>(v->ints[0]) : v->floats[0];
       (i == 1 ? lo : hi) = f;
     }
@@ -1148,6 +1151,7 @@ absl::Status OnnxImporter::ConvertTranspose(const NodeCtx& n) {
     out.is_const = true;
     out.is_int = x->is_int;
     if (x->is_int) {
+      x->Unpack();
       out.ints = Permute(x->ints, x->shape, perm);
     } else {
       out.floats = Permute(x->floats, x->shape, perm);
@@ -1223,6 +1227,7 @@ absl::Status OnnxImporter::ConvertConcat(const NodeCtx& n) {
       for (Value* v : in) {
         const int64_t chunk = Product(v->shape, static_cast<size_t>(axis), v->rank());
         if (v->is_int) {
+          v->Unpack();
           out.ints.insert(out.ints.end(), v->ints.begin() + o * chunk,
                           v->ints.begin() + (o + 1) * chunk);
         } else {
@@ -1482,6 +1487,8 @@ absl::Status OnnxImporter::ConvertGather(const NodeCtx& n) {
   if (!data->is_const) return n.Unsupported("Gather on non-constant data");
   MICA_ASSIGN_OR_RETURN(Value * idx, ConstIn(n, 1, "indices"));
   if (!idx->is_int) return n.Invalid("indices must be integers");
+  idx->Unpack();
+  data->Unpack();
   MICA_ASSIGN_OR_RETURN(int64_t axis64, n.Int("axis", 0));
   const int64_t r = static_cast<int64_t>(data->rank());
   MICA_ASSIGN_OR_RETURN(int64_t axis, NormAxis(n, axis64, r));
@@ -1524,6 +1531,7 @@ absl::Status OnnxImporter::ConvertCast(const NodeCtx& n) {
                       to == onnx::TensorProto::INT16 || to == onnx::TensorProto::INT8 ||
                       to == onnx::TensorProto::UINT8;
   if (!to_float && !to_int) return n.Unsupported(absl::StrCat("cast to type ", to));
+  x->Unpack();
   Value out = *x;
   if (!x->is_const) {
     if (to != onnx::TensorProto::FLOAT || x->is_int) {
@@ -1572,6 +1580,7 @@ absl::Status OnnxImporter::ConvertConstantOfShape(const NodeCtx& n) {
     if (a->type() != onnx::AttributeProto::TENSOR) return n.Invalid("value must be a TENSOR");
     MICA_ASSIGN_OR_RETURN(Value fill, TensorToValue(a->t(), n.label() + " value"));
     if (fill.num_elements() != 1) return n.Invalid("value must hold one element");
+    fill.Unpack();
     v.is_int = fill.is_int;
     if (fill.is_int) {
       v.ints.assign(static_cast<size_t>(count), fill.ints[0]);

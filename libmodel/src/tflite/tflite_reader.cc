@@ -332,6 +332,12 @@ class TfliteReader {
       op->opaque_name = code.code == tflite::kCustomCode && !code.custom_name.empty()
                             ? code.custom_name
                             : tflite::OpaqueBuiltinName(code.code);
+      op->opaque_reason =
+          code.code == tflite::kCustomCode
+              ? absl::StrCat("custom operator '", op->opaque_name,
+                             "': its semantics are defined by the application that registers it")
+              : absl::StrCat("TFLite builtin ", op->opaque_name, " (code ", code.code,
+                             ") is not modelled by mica");
     }
     const std::string where =
         absl::StrCat("subgraph ", s, ", operator ", o, " (", internal::OpLabel(*op), "): ");
