@@ -92,5 +92,23 @@ TEST_CASE("mica check --runtime mica and the refusals", "[check]") {
   CHECK(Has(u.err, "unknown runtime 'tvm'"));
 }
 
+TEST_CASE("mica check over several models uses the runtime asked for", "[check]") {
+  const std::string kws = Model("kws_ds_cnn");
+  if (kws.empty()) {
+    WARN("shared models absent: skipped the several-model --runtime check");
+    return;
+  }
+  const std::string ad = Model("ad_autoencoder");
+  CliResult t = RunMica({"check", kws, ad, "--target-profile", "cortex-m4", "--json"});
+  CliResult m = RunMica({"check", kws, ad, "--target-profile", "cortex-m4", "--runtime", "mica",
+                         "--json"});
+  REQUIRE(t.exit_code == 0);
+  REQUIRE(m.exit_code == 0);
+  // One JSON Lines row per model; the rows estimate mica's kernels (other instruction counts
+  // than CMSIS-NN's), and the device plan's arena is the SRAM used.
+  CHECK(Has(m.out, "\"sram\":16256,"));
+  CHECK(t.out != m.out);
+}
+
 }  // namespace
 }  // namespace mica

@@ -187,9 +187,22 @@ std::vector<uint8_t> SeededInput(uint64_t seed, const Tensor& t) {
 // Checks every model against every profile on `jobs` threads; one row per model x profile in
 // list order. A model that cannot be read or estimated gives error rows, and exit code 1 once
 // all are done. Progress goes to stderr when it is a terminal.
+// The estimate of one model on one profile: Cortex-M profiles with the kernels (and arena) of
+// the runtime asked for (CMSIS-NN under TFLite Micro, or mica's), Ethos-U profiles as Vela
+// compiles them.
+absl::StatusOr<Estimate> EstimateFor(const Graph& graph, const TargetProfile& profile,
+                                     estimate::Runtime runtime) {
+  if (profile.kind != TargetKind::kCortexM) return estimate::EstimateModel(graph, profile);
+  MICA_ASSIGN_OR_RETURN(Estimate e, estimate::EstimateCortexM(graph, profile, runtime));
+  if (runtime != estimate::Runtime::kTflm) {
+    MICA_RETURN_IF_ERROR(estimate::AddRuntimeMemory(graph, profile, runtime, &e));
+  }
+  return e;
+}
+
 int RunSweep(const std::vector<std::string>& models, const std::vector<TargetProfile>& targets,
-             int jobs, bool json, const std::string& jsonl, const std::string& summary_csv,
-             const std::string& csv) {
+             estimate::Runtime runtime, int jobs, bool json, const std::string& jsonl,
+             const std::string& summary_csv, const std::string& csv) {
   std::vector<std::vector<estimate::SweepRow>> rows(models.size());
   std::vector<std::string> layer_csv(csv.empty() ? 0 : models.size());
   std::atomic<size_t> next{0}, done{0};
@@ -206,7 +219,7 @@ int RunSweep(const std::vector<std::string>& models, const std::vector<TargetPro
               estimate::FailedSweepRow(path, t.name, std::string(graph.status().message())));
           continue;
         }
-        absl::StatusOr<Estimate> e = estimate::EstimateModel(*graph, t);
+        absl::StatusOr<Estimate> e = EstimateFor(*graph, t, runtime);
         if (!e.ok()) {
           rows[k].push_back(estimate::FailedSweepRow(path, t.name, std::string(e.status().message())));
           continue;
@@ -526,7 +539,7 @@ int RunCheck(const std::vector<std::string>& args) {
     }
     std::vector<TargetProfile> targets;
     for (const ProfileRun& r : runs) targets.push_back(r.profile);
-    return RunSweep(models, targets, jobs, json, jsonl, summary_csv, csv);
+    return RunSweep(models, targets, runtime, jobs, json, jsonl, summary_csv, csv);
   }
 
   const std::string& model_path = models[0];
@@ -539,18 +552,11 @@ int RunCheck(const std::vector<std::string>& args) {
   }
 
   for (ProfileRun& r : runs) {
-    // Cortex-M: the kernels of the runtime asked for (CMSIS-NN under TFLite Micro, or mica's).
-    absl::StatusOr<Estimate> e = r.profile.kind == TargetKind::kCortexM
-                                     ? estimate::EstimateCortexM(*graph, r.profile, runtime)
-                                     : estimate::EstimateModel(*graph, r.profile);
+    absl::StatusOr<Estimate> e = EstimateFor(*graph, r.profile, runtime);
     if (!e.ok()) {
       return Failure(absl::StrCat(r.profile.name, ": ", e.status().message()));
     }
     r.mica = *std::move(e);
-    if (r.profile.kind == TargetKind::kCortexM && runtime != estimate::Runtime::kTflm) {
-      absl::Status m = estimate::AddRuntimeMemory(*graph, r.profile, runtime, &r.mica);
-      if (!m.ok()) return Failure(absl::StrCat("check: ", m.message()));
-    }
     r.advice = estimate::Advise(*graph, r.profile, r.mica, model_path);
     if (want_vela && r.profile.kind == TargetKind::kEthosU && performance) {
       absl::StatusOr<Estimate> v = fvp::RunVela(model_path, r.profile, {});
