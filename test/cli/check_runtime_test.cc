@@ -84,7 +84,7 @@ TEST_CASE("mica check --runtime mica and the refusals", "[check]") {
   CliResult e = RunMica({"check", model, "--target-profile", "cortex-m4", "--runtime",
                          "executorch"});
   CHECK(e.exit_code == 1);
-  CHECK(Has(e.err, "ExecuTorch .pte memory plans"));
+  CHECK(Has(e.err, "comes from an ExecuTorch program (.pte/.bpte)"));
   CHECK(e.out.empty());
 
   CliResult u = RunMica({"check", model, "--target-profile", "cortex-m4", "--runtime", "tvm"});

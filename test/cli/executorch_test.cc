@@ -2,6 +2,7 @@
 // 1.5.1 through its Cortex-M flow; see the manifest there for where each expected output came
 // from).
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/cli_util.h"
@@ -80,6 +81,29 @@ TEST_CASE("mica run on a .pte takes --input like any model", "[executorch]") {
   REQUIRE(r.exit_code == 0);
   CHECK(testing::ReadFile(out_dir + "/output_0.bin") ==
         testing::ReadFile(Data("ds_cnn.expected.bin")));
+}
+
+TEST_CASE("mica check --runtime executorch reserves the program's memory plan", "[executorch]") {
+  // The planned buffers as ExecuTorch's own deserializer reads them (manifest.json,
+  // planned_buffers): what the application hands the method.
+  const std::pair<const char*, const char*> cases[] = {
+      {"tiny_conv.pte", "\"arena_bytes\": 5488,"},
+      {"ds_cnn.pte", "\"arena_bytes\": 20464,"},
+      {"tiny_float.pte", "\"arena_bytes\": 6144,"},
+  };
+  for (const auto& [model, arena] : cases) {
+    CliResult r = RunMica({"check", Data(model), "-t", "cortex-m55", "--runtime", "executorch",
+                           "--json"});
+    CAPTURE(model, r.out, r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(Has(r.out, "\"runtime\": \"executorch\""));
+    CHECK(Has(r.out, arena));
+    CHECK(Has(r.out, "ExecuTorch memory plan of method 'forward'"));
+  }
+  CliResult t = RunMica({"check", Data("tiny_conv.pte"), "-t", "cortex-m55", "--runtime",
+                         "executorch"});
+  CHECK(t.exit_code == 0);
+  CHECK(Has(t.out, "runtime executorch"));
 }
 
 }  // namespace

@@ -419,7 +419,7 @@ int RunCheck(const std::vector<std::string>& args) {
   std::string runtime_name = "tflm";
   p.Option("--runtime", &runtime_name, "NAME",
           "runtime whose memory Cortex-M profiles report: tflm (default; TFLite Micro's arena), "
-          "mica (mica's runtime), executorch (not supported yet)");
+          "mica (mica's runtime), executorch (an ExecuTorch program's memory plan)");
   p.Repeated("--backend", &backends, "NAME",
              "extra backend printed beside mica's estimate: vela (Ethos-U), qemu (Cortex-M: "
              "measured instructions)");
@@ -507,11 +507,6 @@ int RunCheck(const std::vector<std::string>& args) {
     return UsageError(absl::StrCat("check: --runtime: ", parsed_runtime.status().message()));
   }
   const estimate::Runtime runtime = *parsed_runtime;
-  if (runtime == estimate::Runtime::kExecuTorch) {
-    return Failure(
-        "check: --runtime executorch: mica does not read ExecuTorch .pte memory plans yet; use "
-        "--runtime tflm or --runtime mica");
-  }
 
   bool bad_config_file = false;
   absl::StatusOr<std::vector<TargetProfile>> resolved =

@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "cortex_m/internal.h"
 #include "mica/estimate/cortex_m.h"
 #include "mica/base/status_macros.h"
@@ -345,18 +347,59 @@ absl::StatusOr<TflmArena> EstimateTflmArena(const Graph& graph, const TflmArenaO
   return a;
 }
 
+namespace {
+
+// ExecuTorch plans memory when it exports: the program's memory plan lists the buffers the
+// application hands the method (every non-constant tensor sits at a planned offset in one of
+// them). That plan is the arena to reserve; the runtime's method allocator (EValues, kernel and
+// delegate bookkeeping) and temp allocator come on top and are not in the program.
+absl::Status AddExecuTorchMemory(const Graph& graph, const TargetProfile& profile, Estimate* e) {
+  if (graph.source_format != ModelFormat::kExecuTorch) {
+    return absl::InvalidArgumentError(
+        "runtime executorch: the memory plan comes from an ExecuTorch program (.pte/.bpte), "
+        "made when ExecuTorch exports the model; this model is not one (use --runtime tflm or "
+        "--runtime mica)");
+  }
+  RuntimeMemory m;
+  m.runtime = std::string(RuntimeName(Runtime::kExecuTorch));
+  m.sram_bytes = profile.cortex_m.sram_bytes;
+  m.flash_capacity_bytes = profile.cortex_m.flash_bytes;
+  m.model_flash_bytes = e->weights_original_bytes;
+  m.code_flash_bytes = e->code_bytes;
+  m.flash_bytes = m.model_flash_bytes + m.code_flash_bytes;
+  auto it = graph.metadata.find("executorch.planned_buffers");
+  std::vector<int64_t> buffers;
+  if (it != graph.metadata.end()) {
+    for (absl::string_view part : absl::StrSplit(it->second, ',')) {
+      int64_t b = 0;
+      if (!absl::SimpleAtoi(part, &b) || b < 0) {
+        return absl::InternalError("runtime executorch: malformed planned-buffer list");
+      }
+      buffers.push_back(b);
+    }
+  }
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    m.arena_bytes += buffers[i];
+    if (buffers.size() > 1) m.tail.emplace_back(absl::StrCat("planned buffer ", i + 1), buffers[i]);
+  }
+  m.head_bytes = m.arena_bytes;
+  m.basis = absl::StrCat("ExecuTorch memory plan of method '",
+                         graph.main().name, "': ", buffers.size(),
+                         " planned buffer(s); the method and temp allocators are not included");
+  e->memory = std::move(m);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status AddRuntimeMemory(const Graph& graph, const TargetProfile& profile, Runtime runtime,
                               Estimate* e) {
   if (profile.kind != TargetKind::kCortexM) {
     return absl::InvalidArgumentError(
         absl::StrCat("--runtime applies to Cortex-M profiles; '", profile.name, "' is not one"));
   }
-  if (runtime == Runtime::kExecuTorch) {
-    return absl::UnimplementedError(
-        "runtime executorch: mica does not read ExecuTorch .pte memory plans yet; use --runtime "
-        "tflm or --runtime mica");
-  }
   if (graph.subgraphs.empty()) return absl::InvalidArgumentError("graph has no subgraph");
+  if (runtime == Runtime::kExecuTorch) return AddExecuTorchMemory(graph, profile, e);
   const Subgraph& sg = graph.main();
   RuntimeMemory m;
   m.runtime = std::string(RuntimeName(runtime));

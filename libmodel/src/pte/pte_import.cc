@@ -69,6 +69,11 @@ class Importer {
     value_tensor_.assign(p_.values.size(), kNoTensor);
     g_.metadata["executorch.method"] = p_.method;
     g_.metadata["executorch.program_version"] = absl::StrCat(p_.version);
+    if (!p_.planned_buffers.empty()) {
+      // ExecuTorch's memory plan: the buffers the application hands the method (non-constant
+      // tensors at planned offsets); mica check --runtime executorch reports them.
+      g_.metadata["executorch.planned_buffers"] = absl::StrJoin(p_.planned_buffers, ",");
+    }
     if (p_.num_plans > 1) {
       g_.metadata["executorch.methods"] = absl::StrCat(p_.num_plans, " (mica reads the first)");
     }

@@ -207,8 +207,18 @@ class ProgramParser {
     const std::string where = absl::StrCat("method ", QuoteForMessage(out.method), ": ");
     MICA_RETURN_IF_ERROR(Charge(out.method.size(), where));
     if (const auto* sizes = plan.non_const_buffer_sizes()) {
-      for (int64_t b : ToVector(sizes)) {
-        if (b > 0) out.planned_bytes += static_cast<uint64_t>(b);
+      const std::vector<int64_t> all = ToVector(sizes);
+      for (size_t i = 0; i < all.size(); ++i) {
+        if (all[i] < 0) {
+          return Error(absl::StrCat(where, "memory plan buffer ", i, " has negative size ", all[i]));
+        }
+        if (i == 0) continue;  // index 0: reserved by ExecuTorch's planner, never allocated
+        if (all[i] > (int64_t{1} << 40)) {
+          return Error(absl::StrCat(where, "memory plan buffer ", i, " of ", all[i],
+                                    " bytes is beyond any device"));
+        }
+        out.planned_buffers.push_back(all[i]);
+        out.planned_bytes += static_cast<uint64_t>(all[i]);
       }
     }
     const auto* values = plan.values();

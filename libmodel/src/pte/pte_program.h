@@ -82,6 +82,8 @@ struct Program {
   std::vector<Delegate> delegates;
   std::vector<Call> calls;             // the first chain's kernel and delegate calls, in order
   uint64_t planned_bytes = 0;          // sum of the plan's non-constant buffer sizes
+  std::vector<int64_t> planned_buffers;  // the memory plan's buffers (non_const_buffer_sizes
+                                         // from index 1; index 0 is reserved for constants)
   uint32_t version = 0;
   size_t num_plans = 0;
 };

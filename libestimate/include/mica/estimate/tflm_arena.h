@@ -113,8 +113,9 @@ absl::StatusOr<Runtime> ParseRuntime(std::string_view name);
 // for the profile's kernel variant (32-bit); kMica the arena of mica's device runtime, the exact
 // figure of the plan compiled for the profile's kernel variant (runtime::CompilePlan; the
 // firmware reports the same), or the host executor's planned activations when the graph has an
-// operator the device runtime cannot run (the basis says so). Unimplemented for
-// kExecuTorch (.pte memory plans are not read yet); InvalidArgument for other profile kinds.
+// operator the device runtime cannot run (the basis says so); kExecuTorch the program's memory
+// plan (the planned buffers of an ExecuTorch .pte/.bpte; InvalidArgument for other formats).
+// InvalidArgument for other profile kinds.
 absl::Status AddRuntimeMemory(const Graph& graph, const TargetProfile& profile, Runtime runtime,
                               Estimate* e);
 
