@@ -13,6 +13,7 @@
 #include "mica/base/file.h"
 #include "mica/model/builder.h"
 #include "mica/model/load.h"
+#include "model/onnx_test_util.h"
 #include "testing/catch.h"
 #include "testing/shared.h"
 
@@ -364,6 +365,47 @@ TEST_CASE("mica quantize: the MLPerf Tiny float models place on the NPU like TF'
     CHECK(count(mine.out, "\"placement\": \"npu\"") == count(tf.out, "\"placement\": \"npu\""));
     CHECK(count(mine.out, "\"placement\": \"cpu\"") == 0);
   }
+}
+
+TEST_CASE("mica quantize takes a float ONNX model", "[quantize]") {
+  // Conv (NCHW, as ONNX writes it) + Relu + Flatten + Gemm, float weights, built here.
+  onnx_test::OnnxBuilder b;
+  b.Input("x", {1, 3, 8, 8});
+  std::vector<float> w(4 * 3 * 3 * 3), bias(4), fc(10 * 4 * 8 * 8), fc_bias(10);
+  SeededRng rng(7);
+  for (float& v : w) v = static_cast<float>(rng.Uniform01()) - 0.5f;
+  for (float& v : bias) v = 0.1f * static_cast<float>(rng.Uniform01());
+  for (float& v : fc) v = 0.1f * (static_cast<float>(rng.Uniform01()) - 0.5f);
+  for (float& v : fc_bias) v = 0.01f;
+  b.Init("w", {4, 3, 3, 3}, w);
+  b.Init("b", {4}, bias);
+  b.Init("fc", {10, 4 * 8 * 8}, fc);
+  b.Init("fcb", {10}, fc_bias);
+  auto& conv = b.Node("Conv", {"x", "w", "b"}, {"c"});
+  onnx_test::AttrInts(conv, "pads", {1, 1, 1, 1});
+  b.Node("Relu", {"c"}, {"r"});
+  b.Node("Flatten", {"r"}, {"f"});
+  auto& gemm = b.Node("Gemm", {"f", "fc", "fcb"}, {"y"});
+  onnx_test::AttrI(gemm, "transB", 1);
+  b.Output("y");
+  const std::string dir = Dir("quantize-onnx");
+  const std::string in = dir + "/small.onnx", out = dir + "/small_int8.tflite";
+  auto bytes = b.Bytes();
+  REQUIRE(WriteFileBytes(in, *bytes).ok());
+
+  CliResult q = RunMica({"quantize", in, "--calibration", "random=8", "-o", out});
+  CAPTURE(q.out, q.err);
+  REQUIRE(q.exit_code == 0);
+  absl::StatusOr<Graph> g = LoadModel(out);
+  REQUIRE(g.ok());
+  bool int8_conv = false, int8_fc = false;
+  for (const Operator& op : g->main().ops) {
+    const DType in_type = g->main().tensors[op.inputs[0]].dtype;
+    if (op.kind == OpKind::kConv2D) int8_conv = in_type == DType::kInt8;
+    if (op.kind == OpKind::kFullyConnected) int8_fc = in_type == DType::kInt8;
+  }
+  CHECK(int8_conv);
+  CHECK(int8_fc);
 }
 
 }  // namespace
