@@ -4,6 +4,8 @@
 // ../shared/reference/tflm-cmsis-nn/totals.csv (skipped with a warning without ../shared).
 #include "mica/estimate/tflm_arena.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -195,6 +197,70 @@ TEST_CASE("TFLite Micro arena: options and runtime names", "[tflm_arena]") {
   CHECK(a->head_bytes == 0);
   CHECK(a->total_bytes == a->tail_bytes);
   CHECK(a->peak_op == -1);
+}
+
+// The model corpus (test/corpus): TFLite Micro's host interpreter (tflite-micro, reference
+// kernels, 64-bit) reported its arena for every model it ran (test/corpus/reference/tflm/
+// outputs.csv, recorded by test/corpus/tools/record_tflm.py); mica's host estimate against it.
+TEST_CASE("TFLite Micro arena: host build against tflite-micro on the model corpus",
+          "[tflm_arena]") {
+  const std::string root = testing::SourceDir() + "/test/corpus/";
+  auto rows = ReadCsv(root + "reference/tflm/outputs.csv");
+  REQUIRE(rows.size() > 1);
+  const std::vector<std::string>& head = rows[0];
+  auto col = [&](const char* name) {
+    for (size_t i = 0; i < head.size(); ++i) {
+      if (head[i] == name) return i;
+    }
+    FAIL("outputs.csv has no column " << name);
+    return size_t{0};
+  };
+  const size_t c_source = col("source"), c_model = col("model"), c_path = col("model_path"),
+               c_status = col("status"), c_total = col("arena_total_bytes"),
+               c_head = col("arena_head_bytes");
+  std::map<std::string, bool> seen;
+  int exact = 0, head_exact = 0, n = 0;
+  double worst = 0;
+  std::vector<double> errs;
+  std::string worst_model;
+  for (size_t r = 1; r < rows.size(); ++r) {
+    const std::vector<std::string>& c = rows[r];
+    if (c.size() <= c_head || c[c_source] != "corpus" || c[c_status] != "ok") continue;
+    if (seen[c[c_model]]) continue;
+    seen[c[c_model]] = true;
+    absl::StatusOr<Graph> g = LoadModel(root + c[c_path]);
+    REQUIRE(g.ok());
+    TflmArenaOptions o;
+    o.pointer_bytes = 8;
+    o.kernels = TflmKernels::kReference;
+    absl::StatusOr<TflmArena> a = EstimateTflmArena(*g, o);
+    REQUIRE(a.ok());
+    const int64_t total = std::stoll(c[c_total]), want_head = std::stoll(c[c_head]);
+    ++n;
+    exact += a->total_bytes == total;
+    head_exact += a->head_bytes == want_head;
+    const double err = static_cast<double>(a->total_bytes) / static_cast<double>(total) - 1;
+    errs.push_back(std::abs(err));
+    if (std::abs(err) > std::abs(worst)) worst = err, worst_model = c[c_model];
+    if (a->total_bytes != total) {
+      std::printf("tflm host corpus %-36s mica %8lld (head %8lld) tflite-micro %8lld (head %8lld) %+.2f%%\n",
+                  c[c_model].c_str(), static_cast<long long>(a->total_bytes),
+                  static_cast<long long>(a->head_bytes), static_cast<long long>(total),
+                  static_cast<long long>(want_head), 100 * err);
+    }
+  }
+  std::sort(errs.begin(), errs.end());
+  const double median = errs.empty() ? 0 : errs[errs.size() / 2];
+  std::printf("tflm host corpus: %d models, arena exact on %d, head exact on %d, median |error| "
+              "%.2f%%, worst %+.2f%% (%s)\n",
+              n, exact, head_exact, 100 * median, 100 * worst, worst_model.c_str());
+  // Regression limits, not the goal (exact): measured 2026-12-01, 85 models, head exact on 75,
+  // the whole arena exact on none (tails short by 100-2,500 bytes; transpose conv, GRU/LSTM
+  // and large fully-connected models far below: their scratch and persistent buffers are not
+  // modelled yet).
+  CHECK(n >= 85);
+  CHECK(head_exact >= 75);
+  CHECK(median <= 0.006);
 }
 
 }  // namespace
