@@ -185,6 +185,103 @@ inline std::vector<Shape> CalibrationShapes() {
   fc_softmax(64, 10);
   fc_softmax(256, 12);
   fc_softmax(32, 40);
+  // Depthwise with a channel multiplier > 1 (the scalar body on every variant).
+  auto dwm = [&](int hw, int c, int m, int k, int stride) {
+    s.push_back({"shape_dwm" + std::to_string(m) + "_" + std::to_string(k) + "x" +
+                     std::to_string(k) + "s" + std::to_string(stride) + "_" + std::to_string(hw) +
+                     "x" + std::to_string(c),
+                 [=](GraphBuilder& b) {
+                   const int32_t x = b.Input("x", {1, hw, hw, c});
+                   DepthwiseConv2DAttrs a;
+                   a.padding = Padding::kSame;
+                   a.stride_h = a.stride_w = stride;
+                   a.depth_multiplier = m;
+                   b.Output(b.DepthwiseConv2D(x, b.HeWeights("w", {1, k, k, c * m}, true),
+                                              b.RandomBias("b", c * m), a));
+                 }});
+  };
+  dwm(12, 8, 2, 3, 1);
+  dwm(8, 16, 4, 5, 1);
+  dwm(16, 6, 3, 3, 2);
+  dwm(10, 3, 8, 3, 1);
+  dwm(3, 4, 2, 3, 1);
+  // Grouped convolution (filter channels = input channels / groups).
+  auto gconv = [&](int hw, int cin, int cout, int groups, int k, int stride) {
+    s.push_back({"shape_gconv" + std::to_string(k) + "x" + std::to_string(k) + "s" +
+                     std::to_string(stride) + "g" + std::to_string(groups) + "_" +
+                     std::to_string(hw) + "x" + std::to_string(cin) + "to" + std::to_string(cout),
+                 [=](GraphBuilder& b) {
+                   const int32_t x = b.Input("x", {1, hw, hw, cin});
+                   Conv2DAttrs a;
+                   a.padding = Padding::kSame;
+                   a.stride_h = a.stride_w = stride;
+                   b.Output(b.Conv2D(x, b.HeWeights("w", {cout, k, k, cin / groups}),
+                                     b.RandomBias("b", cout), a));
+                 }});
+  };
+  gconv(8, 16, 16, 2, 3, 1);
+  gconv(8, 24, 24, 3, 3, 2);
+  gconv(6, 32, 32, 4, 3, 1);
+  gconv(12, 16, 32, 8, 3, 1);
+  gconv(8, 48, 48, 6, 1, 1);
+  gconv(3, 8, 8, 2, 3, 1);
+  // Broadcasting elementwise: a per-channel vector (squeeze-excitation) and a scalar.
+  auto bcast = [&](bool mul, int h, int w, int c, bool scalar) {
+    s.push_back({std::string(mul ? "shape_bmul_" : "shape_badd_") + std::to_string(h) + "x" +
+                     std::to_string(w) + "x" + std::to_string(c) + (scalar ? "by1" : "byc"),
+                 [=](GraphBuilder& b) {
+                   const int32_t x = b.Input("x", {1, h, w, c});
+                   const int32_t y = b.Input("y", {1, 1, 1, scalar ? 1 : c});
+                   b.Output(mul ? b.Mul(x, y) : b.Add(x, y));
+                 }});
+  };
+  bcast(true, 8, 8, 16, false);
+  bcast(true, 16, 16, 24, false);
+  bcast(true, 6, 5, 3, true);
+  bcast(false, 8, 8, 16, false);
+  bcast(false, 16, 16, 24, false);
+  bcast(false, 6, 5, 3, true);
+  // Activation functions (one scalar body each).
+  auto unary = [&](OpKind kind, const char* tag, int h, int w, int c) {
+    s.push_back({std::string("shape_") + tag + "_" + std::to_string(h) + "x" + std::to_string(w) +
+                     "x" + std::to_string(c),
+                 [=](GraphBuilder& b) { b.Output(b.Unary(kind, b.Input("x", {1, h, w, c}))); }});
+  };
+  for (auto [kind, tag] : {std::pair<OpKind, const char*>{OpKind::kHardSwish, "hswish"},
+                           {OpKind::kLeakyRelu, "leaky"},
+                           {OpKind::kLogistic, "logistic"},
+                           {OpKind::kTanh, "tanh"}}) {
+    unary(kind, tag, 16, 16, 16);
+    unary(kind, tag, 5, 7, 3);
+    unary(kind, tag, 1, 1, 8);
+  }
+  // Mean over the spatial axes (global average) and over the channels.
+  auto mean = [&](int h, int w, int c, bool spatial) {
+    s.push_back({"shape_mean_" + std::to_string(h) + "x" + std::to_string(w) + "x" +
+                     std::to_string(c) + (spatial ? "_hw" : "_c"),
+                 [=](GraphBuilder& b) {
+                   const int32_t x = b.Input("x", {1, h, w, c});
+                   b.Output(b.Mean(x, spatial ? std::vector<int32_t>{1, 2}
+                                              : std::vector<int32_t>{3}, true));
+                 }});
+  };
+  mean(8, 8, 32, true);
+  mean(3, 3, 100, true);
+  mean(16, 16, 8, true);
+  mean(8, 8, 16, false);
+  // Zero padding of the spatial axes.
+  auto pad = [&](int h, int w, int c, int p0, int p1) {
+    s.push_back({"shape_pad_" + std::to_string(h) + "x" + std::to_string(w) + "x" +
+                     std::to_string(c) + "_" + std::to_string(p0) + std::to_string(p1),
+                 [=](GraphBuilder& b) {
+                   const int32_t x = b.Input("x", {1, h, w, c});
+                   b.Output(b.Pad(x, {{0, 0}, {p0, p1}, {p0, p1}, {0, 0}}));
+                 }});
+  };
+  pad(16, 16, 8, 1, 1);
+  pad(8, 8, 32, 0, 1);
+  pad(12, 12, 3, 2, 2);
+  pad(4, 4, 64, 1, 1);
   return s;
 }
 

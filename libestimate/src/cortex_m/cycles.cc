@@ -353,7 +353,13 @@ CortexMMicaTerms CortexMMicaTermsFor(const CortexMWork& w, Isa isa) {
       const double k = taps * w.in_c;
       const bool one_by_one = w.k_h == 1 && w.k_w == 1 && w.stride_h == 1 && w.stride_w == 1 &&
                               w.pad_h == 0 && w.pad_w == 0;
-      if (s16) {
+      if (!s16 && w.groups > 1) {
+        // Grouped: every variant loops over the groups, each an im2col convolution of its
+        // channel slice (k = taps x channels per group).
+        const double kg = k / w.groups;
+        set(MicaFamily::kConvGrouped,
+            {1, outputs * kg, outputs, pixels * k, pixels * w.groups, 0, 0});
+      } else if (s16) {
         // Conv16x8 has scalar and DSP bodies only: MVE builds run the DSP one.
         lanes = Lanes(isa == Isa::kMve ? Isa::kDsp : isa);
         set(MicaFamily::kConvS16,
@@ -369,6 +375,12 @@ CortexMMicaTerms CortexMMicaTermsFor(const CortexMWork& w, Isa isa) {
     }
     case OpKind::kDepthwiseConv2D:
       if (s16) break;
+      if (w.depth_multiplier != 1) {
+        // Channel multiplier > 1: the scalar body on every variant, one output at a time.
+        set(MicaFamily::kDepthwiseMult,
+            {1, outputs * taps, outputs, pixels * taps, pixels, 0, 0});
+        break;
+      }
       set(MicaFamily::kDepthwise, {1, vec(w.out_c, pixels * taps), ctail(w.out_c, pixels * taps),
                                    outputs, pixels, pixels * taps, w.out_c * taps / lanes});
       break;
@@ -393,7 +405,12 @@ CortexMMicaTerms CortexMMicaTermsFor(const CortexMWork& w, Isa isa) {
     case OpKind::kAdd:
     case OpKind::kSub:
     case OpKind::kMul:
-      if (s16 || w.broadcast) break;
+      if (s16) break;
+      if (w.broadcast) {
+        set(w.kind == OpKind::kMul ? MicaFamily::kMulBroadcast : MicaFamily::kAddBroadcast,
+            {1, elements, 0, 0, 0, 0, 0});
+        break;
+      }
       set(w.kind == OpKind::kMul ? MicaFamily::kMul : MicaFamily::kAdd,
           {1, vec(elements, 1), tail(elements, 1), 0, 0, 0, 0});
       break;
@@ -423,6 +440,29 @@ CortexMMicaTerms CortexMMicaTermsFor(const CortexMWork& w, Isa isa) {
       set(MicaFamily::kLstm, {1, double(w.macs), elements, steps, 0, 0, 0});
       break;
     }
+    case OpKind::kHardSwish:
+    case OpKind::kLeakyRelu:
+    case OpKind::kLogistic:
+    case OpKind::kTanh:
+      // One scalar body per function on every variant, element by element.
+      if (s16) break;
+      set(w.kind == OpKind::kHardSwish   ? MicaFamily::kHardSwish
+          : w.kind == OpKind::kLeakyRelu ? MicaFamily::kLeakyRelu
+          : w.kind == OpKind::kLogistic  ? MicaFamily::kLogistic
+                                         : MicaFamily::kTanh,
+          {1, elements, 0, 0, 0, 0, 0});
+      break;
+    case OpKind::kMean:
+      // The reduction pass over the input, then one requantization per output.
+      if (s16) break;
+      set(MicaFamily::kMean, {1, double(w.bytes), elements, 0, 0, 0, 0});
+      break;
+    case OpKind::kPad:
+    case OpKind::kPadV2:
+      // Fill and copy: per output element, and per contiguous output row.
+      if (s16) break;
+      set(MicaFamily::kPad, {1, elements, double(std::max<int64_t>(1, w.rows)), 0, 0, 0, 0});
+      break;
     default:
       if (CopiesRows(w.kind)) {
         set(MicaFamily::kCopy,
@@ -588,6 +628,9 @@ absl::StatusOr<CortexMWork> DescribeCortexMWork(const Graph& graph, int op_index
       w.in_c = in->shape[3];
       w.k_h = filter->shape[1];
       w.k_w = filter->shape[2];
+      if (op.kind == OpKind::kConv2D && filter->shape[3] > 0 && w.in_c % filter->shape[3] == 0) {
+        w.groups = std::max(1, w.in_c / filter->shape[3]);
+      }
       int32_t dil_h = 1, dil_w = 1;
       Padding pad = Padding::kValid;
       if (op.kind == OpKind::kConv2D &&
