@@ -249,11 +249,18 @@ inline std::vector<Shape> CalibrationShapes() {
   };
   for (auto [kind, tag] : {std::pair<OpKind, const char*>{OpKind::kHardSwish, "hswish"},
                            {OpKind::kLeakyRelu, "leaky"},
+                           {OpKind::kRelu, "relu"},
+                           {OpKind::kRelu6, "relu6"},
                            {OpKind::kLogistic, "logistic"},
                            {OpKind::kTanh, "tanh"}}) {
     unary(kind, tag, 16, 16, 16);
     unary(kind, tag, 5, 7, 3);
     unary(kind, tag, 1, 1, 8);
+    // Logistic and tanh tabulate from 512 elements on: sizes on both sides.
+    if (kind == OpKind::kLogistic || kind == OpKind::kTanh) {
+      unary(kind, tag, 10, 10, 4);
+      unary(kind, tag, 8, 8, 16);
+    }
   }
   // Mean over the spatial axes (global average) and over the channels.
   auto mean = [&](int h, int w, int c, bool spatial) {

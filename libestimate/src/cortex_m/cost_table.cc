@@ -186,9 +186,9 @@ constexpr MicaRow kMica[] = {
       {100.648, 0.758579, 0, 0, 0, 0, 0}}},
     {MicaFamily::kDispatch,
      {true, true, true},
-     {{21.1922, 0, 0, 0, 0, 0, 0},
-      {22.0502, 0, 0, 0, 0, 0, 0},
-      {19.9287, 0, 0, 0, 0, 0, 0}}},
+     {{21.2859, 0, 0, 0, 0, 0, 0},
+      {22.1412, 0, 0, 0, 0, 0, 0},
+      {20.0296, 0, 0, 0, 0, 0, 0}}},
     {MicaFamily::kDepthwiseMult,
      {true, true, true},
      {{0, 7.6821, 112.644, 0, 0, 0, 0},
@@ -221,14 +221,14 @@ constexpr MicaRow kMica[] = {
       {110.661, 53.5543, 0, 0, 0, 0, 0}}},
     {MicaFamily::kLogistic,
      {true, true, true},
-     {{2588.71, 23.8603, 0, 0, 0, 0, 0},
-      {2591.15, 24.2032, 0, 0, 0, 0, 0},
-      {2758.2, 25.0438, 0, 0, 0, 0, 0}}},
+     {{160.229, 305.652, 78694.4, 3.87923, 0, 0, 0},
+      {161.033, 306.174, 79456.3, 4.00358, 0, 0, 0},
+      {162.509, 326.366, 82740.2, 4.06673, 0, 0, 0}}},
     {MicaFamily::kTanh,
      {true, true, true},
-     {{2644.22, 24.7716, 0, 0, 0, 0, 0},
-      {2677.05, 24.953, 0, 0, 0, 0, 0},
-      {2828.61, 26.0292, 0, 0, 0, 0, 0}}},
+     {{110.14, 319.706, 82324.2, 3.88542, 0, 0, 0},
+      {114.193, 323.202, 82568.5, 4.00814, 0, 0, 0},
+      {122.8, 340.867, 86654.5, 4.07292, 0, 0, 0}}},
     {MicaFamily::kMean,
      {true, true, true},
      {{0, 19.4737, 0, 0, 0, 0, 0},
@@ -239,6 +239,11 @@ constexpr MicaRow kMica[] = {
      {{0, 29.4937, 48.7247, 0, 0, 0, 0},
       {0, 30.1274, 46.9841, 0, 0, 0, 0},
       {0, 29.494, 48.7274, 0, 0, 0, 0}}},
+    {MicaFamily::kRelu,
+     {true, true, true},
+     {{117.849, 12.4892, 48.5313, 0, 0, 0, 0},
+      {118.071, 12.4855, 50.0694, 0, 0, 0, 0},
+      {117.914, 12.4881, 49.5266, 0, 0, 0, 0}}},
     // MICA_COST_TABLE_END
 };
 
@@ -246,7 +251,7 @@ constexpr const char* kMicaNames[] = {
     "conv", "conv1x1", "conv_s16", "depthwise", "fully_connected", "transpose_conv", "add",
     "mul", "avg_pool", "max_pool", "softmax", "lstm", "copy", "dispatch", "depthwise_mult",
     "conv_grouped", "add_broadcast", "mul_broadcast", "hard_swish", "leaky_relu", "logistic",
-    "tanh", "mean", "pad"};
+    "tanh", "mean", "pad", "relu"};
 static_assert(sizeof(kMicaNames) / sizeof(kMicaNames[0]) ==
               static_cast<size_t>(MicaFamily::kCount));
 

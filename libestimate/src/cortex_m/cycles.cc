@@ -440,18 +440,32 @@ CortexMMicaTerms CortexMMicaTermsFor(const CortexMWork& w, Isa isa) {
       set(MicaFamily::kLstm, {1, double(w.macs), elements, steps, 0, 0, 0});
       break;
     }
+    case OpKind::kRelu:
+    case OpKind::kRelu6:
+    case OpKind::kReluN1To1:
     case OpKind::kHardSwish:
     case OpKind::kLeakyRelu:
-    case OpKind::kLogistic:
-    case OpKind::kTanh:
       // One scalar body per function on every variant, element by element.
       if (s16) break;
-      set(w.kind == OpKind::kHardSwish   ? MicaFamily::kHardSwish
-          : w.kind == OpKind::kLeakyRelu ? MicaFamily::kLeakyRelu
-          : w.kind == OpKind::kLogistic  ? MicaFamily::kLogistic
-                                         : MicaFamily::kTanh,
+      if (w.kind == OpKind::kRelu6 || w.kind == OpKind::kRelu || w.kind == OpKind::kReluN1To1) {
+        // RELU6 keeps the input's quantization (a clamp); RELU and RELU_N1_TO_1 requantize.
+        const bool clamp = w.kind == OpKind::kRelu6;
+        set(MicaFamily::kRelu, {1, clamp ? elements : 0, clamp ? 0 : elements, 0, 0, 0, 0});
+        break;
+      }
+      set(w.kind == OpKind::kHardSwish ? MicaFamily::kHardSwish : MicaFamily::kLeakyRelu,
           {1, elements, 0, 0, 0, 0, 0});
       break;
+    case OpKind::kLogistic:
+    case OpKind::kTanh: {
+      // Fixed-point function per element; from 512 elements on, the 256 possible results are
+      // tabulated first and the elements mapped through the table.
+      if (s16) break;
+      const bool table = elements >= 512;
+      set(w.kind == OpKind::kLogistic ? MicaFamily::kLogistic : MicaFamily::kTanh,
+          {1, table ? 0 : elements, table ? 1.0 : 0.0, table ? elements : 0, 0, 0, 0});
+      break;
+    }
     case OpKind::kMean:
       // The reduction pass over the input, then one requantization per output.
       if (s16) break;
