@@ -25,9 +25,15 @@ namespace mica {
 namespace estimate {
 namespace shapes {
 
+// How a shape is quantized: int8 activations (the default), int16 activations (16x8),
+// float32 graph inputs/outputs (QUANTIZE / DEQUANTIZE at the edges), or uint8 inputs/outputs
+// (requantizing QUANTIZE at the edges).
+enum class Io { kInt8, kInt16, kFloat, kUint8 };
+
 struct Shape {
   std::string name;
   std::function<void(GraphBuilder&)> build;  // adds one operator (inputs and output included)
+  Io io = Io::kInt8;
 };
 
 inline void ConvModel(GraphBuilder& b, int hw, int cin, int cout, int k, int stride) {
@@ -289,6 +295,59 @@ inline std::vector<Shape> CalibrationShapes() {
   pad(8, 8, 32, 0, 1);
   pad(12, 12, 3, 2, 2);
   pad(4, 4, 64, 1, 1);
+  // Quantization at the graph's edges around a RELU6 (a clamp): float32 -> int8 QUANTIZE and
+  // int8 -> float32 DEQUANTIZE, or uint8 <-> int8 requantizing QUANTIZE.
+  auto edges = [&](Io io, int h, int w, int c) {
+    s.push_back({std::string(io == Io::kFloat ? "shape_fio_" : "shape_u8io_") + std::to_string(h) +
+                     "x" + std::to_string(w) + "x" + std::to_string(c),
+                 [=](GraphBuilder& b) {
+                   b.Output(b.Unary(OpKind::kRelu6, b.Input("x", {1, h, w, c})));
+                 },
+                 io});
+  };
+  for (Io io : {Io::kFloat, Io::kUint8}) {
+    edges(io, 16, 16, 16);
+    edges(io, 5, 7, 3);
+    edges(io, 1, 1, 8);
+  }
+  // int16 activations (16x8): convolution, fully connected, softmax.
+  auto s16 = [&](Shape sh) {
+    sh.name += "_i16";
+    sh.io = Io::kInt16;
+    s.push_back(std::move(sh));
+  };
+  auto conv16 = [&](int hw, int cin, int cout, int k, int stride) {
+    s16({"shape_conv" + std::to_string(k) + "x" + std::to_string(k) + "s" +
+             std::to_string(stride) + "_" + std::to_string(hw) + "x" + std::to_string(cin) + "to" +
+             std::to_string(cout),
+         [=](GraphBuilder& b) { ConvModel(b, hw, cin, cout, k, stride); }});
+  };
+  conv16(16, 3, 8, 3, 2);
+  conv16(8, 16, 32, 3, 1);
+  conv16(6, 32, 32, 3, 1);
+  conv16(8, 5, 12, 5, 1);
+  conv16(8, 16, 48, 1, 1);
+  conv16(4, 64, 128, 1, 1);
+  conv16(3, 4, 4, 3, 1);
+  conv16(10, 3, 20, 1, 1);
+  auto fc16 = [&](int rows, int k, int n) {
+    s16({"shape_fc_" + std::to_string(rows) + "x" + std::to_string(k) + "to" + std::to_string(n),
+         [=](GraphBuilder& b) { FcModel(b, rows, k, n); }});
+  };
+  fc16(1, 64, 10);
+  fc16(1, 256, 64);
+  fc16(1, 33, 7);
+  fc16(4, 64, 64);
+  fc16(1, 640, 128);
+  fc16(1, 4, 2);
+  auto softmax16 = [&](int rows, int n) {
+    s16({"shape_softmax_" + std::to_string(rows) + "x" + std::to_string(n),
+         [=](GraphBuilder& b) { b.Output(b.Softmax(b.Input("x", {rows, n}))); }});
+  };
+  softmax16(1, 10);
+  softmax16(1, 100);
+  softmax16(8, 16);
+  softmax16(1, 2);
   return s;
 }
 
@@ -322,7 +381,12 @@ inline absl::StatusOr<Graph> BuildInt8(const Shape& s) {
     MICA_RETURN_IF_ERROR(exec->Run(inputs).status());
   }
   exec->SetTensorObserver(nullptr);
-  return quant::QuantizeGraph(fg, ranges.ranges(), {});
+  quant::QuantizeOptions options;
+  options.activations = s.io == Io::kInt16 ? quant::ActivationType::kInt16
+                                           : quant::ActivationType::kInt8;
+  options.float_io = s.io == Io::kFloat;
+  options.uint8_io = s.io == Io::kUint8;
+  return quant::QuantizeGraph(fg, ranges.ranges(), options);
 }
 
 }  // namespace shapes

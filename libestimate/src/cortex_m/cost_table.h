@@ -56,7 +56,8 @@ const FloatCosts& FloatCostsFor(bool has_fpu);
 enum class MicaFamily : int {
   kConv, kConv1x1, kConvS16, kDepthwise, kFullyConnected, kTransposeConv, kAdd, kMul,
   kAvgPool, kMaxPool, kSoftmax, kLstm, kCopy, kDispatch, kDepthwiseMult, kConvGrouped,
-  kAddBroadcast, kMulBroadcast, kHardSwish, kLeakyRelu, kLogistic, kTanh, kMean, kPad, kRelu, kCount
+  kAddBroadcast, kMulBroadcast, kHardSwish, kLeakyRelu, kLogistic, kTanh, kMean, kPad, kRelu, kQuantize, kDequantize, kFullyConnectedS16, kSoftmaxS16,
+  kCount
 };
 inline constexpr int kMicaTermCount = 7;
 using MicaCoefficients = std::array<double, kMicaTermCount>;

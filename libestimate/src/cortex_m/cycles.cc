@@ -322,6 +322,19 @@ CortexMMicaTerms CortexMMicaTermsFor(const CortexMWork& w, Isa isa) {
   using cortex_m::MicaFamily;
   CortexMMicaTerms t;
   const bool is_float = w.dtype == DType::kFloat32 || w.dtype == DType::kFloat16;
+  const double all = w.elements > 0 ? double(w.elements) : 0.0;
+  if (w.kind == OpKind::kQuantize) {
+    // float -> int: one float multiply-round-clamp per element; int -> int: one integer
+    // requantization per element (the same loop for every width).
+    t.family = cortex_m::MicaFamilyName(MicaFamily::kQuantize);
+    t.terms = {1, is_float ? all : 0, is_float ? 0 : all, 0, 0, 0, 0};
+    return t;
+  }
+  if (w.kind == OpKind::kDequantize) {
+    t.family = cortex_m::MicaFamilyName(MicaFamily::kDequantize);
+    t.terms = {1, all, 0, 0, 0, 0, 0};
+    return t;
+  }
   if (is_float) return t;
   const bool s16 = w.dtype == DType::kInt16;
   const double n = std::max(1, w.batch);
@@ -385,7 +398,17 @@ CortexMMicaTerms CortexMMicaTermsFor(const CortexMWork& w, Isa isa) {
                                    outputs, pixels, pixels * taps, w.out_c * taps / lanes});
       break;
     case OpKind::kFullyConnected: {
-      if (s16) break;
+      if (s16) {
+        // FullyConnected16x8 has scalar and DSP bodies only: MVE builds run the DSP one.
+        lanes = Lanes(isa == Isa::kMve ? Isa::kDsp : isa);
+        const double out_n = std::max(1, w.out_c);
+        const double rows = std::max(1.0, elements / out_n);
+        const double k = w.macs > 0 ? double(w.macs) / std::max(1.0, elements) : 1.0;
+        set(MicaFamily::kFullyConnectedS16,
+            {1, vec(k, rows * out_n), std::fmod(k, lanes) * rows * out_n, rows * out_n, rows, 0,
+             0});
+        break;
+      }
       const double out_n = std::max(1, w.out_c);
       const double rows = std::max(1.0, elements / out_n);
       const double k = w.macs > 0 ? double(w.macs) / std::max(1.0, elements) : 1.0;
@@ -422,7 +445,13 @@ CortexMMicaTerms CortexMMicaTermsFor(const CortexMWork& w, Isa isa) {
            pixels * taps, 0});
       break;
     case OpKind::kSoftmax:
-      if (s16) break;
+      if (s16) {
+        // One scalar body: per element (maximum, exponential table, sum, reciprocal scaling)
+        // and per row.
+        set(MicaFamily::kSoftmaxS16,
+            {1, elements, double(std::max<int64_t>(1, w.rows)), 0, 0, 0, 0});
+        break;
+      }
     {
       // Inputs further than diff_min below their row's maximum skip the exponential: the share
       // that takes it, for inputs spread over the int8 range (as the CMSIS-NN formula).
