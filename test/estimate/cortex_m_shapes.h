@@ -330,6 +330,10 @@ inline std::vector<Shape> CalibrationShapes() {
   conv16(4, 64, 128, 1, 1);
   conv16(3, 4, 4, 3, 1);
   conv16(10, 3, 20, 1, 1);
+  // Few channels under a large kernel: the per-tap and per-row loop costs.
+  conv16(12, 2, 8, 7, 1);
+  conv16(10, 1, 4, 5, 1);
+  conv16(9, 2, 16, 3, 1);
   auto fc16 = [&](int rows, int k, int n) {
     s16({"shape_fc_" + std::to_string(rows) + "x" + std::to_string(k) + "to" + std::to_string(n),
          [=](GraphBuilder& b) { FcModel(b, rows, k, n); }});

@@ -375,8 +375,12 @@ CortexMMicaTerms CortexMMicaTermsFor(const CortexMWork& w, Isa isa) {
       } else if (s16) {
         // Conv16x8 has scalar and DSP bodies only: MVE builds run the DSP one.
         lanes = Lanes(isa == Isa::kMve ? Isa::kDsp : isa);
-        set(MicaFamily::kConvS16,
-            {1, vec(k, outputs), tail(k, outputs), outputs, pixels, pixels * k, w.out_c * k / lanes});
+        // Per output: a loop over the kernel rows, in each a run of k_w x in_c products (the
+        // scalar body loops per tap, the DSP body pairs the run).
+        const double run = double(w.k_w) * w.in_c / std::max(1, w.groups);
+        const double rows = outputs * w.k_h;
+        set(MicaFamily::kConvS16, {1, vec(run, rows), tail(run, rows), outputs, pixels,
+                                   outputs * taps, rows});
       } else if (one_by_one) {
         set(MicaFamily::kConv1x1,
             {1, vec(k, outputs), tail(k, outputs), outputs, pixels, 0, w.out_c * k / lanes});
