@@ -334,6 +334,17 @@ inline std::vector<Shape> CalibrationShapes() {
   conv16(12, 2, 8, 7, 1);
   conv16(10, 1, 4, 5, 1);
   conv16(9, 2, 16, 3, 1);
+  auto dw16 = [&](int hw, int c, int k, int stride) {
+    s16({"shape_dw" + std::to_string(k) + "x" + std::to_string(k) + "s" + std::to_string(stride) +
+             "_" + std::to_string(hw) + "x" + std::to_string(c),
+         [=](GraphBuilder& b) { DepthwiseModel(b, hw, c, k, stride); }});
+  };
+  dw16(16, 8, 3, 1);
+  dw16(8, 32, 3, 2);
+  dw16(4, 128, 3, 1);
+  dw16(8, 40, 5, 1);
+  dw16(12, 3, 3, 1);
+  dw16(3, 8, 3, 1);
   auto fc16 = [&](int rows, int k, int n) {
     s16({"shape_fc_" + std::to_string(rows) + "x" + std::to_string(k) + "to" + std::to_string(n),
          [=](GraphBuilder& b) { FcModel(b, rows, k, n); }});

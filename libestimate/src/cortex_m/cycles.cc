@@ -391,7 +391,15 @@ CortexMMicaTerms CortexMMicaTermsFor(const CortexMWork& w, Isa isa) {
       break;
     }
     case OpKind::kDepthwiseConv2D:
-      if (s16) break;
+      if (s16) {
+        // Depthwise16x8 has scalar and DSP bodies (four channels per step) only: MVE builds
+        // run the DSP one.
+        lanes = Lanes(isa == Isa::kMve ? Isa::kDsp : isa);
+        const double rest = std::fmod(double(w.out_c), lanes);
+        set(MicaFamily::kDepthwiseS16, {1, vec(w.out_c, pixels * taps), rest * pixels * taps,
+                                        outputs, pixels, pixels * taps, 0});
+        break;
+      }
       if (w.depth_multiplier != 1) {
         // Channel multiplier > 1: the scalar body on every variant, one output at a time.
         set(MicaFamily::kDepthwiseMult,
