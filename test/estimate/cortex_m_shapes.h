@@ -295,6 +295,35 @@ inline std::vector<Shape> CalibrationShapes() {
   pad(8, 8, 32, 0, 1);
   pad(12, 12, 3, 2, 2);
   pad(4, 4, 64, 1, 1);
+  // Transpose: swapped spatial axes (runs of channels) and a channel shuffle (runs of two).
+  auto transpose = [&](std::vector<int32_t> shape, std::vector<int32_t> perm, const char* tag) {
+    s.push_back({std::string("shape_transpose_") + tag,
+                 [=](GraphBuilder& b) {
+                   const int32_t x = b.Input("x", shape);
+                   const int32_t p =
+                       b.Int32Constant("perm", {static_cast<int32_t>(perm.size())}, perm);
+                   b.Output(b.AddOp(OpKind::kTranspose, std::monostate{}, {x, p}, 1)[0]);
+                 }});
+  };
+  transpose({1, 8, 12, 16}, {0, 2, 1, 3}, "hw_8x12x16");
+  transpose({1, 8, 8, 2, 12}, {0, 1, 2, 4, 3}, "shuffle_8x8x2x12");
+  transpose({1, 4, 6, 3, 2}, {0, 1, 2, 4, 3}, "shuffle_4x6x3x2");
+  transpose({1, 6, 5, 8}, {0, 3, 1, 2}, "chw_6x5x8");
+  transpose({1, 16, 4, 64}, {0, 2, 1, 3}, "hw_16x4x64");
+  transpose({1, 3, 20, 4}, {0, 2, 1, 3}, "hw_3x20x4");
+  // PRELU with a per-channel slope.
+  auto prelu = [&](int h, int w, int c) {
+    s.push_back({"shape_prelu_" + std::to_string(h) + "x" + std::to_string(w) + "x" +
+                     std::to_string(c),
+                 [=](GraphBuilder& b) {
+                   const int32_t x = b.Input("x", {1, h, w, c});
+                   const int32_t a = b.RandomConstant("alpha", {1, 1, c}, 0.0f, 0.5f);
+                   b.Output(b.AddOp(OpKind::kPrelu, std::monostate{}, {x, a}, 1)[0]);
+                 }});
+  };
+  prelu(16, 16, 16);
+  prelu(5, 7, 3);
+  prelu(1, 1, 8);
   // Quantization at the graph's edges around a RELU6 (a clamp): float32 -> int8 QUANTIZE and
   // int8 -> float32 DEQUANTIZE, or uint8 <-> int8 requantizing QUANTIZE.
   auto edges = [&](Io io, int h, int w, int c) {

@@ -186,9 +186,9 @@ constexpr MicaRow kMica[] = {
       {100.648, 0.758579, 0, 0, 0, 0, 0}}},
     {MicaFamily::kDispatch,
      {true, true, true},
-     {{21.6579, 0, 0, 0, 0, 0, 0},
-      {22.5012, 0, 0, 0, 0, 0, 0},
-      {20.4293, 0, 0, 0, 0, 0, 0}}},
+     {{21.7646, 0, 0, 0, 0, 0, 0},
+      {22.6056, 0, 0, 0, 0, 0, 0},
+      {20.5422, 0, 0, 0, 0, 0, 0}}},
     {MicaFamily::kDepthwiseMult,
      {true, true, true},
      {{0, 7.6821, 112.644, 0, 0, 0, 0},
@@ -269,6 +269,16 @@ constexpr MicaRow kMica[] = {
      {{0, 14.9557, 0, 116.313, 0, 16.9408, 0},
       {0, 27.5321, 14.8504, 74.2707, 0, 11.9859, 0},
       {0, 24.5178, 10.8298, 64.8983, 0, 11.9201, 0}}},
+    {MicaFamily::kTranspose,
+     {true, true, true},
+     {{560.719, 29.0291, 40.672, 0.487218, 54.3239, 0, 0},
+      {671.812, 29.1997, 39.8409, 0.458924, 50.1896, 0, 0},
+      {561.597, 29.046, 40.6526, 0.487278, 53.3528, 0, 0}}},
+    {MicaFamily::kPrelu,
+     {true, true, true},
+     {{549.672, 61.4675, 0, 0, 0, 0, 0},
+      {550.13, 60.907, 0, 0, 0, 0, 0},
+      {554.028, 59.9533, 0, 0, 0, 0, 0}}},
     // MICA_COST_TABLE_END
 };
 
@@ -277,7 +287,7 @@ constexpr const char* kMicaNames[] = {
     "mul", "avg_pool", "max_pool", "softmax", "lstm", "copy", "dispatch", "depthwise_mult",
     "conv_grouped", "add_broadcast", "mul_broadcast", "hard_swish", "leaky_relu", "logistic",
     "tanh", "mean", "pad", "relu", "quantize", "dequantize", "fully_connected_s16", "softmax_s16",
-    "depthwise_s16"};
+    "depthwise_s16", "transpose", "prelu"};
 static_assert(sizeof(kMicaNames) / sizeof(kMicaNames[0]) ==
               static_cast<size_t>(MicaFamily::kCount));
 

@@ -512,6 +512,22 @@ CortexMMicaTerms CortexMMicaTermsFor(const CortexMWork& w, Isa isa) {
       if (s16) break;
       set(MicaFamily::kMean, {1, double(w.bytes), elements, 0, 0, 0, 0});
       break;
+    case OpKind::kTranspose:
+      // A box copy element by element: per element, and per innermost output run.
+      // Runs along a kept innermost axis are copied whole (per byte and per run).
+      if (w.inner_contiguous) {
+        set(MicaFamily::kTranspose,
+            {1, 0, 0, double(w.bytes), double(std::max<int64_t>(1, w.rows)), 0, 0});
+      } else {
+        set(MicaFamily::kTranspose,
+            {1, elements, double(std::max<int64_t>(1, w.rows)), 0, 0, 0, 0});
+      }
+      break;
+    case OpKind::kPrelu:
+      // One scalar body: per element, the slope broadcast and two requantizations.
+      if (s16) break;
+      set(MicaFamily::kPrelu, {1, elements, 0, 0, 0, 0, 0});
+      break;
     case OpKind::kPad:
     case OpKind::kPadV2:
       // Fill and copy: per output element, and per contiguous output row.
@@ -801,6 +817,20 @@ absl::StatusOr<CortexMWork> DescribeCortexMWork(const Graph& graph, int op_index
                                                                   : 1.0f;
       if (in != nullptr && in->dtype == DType::kInt8 && in->quant.scale.size() == 1) {
         w.softmax_diff_min = cortex_m::SoftmaxDiffMin(in->quant.scale[0], beta);
+      }
+      break;
+    }
+    case OpKind::kTranspose: {
+      // Innermost output runs, and whether the permutation keeps the innermost axis.
+      if (out != nullptr && !out->shape.empty() && out->shape.back() > 0) {
+        w.rows = w.elements / out->shape.back();
+      }
+      const Tensor* perm = input(1);
+      if (perm != nullptr && perm->is_constant() && perm->dtype == DType::kInt32 &&
+          perm->num_elements() > 0 &&
+          perm->data.size >= static_cast<size_t>(perm->num_elements()) * sizeof(int32_t)) {
+        const int64_t r = perm->num_elements();
+        w.inner_contiguous = perm->data.as<int32_t>()[r - 1] == r - 1;
       }
       break;
     }
