@@ -96,6 +96,26 @@ inline std::vector<Shape> CalibrationShapes() {
   conv(10, 3, 20, 1, 1);
   conv(12, 10, 7, 1, 1);
   conv(8, 32, 32, 1, 2);
+  // Kernel height 1 (1-D convolutions over a 1 x W input).
+  auto conv1d = [&](int w, int cin, int cout, int k, int stride) {
+    s.push_back({"shape_conv1x" + std::to_string(k) + "s" + std::to_string(stride) + "_" +
+                     std::to_string(w) + "x" + std::to_string(cin) + "to" + std::to_string(cout),
+                 [=](GraphBuilder& b) {
+                   const int32_t x = b.Input("x", {1, 1, w, cin});
+                   Conv2DAttrs a;
+                   a.padding = Padding::kSame;
+                   a.stride_h = 1;
+                   a.stride_w = stride;
+                   b.Output(b.Conv2D(x, b.HeWeights("w", {cout, 1, k, cin}),
+                                     b.RandomBias("b", cout), a));
+                 }});
+  };
+  conv1d(49, 40, 32, 5, 2);
+  conv1d(25, 32, 48, 5, 2);
+  conv1d(32, 8, 16, 3, 1);
+  conv1d(20, 3, 8, 7, 1);
+  conv1d(16, 64, 64, 3, 1);
+  conv1d(6, 4, 4, 3, 1);
   // Tiny ones pin the per-call costs.
   conv(3, 4, 4, 3, 1);
   conv(2, 8, 8, 1, 1);

@@ -381,6 +381,11 @@ CortexMMicaTerms CortexMMicaTermsFor(const CortexMWork& w, Isa isa) {
         const double rows = outputs * w.k_h;
         set(MicaFamily::kConvS16, {1, vec(run, rows), tail(run, rows), outputs, pixels,
                                    outputs * taps, rows});
+      } else if (w.k_h == 1 && w.k_w > 1) {
+        // Kernel height 1 (1xN, the 1-D convolutions): the DSP body reads each output's one
+        // kernel row in place (no im2col).
+        set(MicaFamily::kConv1xn,
+            {1, vec(k, outputs), tail(k, outputs), outputs, pixels, pixels * k, w.out_c * k / lanes});
       } else if (one_by_one) {
         set(MicaFamily::kConv1x1,
             {1, vec(k, outputs), tail(k, outputs), outputs, pixels, 0, w.out_c * k / lanes});
