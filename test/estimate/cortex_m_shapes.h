@@ -17,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "mica/base/status_macros.h"
 #include "mica/model/builder.h"
+#include "mica/model/load.h"
 #include "mica/quant/observer.h"
 #include "mica/quant/quantize.h"
 #include "mica/runtime/executor.h"
@@ -34,7 +35,76 @@ struct Shape {
   std::string name;
   std::function<void(GraphBuilder&)> build;  // adds one operator (inputs and output included)
   Io io = Io::kInt8;
+  // Set for shapes built already quantized (operators the quantization pass does not cover):
+  // called on the built graph, which is then used as is.
+  std::function<void(Graph&)> finish = nullptr;
 };
+
+// Deterministic bytes for hand-quantized constants (values in [-range, range] per element of
+// `width` bytes, little-endian).
+inline std::vector<uint8_t> PatternBytes(int64_t n, int width, int range, uint32_t seed) {
+  std::vector<uint8_t> out;
+  uint32_t x = seed;
+  for (int64_t i = 0; i < n; ++i) {
+    x = x * 1664525u + 1013904223u;
+    const int32_t v = static_cast<int32_t>((x >> 8) % static_cast<uint32_t>(2 * range + 1)) - range;
+    for (int b = 0; b < width; ++b) out.push_back(static_cast<uint8_t>((v >> (8 * b)) & 0xff));
+  }
+  return out;
+}
+
+// An int8 SVDF with int16 time weights and state (TFLite Micro's integer SVDF), built already
+// quantized: input [batch, in], F = units x rank filters, memory M.
+inline void SvdfModel(GraphBuilder& b, int batch, int in, int units, int rank, int memory) {
+  const int f = units * rank;
+  const int32_t x = b.Input("x", {batch, in}, DType::kInt8);
+  const int32_t wf = b.Constant("wf", {f, in}, DType::kInt8, PatternBytes(int64_t{f} * in, 1, 100, 3));
+  const int32_t wt =
+      b.Constant("wt", {f, memory}, DType::kInt16, PatternBytes(int64_t{f} * memory, 2, 20000, 5));
+  const int32_t bias = b.Constant("bias", {units}, DType::kInt32, PatternBytes(units, 4, 5000, 7));
+  const int32_t state = b.Input("state", {batch, f * memory}, DType::kInt16);
+  b.Intermediate("y", {batch, units}, DType::kInt8);
+  (void)x, (void)wf, (void)wt, (void)bias, (void)state;
+}
+
+// Adds the SVDF operator (the builder has no shape inference for it) and the quantization.
+inline void FinishSvdf(Graph& g, int rank) {
+  Subgraph& sg = g.main();
+  auto index = [&](const char* name) {
+    for (size_t i = 0; i < sg.tensors.size(); ++i) {
+      if (sg.tensors[i].name == name) return static_cast<int32_t>(i);
+    }
+    return kNoTensor;
+  };
+  Operator op;
+  op.kind = OpKind::kSvdf;
+  SvdfAttrs a;
+  a.rank = rank;
+  a.activation = Activation::kRelu;
+  op.attrs = a;
+  op.inputs = {index("x"), index("wf"), index("wt"), index("bias"), index("state")};
+  op.outputs = {index("y")};
+  sg.ops.push_back(op);
+  sg.outputs = {index("y")};
+  auto quant = [](Tensor& t, float scale, int64_t zp) {
+    t.quant.scale = {scale};
+    t.quant.zero_point = {zp};
+  };
+  for (Tensor& t : sg.tensors) {
+    if (t.name == "x") quant(t, 0.05f, 3);
+    else if (t.name == "wf") quant(t, 0.004f, 0);
+    else if (t.name == "wt") quant(t, 0.00003f, 0);
+    else if (t.name == "bias") quant(t, 0.0002f, 0);
+    else if (t.name == "state") quant(t, 0.0008f, 0), t.is_variable = true;
+    else quant(t, 0.02f, -128);
+  }
+  // The state is a variable tensor, not a graph input.
+  std::vector<int32_t> inputs;
+  for (int32_t i : sg.inputs) {
+    if (sg.tensors[static_cast<size_t>(i)].name != "state") inputs.push_back(i);
+  }
+  sg.inputs = inputs;
+}
 
 inline void ConvModel(GraphBuilder& b, int hw, int cin, int cout, int k, int stride) {
   const int32_t x = b.Input("x", {1, hw, hw, cin});
@@ -344,6 +414,19 @@ inline std::vector<Shape> CalibrationShapes() {
   prelu(16, 16, 16);
   prelu(5, 7, 3);
   prelu(1, 1, 8);
+  // SVDF (int8 input and output, int16 time weights and state), built already quantized.
+  auto svdf = [&](int batch, int in, int units, int rank, int memory) {
+    Shape sh{"shape_svdf_" + std::to_string(batch) + "x" + std::to_string(in) + "_u" +
+                 std::to_string(units) + "r" + std::to_string(rank) + "m" + std::to_string(memory),
+             [=](GraphBuilder& b) { SvdfModel(b, batch, in, units, rank, memory); }};
+    sh.finish = [rank](Graph& g) { FinishSvdf(g, rank); };
+    s.push_back(std::move(sh));
+  };
+  svdf(1, 40, 32, 2, 8);
+  svdf(1, 64, 16, 1, 32);
+  svdf(1, 16, 64, 1, 4);
+  svdf(2, 32, 24, 2, 10);
+  svdf(1, 8, 4, 1, 2);
   // Quantization at the graph's edges around a RELU6 (a clamp): float32 -> int8 QUANTIZE and
   // int8 -> float32 DEQUANTIZE, or uint8 <-> int8 requantizing QUANTIZE.
   auto edges = [&](Io io, int h, int w, int c) {
@@ -421,6 +504,11 @@ inline absl::StatusOr<Graph> BuildInt8(const Shape& s) {
   GraphBuilder b(s.name, /*seed=*/11);
   s.build(b);
   MICA_ASSIGN_OR_RETURN(Graph fg, b.Build());
+  if (s.finish) {
+    s.finish(fg);
+    MICA_RETURN_IF_ERROR(ValidateGraph(fg));
+    return fg;
+  }
   MICA_ASSIGN_OR_RETURN(auto exec, runtime::Executor::Create(fg));
   quant::RangeCollector ranges;
   exec->SetTensorObserver([&](int32_t index, const runtime::TensorView& v) {

@@ -186,9 +186,9 @@ constexpr MicaRow kMica[] = {
       {100.648, 0.758579, 0, 0, 0, 0, 0}}},
     {MicaFamily::kDispatch,
      {true, true, true},
-     {{21.8521, 0, 0, 0, 0, 0, 0},
-      {22.6916, 0, 0, 0, 0, 0, 0},
-      {20.6338, 0, 0, 0, 0, 0, 0}}},
+     {{22.6809, 0, 0, 0, 0, 0, 0},
+      {23.861, 0, 0, 0, 0, 0, 0},
+      {20.9433, 0, 0, 0, 0, 0, 0}}},
     {MicaFamily::kDepthwiseMult,
      {true, true, true},
      {{0, 7.6821, 112.644, 0, 0, 0, 0},
@@ -284,6 +284,11 @@ constexpr MicaRow kMica[] = {
      {{872.029, 1.97677, 0, 32.8998, 0, 10.7783, 3.6267},
       {454.78, 8.95283, 0, 54.3202, 68.9812, 1.80095, 0},
       {974.979, 0, 0, 15.5982, 93.3806, 4.60278, 24.9178}}},
+    {MicaFamily::kSvdf,
+     {true, true, true},
+     {{388.78, 7.14305, 4.92263, 85.7075, 59.4305, 0, 0},
+      {379.883, 9.63364, 6.92802, 74.4738, 54.6139, 0, 0},
+      {455.235, 5.78233, 4.92655, 89.4811, 60.733, 0, 0}}},
     // MICA_COST_TABLE_END
 };
 
@@ -292,7 +297,7 @@ constexpr const char* kMicaNames[] = {
     "mul", "avg_pool", "max_pool", "softmax", "lstm", "copy", "dispatch", "depthwise_mult",
     "conv_grouped", "add_broadcast", "mul_broadcast", "hard_swish", "leaky_relu", "logistic",
     "tanh", "mean", "pad", "relu", "quantize", "dequantize", "fully_connected_s16", "softmax_s16",
-    "depthwise_s16", "transpose", "prelu", "conv_1xn"};
+    "depthwise_s16", "transpose", "prelu", "conv_1xn", "svdf"};
 static_assert(sizeof(kMicaNames) / sizeof(kMicaNames[0]) ==
               static_cast<size_t>(MicaFamily::kCount));
 

@@ -517,6 +517,14 @@ CortexMMicaTerms CortexMMicaTermsFor(const CortexMWork& w, Isa isa) {
       if (s16) break;
       set(MicaFamily::kMean, {1, double(w.bytes), elements, 0, 0, 0, 0});
       break;
+    case OpKind::kSvdf: {
+      // One scalar body: the state shift and the time dot products (per state element), the
+      // feature products (per filter and input), per filter, per unit output.
+      if (w.svdf_features <= 0 || w.svdf_memory <= 0) break;
+      const double b = std::max(1, w.steps), f = w.svdf_features;
+      set(MicaFamily::kSvdf, {1, b * f * w.svdf_memory, b * f * w.in_c, b * f, elements, 0, 0});
+      break;
+    }
     case OpKind::kTranspose:
       // A box copy element by element: per element, and per innermost output run.
       // Runs along a kept innermost axis are copied whole (per byte and per run).
