@@ -355,7 +355,8 @@ using Coefficients = std::map<std::pair<std::string, int>, std::array<double, kC
 
 // Solves every family x variant from the recorded operators: from the calibration shapes where
 // they cover the family, else (families the shape generator cannot build: LSTM, transpose
-// conv, 16x8 conv, reshape) from the validation models but `exclude`, listed in `*in_sample`.
+// conv, reshape and the other row copies) from the validation models but `exclude`, listed in
+// `*in_sample`.
 Coefficients SolveAll(const Recording& rec, const std::string& exclude,
                       std::set<std::pair<std::string, int>>* in_sample = nullptr) {
   using Key = std::pair<std::string, int>;

@@ -1,6 +1,9 @@
 // The calibration shapes of mica's Cortex-M estimate for its own kernels: single-operator int8
 // models over a grid of shapes (channels 1..256, kernels 1x1..5x5, strides 1 and 2, fully
-// connected 8..1024 deep, elementwise, pools, softmax), built and quantized in-process with a
+// connected 8..1024 deep, elementwise, pools, softmax; depthwise with a channel multiplier,
+// grouped and 1xN convolutions, broadcasting add/mul, activation functions, mean, pad,
+// transpose, PRELU, int16 (16x8) conv/depthwise/fully connected/softmax, QUANTIZE/DEQUANTIZE
+// at float or uint8 edges, and a hand-quantized SVDF), built and quantized in-process with a
 // fixed seed. bench/cortex_m_vs_qemu.py writes them to files (the "[.cortex-m-shapes-write]"
 // case), measures them on QEMU beside the corpus, and the coefficients of the cost table are
 // solved from these shapes only; the corpus and the shared models validate them.
