@@ -515,7 +515,9 @@ CortexMMicaTerms CortexMMicaTermsFor(const CortexMWork& w, Isa isa) {
     case OpKind::kMean:
       // The reduction pass over the input, then one requantization per output.
       if (s16) break;
-      set(MicaFamily::kMean, {1, double(w.bytes), elements, 0, 0, 0, 0});
+      // Reducing over the innermost axis reads contiguous runs; other axes walk strides.
+      set(MicaFamily::kMean, {1, w.inner_contiguous ? 0 : double(w.bytes),
+                              w.inner_contiguous ? double(w.bytes) : 0, elements, 0, 0, 0});
       break;
     case OpKind::kSvdf: {
       // One scalar body: the state shift and the time dot products (per state element), the
@@ -851,6 +853,16 @@ absl::StatusOr<CortexMWork> DescribeCortexMWork(const Graph& graph, int op_index
     case OpKind::kArgMin: {
       const Tensor* in = input(0);
       if (in != nullptr) w.bytes = Elements(*in);  // input elements, for the reduction pass
+      const Tensor* axes = input(1);
+      if (in != nullptr && !in->shape.empty() && axes != nullptr && axes->is_constant() &&
+          axes->dtype == DType::kInt32 &&
+          axes->data.size >= static_cast<size_t>(axes->num_elements()) * sizeof(int32_t)) {
+        const int64_t rank = static_cast<int64_t>(in->shape.size());
+        for (int64_t i = 0; i < axes->num_elements(); ++i) {
+          const int64_t a = axes->data.as<int32_t>()[i];
+          if (a == rank - 1 || a == -1) w.inner_contiguous = true;
+        }
+      }
       break;
     }
     default:

@@ -106,7 +106,8 @@ struct CortexMWork {
   // inputs take the exp path).
   int32_t softmax_diff_min = 0;
   bool broadcast = false;           // elementwise with broadcasting (reference kernel)
-  bool inner_contiguous = false;    // transpose keeping the innermost axis (runs copied whole)
+  // Transpose keeping the innermost axis (runs copied whole); reduction over the innermost axis.
+  bool inner_contiguous = false;
   // Recurrent ops: LSTM time steps and units (out_c), input size (in_c); SVDF feature rows
   // (filters = units x rank) and memory length.
   int32_t steps = 1;
