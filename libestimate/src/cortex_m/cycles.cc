@@ -322,6 +322,19 @@ CortexMMicaTerms CortexMMicaTermsFor(const CortexMWork& w, Isa isa) {
   using cortex_m::MicaFamily;
   CortexMMicaTerms t;
   const bool is_float = w.dtype == DType::kFloat32 || w.dtype == DType::kFloat16;
+  const double all = w.elements > 0 ? double(w.elements) : 0.0;
+  if (w.kind == OpKind::kQuantize) {
+    // float -> int: one float multiply-round-clamp per element; int -> int: one integer
+    // requantization per element (the same loop for every width).
+    t.family = cortex_m::MicaFamilyName(MicaFamily::kQuantize);
+    t.terms = {1, is_float ? all : 0, is_float ? 0 : all, 0, 0, 0, 0};
+    return t;
+  }
+  if (w.kind == OpKind::kDequantize) {
+    t.family = cortex_m::MicaFamilyName(MicaFamily::kDequantize);
+    t.terms = {1, all, 0, 0, 0, 0, 0};
+    return t;
+  }
   if (is_float) return t;
   const bool s16 = w.dtype == DType::kInt16;
   const double n = std::max(1, w.batch);
@@ -353,10 +366,25 @@ CortexMMicaTerms CortexMMicaTermsFor(const CortexMWork& w, Isa isa) {
       const double k = taps * w.in_c;
       const bool one_by_one = w.k_h == 1 && w.k_w == 1 && w.stride_h == 1 && w.stride_w == 1 &&
                               w.pad_h == 0 && w.pad_w == 0;
-      if (s16) {
+      if (!s16 && w.groups > 1) {
+        // Grouped: every variant loops over the groups, each an im2col convolution of its
+        // channel slice (k = taps x channels per group).
+        const double kg = k / w.groups;
+        set(MicaFamily::kConvGrouped,
+            {1, outputs * kg, outputs, pixels * k, pixels * w.groups, 0, 0});
+      } else if (s16) {
         // Conv16x8 has scalar and DSP bodies only: MVE builds run the DSP one.
         lanes = Lanes(isa == Isa::kMve ? Isa::kDsp : isa);
-        set(MicaFamily::kConvS16,
+        // Per output: a loop over the kernel rows, in each a run of k_w x in_c products (the
+        // scalar body loops per tap, the DSP body pairs the run).
+        const double run = double(w.k_w) * w.in_c / std::max(1, w.groups);
+        const double rows = outputs * w.k_h;
+        set(MicaFamily::kConvS16, {1, vec(run, rows), tail(run, rows), outputs, pixels,
+                                   outputs * taps, rows});
+      } else if (w.k_h == 1 && w.k_w > 1) {
+        // Kernel height 1 (1xN, the 1-D convolutions): the DSP body reads each output's one
+        // kernel row in place (no im2col).
+        set(MicaFamily::kConv1xn,
             {1, vec(k, outputs), tail(k, outputs), outputs, pixels, pixels * k, w.out_c * k / lanes});
       } else if (one_by_one) {
         set(MicaFamily::kConv1x1,
@@ -368,12 +396,36 @@ CortexMMicaTerms CortexMMicaTermsFor(const CortexMWork& w, Isa isa) {
       break;
     }
     case OpKind::kDepthwiseConv2D:
-      if (s16) break;
+      if (s16) {
+        // Depthwise16x8 has scalar and DSP bodies (four channels per step) only: MVE builds
+        // run the DSP one.
+        lanes = Lanes(isa == Isa::kMve ? Isa::kDsp : isa);
+        const double rest = std::fmod(double(w.out_c), lanes);
+        set(MicaFamily::kDepthwiseS16, {1, vec(w.out_c, pixels * taps), rest * pixels * taps,
+                                        outputs, pixels, pixels * taps, 0});
+        break;
+      }
+      if (w.depth_multiplier != 1) {
+        // Channel multiplier > 1: the scalar body on every variant, one output at a time.
+        set(MicaFamily::kDepthwiseMult,
+            {1, outputs * taps, outputs, pixels * taps, pixels, 0, 0});
+        break;
+      }
       set(MicaFamily::kDepthwise, {1, vec(w.out_c, pixels * taps), ctail(w.out_c, pixels * taps),
                                    outputs, pixels, pixels * taps, w.out_c * taps / lanes});
       break;
     case OpKind::kFullyConnected: {
-      if (s16) break;
+      if (s16) {
+        // FullyConnected16x8 has scalar and DSP bodies only: MVE builds run the DSP one.
+        lanes = Lanes(isa == Isa::kMve ? Isa::kDsp : isa);
+        const double out_n = std::max(1, w.out_c);
+        const double rows = std::max(1.0, elements / out_n);
+        const double k = w.macs > 0 ? double(w.macs) / std::max(1.0, elements) : 1.0;
+        set(MicaFamily::kFullyConnectedS16,
+            {1, vec(k, rows * out_n), std::fmod(k, lanes) * rows * out_n, rows * out_n, rows, 0,
+             0});
+        break;
+      }
       const double out_n = std::max(1, w.out_c);
       const double rows = std::max(1.0, elements / out_n);
       const double k = w.macs > 0 ? double(w.macs) / std::max(1.0, elements) : 1.0;
@@ -393,7 +445,12 @@ CortexMMicaTerms CortexMMicaTermsFor(const CortexMWork& w, Isa isa) {
     case OpKind::kAdd:
     case OpKind::kSub:
     case OpKind::kMul:
-      if (s16 || w.broadcast) break;
+      if (s16) break;
+      if (w.broadcast) {
+        set(w.kind == OpKind::kMul ? MicaFamily::kMulBroadcast : MicaFamily::kAddBroadcast,
+            {1, elements, 0, 0, 0, 0, 0});
+        break;
+      }
       set(w.kind == OpKind::kMul ? MicaFamily::kMul : MicaFamily::kAdd,
           {1, vec(elements, 1), tail(elements, 1), 0, 0, 0, 0});
       break;
@@ -405,7 +462,13 @@ CortexMMicaTerms CortexMMicaTermsFor(const CortexMWork& w, Isa isa) {
            pixels * taps, 0});
       break;
     case OpKind::kSoftmax:
-      if (s16) break;
+      if (s16) {
+        // One scalar body: per element (maximum, exponential table, sum, reciprocal scaling)
+        // and per row.
+        set(MicaFamily::kSoftmaxS16,
+            {1, elements, double(std::max<int64_t>(1, w.rows)), 0, 0, 0, 0});
+        break;
+      }
     {
       // Inputs further than diff_min below their row's maximum skip the exponential: the share
       // that takes it, for inputs spread over the int8 range (as the CMSIS-NN formula).
@@ -423,6 +486,69 @@ CortexMMicaTerms CortexMMicaTermsFor(const CortexMWork& w, Isa isa) {
       set(MicaFamily::kLstm, {1, double(w.macs), elements, steps, 0, 0, 0});
       break;
     }
+    case OpKind::kRelu:
+    case OpKind::kRelu6:
+    case OpKind::kReluN1To1:
+    case OpKind::kHardSwish:
+    case OpKind::kLeakyRelu:
+      // One scalar body per function on every variant, element by element.
+      if (s16) break;
+      if (w.kind == OpKind::kRelu6 || w.kind == OpKind::kRelu || w.kind == OpKind::kReluN1To1) {
+        // RELU6 keeps the input's quantization (a clamp); RELU and RELU_N1_TO_1 requantize.
+        const bool clamp = w.kind == OpKind::kRelu6;
+        set(MicaFamily::kRelu, {1, clamp ? elements : 0, clamp ? 0 : elements, 0, 0, 0, 0});
+        break;
+      }
+      set(w.kind == OpKind::kHardSwish ? MicaFamily::kHardSwish : MicaFamily::kLeakyRelu,
+          {1, elements, 0, 0, 0, 0, 0});
+      break;
+    case OpKind::kLogistic:
+    case OpKind::kTanh: {
+      // Fixed-point function per element; from 512 elements on, the 256 possible results are
+      // tabulated first and the elements mapped through the table.
+      if (s16) break;
+      const bool table = elements >= 512;
+      set(w.kind == OpKind::kLogistic ? MicaFamily::kLogistic : MicaFamily::kTanh,
+          {1, table ? 0 : elements, table ? 1.0 : 0.0, table ? elements : 0, 0, 0, 0});
+      break;
+    }
+    case OpKind::kMean:
+      // The reduction pass over the input, then one requantization per output.
+      if (s16) break;
+      // Reducing over the innermost axis reads contiguous runs; other axes walk strides.
+      set(MicaFamily::kMean, {1, w.inner_contiguous ? 0 : double(w.bytes),
+                              w.inner_contiguous ? double(w.bytes) : 0, elements, 0, 0, 0});
+      break;
+    case OpKind::kSvdf: {
+      // One scalar body: the state shift and the time dot products (per state element), the
+      // feature products (per filter and input), per filter, per unit output.
+      if (w.svdf_features <= 0 || w.svdf_memory <= 0) break;
+      const double b = std::max(1, w.steps), f = w.svdf_features;
+      set(MicaFamily::kSvdf, {1, b * f * w.svdf_memory, b * f * w.in_c, b * f, elements, 0, 0});
+      break;
+    }
+    case OpKind::kTranspose:
+      // A box copy element by element: per element, and per innermost output run.
+      // Runs along a kept innermost axis are copied whole (per byte and per run).
+      if (w.inner_contiguous) {
+        set(MicaFamily::kTranspose,
+            {1, 0, 0, double(w.bytes), double(std::max<int64_t>(1, w.rows)), 0, 0});
+      } else {
+        set(MicaFamily::kTranspose,
+            {1, elements, double(std::max<int64_t>(1, w.rows)), 0, 0, 0, 0});
+      }
+      break;
+    case OpKind::kPrelu:
+      // One scalar body: per element, the slope broadcast and two requantizations.
+      if (s16) break;
+      set(MicaFamily::kPrelu, {1, elements, 0, 0, 0, 0, 0});
+      break;
+    case OpKind::kPad:
+    case OpKind::kPadV2:
+      // Fill and copy: per output element, and per contiguous output row.
+      if (s16) break;
+      set(MicaFamily::kPad, {1, elements, double(std::max<int64_t>(1, w.rows)), 0, 0, 0, 0});
+      break;
     default:
       if (CopiesRows(w.kind)) {
         set(MicaFamily::kCopy,
@@ -588,6 +714,9 @@ absl::StatusOr<CortexMWork> DescribeCortexMWork(const Graph& graph, int op_index
       w.in_c = in->shape[3];
       w.k_h = filter->shape[1];
       w.k_w = filter->shape[2];
+      if (op.kind == OpKind::kConv2D && filter->shape[3] > 0 && w.in_c % filter->shape[3] == 0) {
+        w.groups = std::max(1, w.in_c / filter->shape[3]);
+      }
       int32_t dil_h = 1, dil_w = 1;
       Padding pad = Padding::kValid;
       if (op.kind == OpKind::kConv2D &&
@@ -706,10 +835,34 @@ absl::StatusOr<CortexMWork> DescribeCortexMWork(const Graph& graph, int op_index
       }
       break;
     }
+    case OpKind::kTranspose: {
+      // Innermost output runs, and whether the permutation keeps the innermost axis.
+      if (out != nullptr && !out->shape.empty() && out->shape.back() > 0) {
+        w.rows = w.elements / out->shape.back();
+      }
+      const Tensor* perm = input(1);
+      if (perm != nullptr && perm->is_constant() && perm->dtype == DType::kInt32 &&
+          perm->num_elements() > 0 &&
+          perm->data.size >= static_cast<size_t>(perm->num_elements()) * sizeof(int32_t)) {
+        const int64_t r = perm->num_elements();
+        w.inner_contiguous = perm->data.as<int32_t>()[r - 1] == r - 1;
+      }
+      break;
+    }
     case OpKind::kMean: case OpKind::kSum: case OpKind::kReduceMax: case OpKind::kArgMax:
     case OpKind::kArgMin: {
       const Tensor* in = input(0);
       if (in != nullptr) w.bytes = Elements(*in);  // input elements, for the reduction pass
+      const Tensor* axes = input(1);
+      if (in != nullptr && !in->shape.empty() && axes != nullptr && axes->is_constant() &&
+          axes->dtype == DType::kInt32 &&
+          axes->data.size >= static_cast<size_t>(axes->num_elements()) * sizeof(int32_t)) {
+        const int64_t rank = static_cast<int64_t>(in->shape.size());
+        for (int64_t i = 0; i < axes->num_elements(); ++i) {
+          const int64_t a = axes->data.as<int32_t>()[i];
+          if (a == rank - 1 || a == -1) w.inner_contiguous = true;
+        }
+      }
       break;
     }
     default:

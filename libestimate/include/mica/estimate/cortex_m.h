@@ -96,6 +96,7 @@ struct CortexMWork {
   int32_t stride_h = 1, stride_w = 1;
   int32_t pad_h = 0, pad_w = 0;     // top/left padding
   int32_t depth_multiplier = 1;
+  int32_t groups = 1;               // convolution groups (input channels / filter channels)
   int64_t macs = 0;                 // for kinds without a conv shape (FC, matmul, LSTM, SVDF)
   int64_t elements = 0;             // output elements (elementwise, data movement)
   int64_t bytes = 0;                // bytes moved (data movement)
@@ -105,6 +106,8 @@ struct CortexMWork {
   // inputs take the exp path).
   int32_t softmax_diff_min = 0;
   bool broadcast = false;           // elementwise with broadcasting (reference kernel)
+  // Transpose keeping the innermost axis (runs copied whole); reduction over the innermost axis.
+  bool inner_contiguous = false;
   // Recurrent ops: LSTM time steps and units (out_c), input size (in_c); SVDF feature rows
   // (filters = units x rank) and memory length.
   int32_t steps = 1;
