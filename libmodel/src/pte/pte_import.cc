@@ -45,6 +45,11 @@ namespace mica {
 namespace pte {
 namespace {
 
+// Offsets the Cortex-M operators add to int8 values (zero points and their negations) lie in
+// [-255, 255]; a program's 64-bit argument outside it is refused before any arithmetic on it.
+constexpr const char* kOffsetRange = "a zero-point offset outside [-255, 255]";
+constexpr bool IsByteOffset(int64_t v) { return v >= -255 && v <= 255; }
+
 using internal::QuoteForMessage;
 
 // Fixed-point multiplier M (Q31) and shift: real = M * 2^(shift - 31).
@@ -854,6 +859,7 @@ std::optional<NotMapped> Importer::MapConv(const Call& c, bool cortex_m, bool de
     if (in.dtype != DType::kInt8 || w.dtype != DType::kInt8) {
       return NotMapped{"not an int8 convolution"};
     }
+    if (!IsByteOffset(*ioff) || !IsByteOffset(*ooff)) return NotMapped{kOffsetRange};
     in_zp = -*ioff;
     out_zp = *ooff;
     for (size_t k = 0; k < mult->size(); ++k) eff.push_back(RealFromMultiplier((*mult)[k], (*shift)[k]));
@@ -971,6 +977,7 @@ std::optional<NotMapped> Importer::MapLinear(const Call& c, bool cortex_m) {
       return NotMapped{"requantization arguments are missing"};
     }
     if (*foff != 0) return NotMapped{"asymmetric weights (filter offset != 0)"};
+    if (!IsByteOffset(*ioff) || !IsByteOffset(*ooff)) return NotMapped{kOffsetRange};
     if (in.dtype != DType::kInt8 || w.dtype != DType::kInt8) return NotMapped{"not int8"};
     if (auto e = ActivationFor(*lo, *hi, out, *ooff, &a.activation)) return e;
     // The operator requantizes with its first multiplier (per tensor).
@@ -1381,6 +1388,7 @@ std::optional<NotMapped> Importer::MapBmm(const Call& c, bool cortex_m) {
     const auto z0 = Int(c, 1), z1 = Int(c, 3), zo = Int(c, 4), m = Int(c, 5), s = Int(c, 6);
     if (!z0 || !z1 || !zo || !m || !s) return NotMapped{"a quantization argument is missing"};
     attrs.adj_y = true;
+    if (!IsByteOffset(*z0) || !IsByteOffset(*z1)) return NotMapped{kOffsetRange};
     ZeroPoint(t0, -*z0);  // added by the operator: offsets
     ZeroPoint(t1, -*z1);
     ZeroPoint(out, *zo);
