@@ -162,9 +162,10 @@ class ProgramParser {
     }
     if (!fb::ProgramBufferHasIdentifier(data)) {
       if (data[4] == 'E' && data[5] == 'T') {
-        return Unsupported(absl::StrCat("ExecuTorch program format '",
-                                        std::string(reinterpret_cast<const char*>(data) + 4, 4),
-                                        "' is not supported (mica reads ET12)"));
+        return Unsupported(absl::StrCat(
+            "ExecuTorch program format ",
+            QuoteForMessage(std::string(reinterpret_cast<const char*>(data) + 4, 4)),
+            " is not supported (mica reads ET12)"));
       }
       return Error("not an ExecuTorch program (no \"ET12\" file identifier)");
     }
