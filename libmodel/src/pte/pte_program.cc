@@ -334,7 +334,9 @@ class ProgramParser {
         return Error(absl::StrCat(where, "constant ", idx, " is past the ",
                                   cs->offsets()->size(), " entries of the constant segment"));
       }
-      const uint64_t off = cs->offsets()->Get(idx);
+      // The verifier aligns vectors to 4 bytes only: read the 8-byte element by copy.
+      uint64_t off = 0;
+      std::memcpy(&off, cs->offsets()->Data() + sizeof(uint64_t) * idx, sizeof(off));
       if (off > seg.size || nbytes > seg.size - off) {
         return Error(absl::StrCat(where, "constant ", idx, " [", off, ", +", nbytes,
                                   ") lies outside its ", seg.size, "-byte segment"));
