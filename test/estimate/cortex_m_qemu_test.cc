@@ -169,7 +169,8 @@ Recording Load() {
 }
 
 // FNV-1a 64 over the sorted relative paths and contents of the kernel, device runtime and
-// firmware sources (bench/cortex_m_vs_qemu.py's kernels_digest): tells whether the tree still
+// firmware sources, documentation (*.md) left out (bench/cortex_m_vs_qemu.py's
+// kernels_digest): tells whether the tree still
 // has the kernels the recording measured.
 std::string KernelsDigest() {
   const std::filesystem::path root = testing::SourceDir();
@@ -178,7 +179,7 @@ std::string KernelsDigest() {
     std::error_code ec;
     for (auto it = std::filesystem::recursive_directory_iterator(root / d, ec);
          !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
-      if (it->is_regular_file()) {
+      if (it->is_regular_file() && it->path().extension() != ".md") {
         files.push_back(std::filesystem::relative(it->path(), root).generic_string());
       }
     }
