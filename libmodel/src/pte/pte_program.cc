@@ -22,6 +22,7 @@
 #include "flatbuffers/flatbuffers.h"
 #include "mica/base/status_macros.h"
 #include "pte_schema_generated.h"
+#include "flatbuffer_util.h"
 #include "validate.h"
 
 namespace mica {
@@ -74,31 +75,9 @@ namespace {
 
 constexpr uint32_t kHeaderMagicOffset = 8;
 // Constant data is handed out as typed pointers: see the TFLite reader.
-uintptr_t ElementAlignment(DType t) {
-  switch (t) {
-    case DType::kInt64: return 8;
-    case DType::kFloat32:
-    case DType::kInt32:
-    case DType::kUInt32: return 4;
-    case DType::kInt16:
-    case DType::kFloat16: return 2;
-    default: return 1;
-  }
-}
-
-template <typename T>
-std::vector<T> ToVector(const flatbuffers::Vector<T>* v) {
-  static_assert(std::is_arithmetic_v<T>, "ToVector copies scalars only");
-  static_assert(FLATBUFFERS_LITTLEENDIAN, "mica reads flatbuffers on little-endian hosts only");
-  if (v == nullptr) return {};
-  std::vector<T> out(v->size());
-  if (!out.empty()) std::memcpy(out.data(), v->Data(), out.size() * sizeof(T));
-  return out;
-}
-
-std::string ToString(const flatbuffers::String* s) {
-  return s == nullptr ? std::string() : std::string(s->data(), s->size());
-}
+using internal::ElementAlignment;
+using internal::ToString;
+using internal::ToVector;
 
 uint64_t ReadLe(const uint8_t* p, int n) {
   uint64_t v = 0;
@@ -334,9 +313,7 @@ class ProgramParser {
         return Error(absl::StrCat(where, "constant ", idx, " is past the ",
                                   cs->offsets()->size(), " entries of the constant segment"));
       }
-      // The verifier aligns vectors to 4 bytes only: read the 8-byte element by copy.
-      uint64_t off = 0;
-      std::memcpy(&off, cs->offsets()->Data() + sizeof(uint64_t) * idx, sizeof(off));
+      const uint64_t off = internal::VectorElement(*cs->offsets(), idx);
       if (off > seg.size || nbytes > seg.size - off) {
         return Error(absl::StrCat(where, "constant ", idx, " [", off, ", +", nbytes,
                                   ") lies outside its ", seg.size, "-byte segment"));

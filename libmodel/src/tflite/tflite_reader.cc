@@ -22,6 +22,7 @@
 #include "tflite/tflite_ops.h"
 #include "tflite/tflite_options.h"
 #include "tflite_schema_generated.h"
+#include "flatbuffer_util.h"
 #include "validate.h"
 
 namespace mica {
@@ -39,38 +40,12 @@ const uint8_t kEmptyConstant = 0;
 // Constant data is handed out as typed pointers (ConstData::as<T>), so a tensor's data must
 // start at a multiple of its element size. The schema asks writers for 16 (force_align), but
 // real files are not always so aligned; a tensor whose data is misaligned for its type is read
-// through a graph-owned aligned copy of its buffer.
-uintptr_t ElementAlignment(DType t) {
-  switch (t) {
-    case DType::kInt64: return 8;
-    case DType::kFloat32:
-    case DType::kInt32:
-    case DType::kUInt32: return 4;
-    case DType::kInt16:
-    case DType::kFloat16: return 2;
-    default: return 1;
-  }
-}
+// through a graph-owned aligned copy of its buffer (ElementAlignment, flatbuffer_util.h).
+using internal::ElementAlignment;
+using internal::ToString;
+using internal::ToVector;
 
 // Element types and builtin options are converted in tflite_options.cc.
-
-// Copies a verified vector of scalars. The verifier checks a vector's length prefix for
-// 4-byte alignment only, so the elements of a [long] vector may sit at any multiple of 4:
-// they are copied as bytes, never read through a typed pointer (flatbuffers are
-// little-endian, like every host mica builds for).
-template <typename T>
-std::vector<T> ToVector(const flatbuffers::Vector<T>* v) {
-  static_assert(std::is_arithmetic_v<T>, "ToVector copies scalars only");
-  static_assert(FLATBUFFERS_LITTLEENDIAN, "mica reads flatbuffers on little-endian hosts only");
-  if (v == nullptr) return {};
-  std::vector<T> out(v->size());
-  if (!out.empty()) std::memcpy(out.data(), v->Data(), out.size() * sizeof(T));
-  return out;
-}
-
-std::string ToString(const flatbuffers::String* s) {
-  return s == nullptr ? std::string() : std::string(s->data(), s->size());
-}
 
 // Returns true when `bytes` is text worth keeping as metadata (after trailing NULs go).
 bool IsText(std::string_view bytes) {
