@@ -231,22 +231,34 @@ TEST_CASE("check --runtime mica reports the arena the device runtime reports on 
   }
 }
 
-TEST_CASE("a corrupted expected output gives FAIL with the right index on QEMU", "[device][qemu]") {
+// The M55-MVE runner and a request for shared model `name` (models/NAME.tflite) on its seed-1
+// golden input; `golden` is the folder of its golden outputs. False when the firmware is absent.
+bool MveGoldenRequest(const std::string& name, fvp::QemuOptions* options,
+                      fvp::SimulationRequest* req, std::string* golden) {
   const std::string elf = Firmware("m55-mve");
-  if (elf.empty()) return;
-  auto options = fvp::QemuOptionsFor("m55-mve");
-  REQUIRE(options.ok());
+  if (elf.empty()) return false;
+  auto o = fvp::QemuOptionsFor("m55-mve");
+  REQUIRE(o.ok());
+  *options = *o;
   options->firmware = elf;
   const std::string shared = testing::SharedDir();
-  const std::string name = "mlperf-tiny/ic_resnet8_int8";
   auto graph = LoadModel(shared + "/models/" + name + ".tflite");
   REQUIRE(graph.ok());
   auto plan = runtime::CompilePlan(*graph, {kernels::Isa::kMve});
   REQUIRE(plan.ok());
+  *golden = shared + "/golden/" + name + "/seed1/";
+  req->plan = plan->bytes;
+  req->inputs.push_back(Read(*golden + "input_0.bin"));
+  req->per_op_counts = false;
+  return true;
+}
+
+TEST_CASE("a corrupted expected output gives FAIL with the right index on QEMU", "[device][qemu]") {
+  fvp::QemuOptions options;
   fvp::SimulationRequest req;
-  req.plan = plan->bytes;
-  req.inputs.push_back(Read(shared + "/golden/" + name + "/seed1/input_0.bin"));
-  std::vector<uint8_t> expected = Read(shared + "/golden/" + name + "/seed1/output_0.bin");
+  std::string golden;
+  if (!MveGoldenRequest("mlperf-tiny/ic_resnet8_int8", &options, &req, &golden)) return;
+  std::vector<uint8_t> expected = Read(golden + "output_0.bin");
   REQUIRE(expected.size() > 7);
   // Two corrupted elements; the largest difference in int8 values, as the runner computes it.
   const std::vector<uint8_t> good = expected;
@@ -257,8 +269,7 @@ TEST_CASE("a corrupted expected output gives FAIL with the right index on QEMU",
   };
   const int64_t max_diff = std::max(diff(3), diff(7));
   req.expected.push_back(expected);
-  req.per_op_counts = false;
-  auto r = fvp::QemuSimulator(*options).Run(req);
+  auto r = fvp::QemuSimulator(options).Run(req);
   if (!r.ok()) FAIL(r.status().message());
   REQUIRE(r->passed.has_value());
   CHECK_FALSE(*r->passed);
@@ -272,21 +283,10 @@ TEST_CASE("a corrupted expected output gives FAIL with the right index on QEMU",
 // element, the difference in units in the last place.
 TEST_CASE("a corrupted float expected output gives FAIL with the element index on QEMU",
           "[device][qemu]") {
-  const std::string elf = Firmware("m55-mve");
-  if (elf.empty()) return;
-  auto options = fvp::QemuOptionsFor("m55-mve");
-  REQUIRE(options.ok());
-  options->firmware = elf;
-  const std::string shared = testing::SharedDir();
-  const std::string name = "more/face_landmarks_192";
-  auto graph = LoadModel(shared + "/models/" + name + ".tflite");
-  REQUIRE(graph.ok());
-  auto plan = runtime::CompilePlan(*graph, {kernels::Isa::kMve});
-  REQUIRE(plan.ok());
+  fvp::QemuOptions options;
   fvp::SimulationRequest req;
-  req.plan = plan->bytes;
-  const std::string golden = shared + "/golden/" + name + "/seed1/";
-  req.inputs.push_back(Read(golden + "input_0.bin"));
+  std::string golden;
+  if (!MveGoldenRequest("more/face_landmarks_192", &options, &req, &golden)) return;
   std::vector<uint8_t> expected = Read(golden + "output_0.bin");
   REQUIRE(expected.size() >= 40);
   // The ordered integer of a float's bit pattern (as the runner computes it).
@@ -301,8 +301,7 @@ TEST_CASE("a corrupted float expected output gives FAIL with the element index o
   const int64_t d9 = ordered(good, 9) - ordered(expected, 9);
   req.expected.push_back(expected);
   req.expected.push_back(Read(golden + "output_1.bin"));
-  req.per_op_counts = false;
-  auto r = fvp::QemuSimulator(*options).Run(req);
+  auto r = fvp::QemuSimulator(options).Run(req);
   if (!r.ok()) FAIL(r.status().message());
   REQUIRE(r->passed.has_value());
   CHECK_FALSE(*r->passed);
