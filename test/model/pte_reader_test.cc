@@ -163,6 +163,34 @@ TEST_CASE("Hostile programs: truncations and corruptions are refused in one line
   }
 }
 
+// Every small integer the program stores as a 64-bit value (operator arguments: depth
+// multipliers, zero points, clamps, shifts) set to the extremes of int64: the importer must
+// refuse or map each without overflowing (UBSan aborts on signed overflow in CI's build).
+TEST_CASE("Hostile programs: integer arguments at the extremes of int64", "[pte]") {
+  const std::vector<uint8_t> good = testing::ReadFile(Data("ds_cnn.pte"));
+  REQUIRE(LoadBytes(good).ok());
+  const int64_t extremes[] = {INT64_MAX, INT64_MIN, int64_t{0x7a00000000000001}, -(int64_t{1} << 40)};
+  int patched = 0;
+  for (size_t at = 0; at + 8 <= good.size(); at += 4) {
+    int64_t v;
+    std::memcpy(&v, good.data() + at, 8);
+    if (v < -256 || v > 256 || v == 0) continue;
+    for (int64_t e : extremes) {
+      std::vector<uint8_t> bad = good;
+      std::memcpy(bad.data() + at, &e, 8);
+      ++patched;
+      const absl::StatusOr<Graph> g = LoadBytes(std::move(bad));
+      if (!g.ok()) {
+        const std::string msg(g.status().message());
+        CAPTURE(at, e, msg);
+        CHECK(msg.rfind("x.pte: ", 0) == 0);
+        CHECK(msg.find('\n') == std::string::npos);
+      }
+    }
+  }
+  CHECK(patched > 100);
+}
+
 TEST_CASE("Hostile programs: extended header and segments outside the file", "[pte]") {
   const std::vector<uint8_t> good = testing::ReadFile(Data("tiny_conv.pte"));
   REQUIRE(good.size() > 40);

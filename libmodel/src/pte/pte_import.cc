@@ -634,6 +634,10 @@ std::optional<NotMapped> Importer::ActivationFor(int64_t lo, int64_t hi, int32_t
                                                  Activation* act) {
   const DType d = sg_->tensors[out].dtype;
   const int64_t qmin = d == DType::kInt16 ? -32768 : -128, qmax = d == DType::kInt16 ? 32767 : 127;
+  // A zero point outside the output type's range is refused before hi - zp is formed.
+  if (zp < qmin || zp > qmax) {
+    return NotMapped{absl::StrCat("output zero point ", zp, " is outside the output type's range")};
+  }
   if (lo <= qmin && hi >= qmax) {
     *act = Activation::kNone;
   } else if (lo == std::max(zp, qmin) && hi >= qmax) {
@@ -865,7 +869,10 @@ std::optional<NotMapped> Importer::MapConv(const Call& c, bool cortex_m, bool de
     for (size_t k = 0; k < mult->size(); ++k) eff.push_back(RealFromMultiplier((*mult)[k], (*shift)[k]));
     if (depthwise) {
       const auto dm = Int(c, 6);
-      if (!dm || *dm < 1 || cout != cin * *dm) return NotMapped{"depth multiplier does not match"};
+      // cin * dm is formed only once dm <= cout, so it cannot overflow.
+      if (!dm || *dm < 1 || *dm > cout || static_cast<int64_t>(cin) * *dm != cout) {
+        return NotMapped{"depth multiplier does not match"};
+      }
     }
   } else if (in.dtype != DType::kFloat32) {
     return NotMapped{absl::StrCat("a ", std::string(DTypeName(in.dtype)), " portable convolution")};
