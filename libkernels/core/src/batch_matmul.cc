@@ -50,13 +50,14 @@ size_t BatchMatMulScratchBytes(const BatchMatMulParams& p, Isa isa) {
 
 KernelStatus BatchMatMul(const BatchMatMulParams& params, const int8_t* lhs, const int8_t* rhs,
                          int8_t* output, Scratch scratch) {
-  return internal::MICA_KERNELS_BEST_DSP(BatchMatMul)(params, lhs, rhs, output, scratch);
+  return internal::MICA_KERNELS_BEST(BatchMatMul)(params, lhs, rhs, output, scratch);
 }
 
 VariantList<BatchMatMulFn> BatchMatMulVariants() {
   static constexpr Variant<BatchMatMulFn> kVariants[] = {
       MICA_KERNELS_VARIANT_SCALAR(internal::BatchMatMulScalar)
-      MICA_KERNELS_VARIANT_DSP(internal::BatchMatMulDsp)};
+      MICA_KERNELS_VARIANT_DSP(internal::BatchMatMulDsp)
+      MICA_KERNELS_VARIANT_MVE(internal::BatchMatMulMve)};
   return MICA_KERNELS_VARIANT_LIST(kVariants);
 }
 
