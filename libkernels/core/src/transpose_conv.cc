@@ -39,14 +39,15 @@ size_t TransposeConvScratchBytes(const TransposeConvParams& params, Isa isa) {
 KernelStatus TransposeConv(const TransposeConvParams& params, const PerChannelRequant& quant,
                            const int8_t* input, const int8_t* filter, const int32_t* bias,
                            int8_t* output, Scratch scratch) {
-  return internal::MICA_KERNELS_BEST_DSP(TransposeConv)(params, quant, input, filter, bias,
-                                                        output, scratch);
+  return internal::MICA_KERNELS_BEST(TransposeConv)(params, quant, input, filter, bias, output,
+                                                    scratch);
 }
 
 VariantList<TransposeConvFn> TransposeConvVariants() {
   static constexpr Variant<TransposeConvFn> kVariants[] = {
       MICA_KERNELS_VARIANT_SCALAR(internal::TransposeConvScalar)
-      MICA_KERNELS_VARIANT_DSP(internal::TransposeConvDsp)};
+      MICA_KERNELS_VARIANT_DSP(internal::TransposeConvDsp)
+      MICA_KERNELS_VARIANT_MVE(internal::TransposeConvMve)};
   return MICA_KERNELS_VARIANT_LIST(kVariants);
 }
 

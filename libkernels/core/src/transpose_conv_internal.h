@@ -17,6 +17,9 @@ KernelStatus TransposeConvScalar(const TransposeConvParams& params, const PerCha
 KernelStatus TransposeConvDsp(const TransposeConvParams& params, const PerChannelRequant& quant,
                               const int8_t* input, const int8_t* filter, const int32_t* bias,
                               int8_t* output, Scratch scratch);
+KernelStatus TransposeConvMve(const TransposeConvParams& params, const PerChannelRequant& quant,
+                              const int8_t* input, const int8_t* filter, const int32_t* bias,
+                              int8_t* output, Scratch scratch);
 
 KernelStatus TransposeConv16x8Scalar(const TransposeConvParams& params,
                                      const PerChannelRequant& quant, const int16_t* input,
