@@ -1,0 +1,341 @@
+// On-target variant check: every compiled body of an op (scalar, dsp, mve: what the build's CPU
+// allows) against the op's scalar body over seeded random shapes, byte for byte (outputs and
+// the state an op updates in place), then the instructions per call of each body on a few
+// representative shapes. Prints
+//   check <op> <variant> <cases> <mismatches> <first mismatching case or -1>
+//   cost <op> <shape> <variant> <instructions per call> <status>
+//   variants: done
+// and variants.py turns the lines into a table (and fails on any mismatch). Instruction counts
+// as in bench.cc: the FPGAIO counter under QEMU -icount shift=0, calls repeated until the span
+// is long enough.
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mica/kernels/batch_matmul.h"
+#include "mica/kernels/isa.h"
+#include "mica/kernels/transpose_conv.h"
+
+extern "C" void bench_puts(const char* s);
+
+namespace {
+
+using namespace mica::kernels;
+
+constexpr size_t kBuf = 24 * 1024;
+constexpr uint32_t kMinSpan = 200000;
+constexpr int kCases = 120;
+
+alignas(16) int8_t g_a[kBuf];
+alignas(16) int8_t g_b[kBuf];
+alignas(16) int8_t g_ref[kBuf];
+alignas(16) int8_t g_got[kBuf];
+alignas(16) int8_t g_state_ref[kBuf];
+alignas(16) int8_t g_state_got[kBuf];
+alignas(16) uint8_t g_scratch[kBuf];
+int32_t g_bias[512];
+int32_t g_mult[512];
+int32_t g_shift[512];
+
+volatile uint32_t* const kCounter = reinterpret_cast<volatile uint32_t*>(BENCH_COUNTER_ADDR);
+
+// xorshift32: deterministic, the same sequence on every build.
+struct Rng {
+  uint32_t s;
+  uint32_t Next() {
+    s ^= s << 13;
+    s ^= s >> 17;
+    s ^= s << 5;
+    return s;
+  }
+  int32_t Uniform(int32_t lo, int32_t hi) {  // [lo, hi]
+    return lo + static_cast<int32_t>(Next() % static_cast<uint32_t>(hi - lo + 1));
+  }
+  bool Chance(uint32_t percent) { return Next() % 100 < percent; }
+  template <typename T>
+  void Fill(T* p, size_t n, int32_t lo, int32_t hi) {
+    for (size_t i = 0; i < n; ++i) p[i] = static_cast<T>(Uniform(lo, hi));
+  }
+  // A multiplier in [2^30, 2^31) and a shift keeping `acc_bits`-bit sums near the int8 range.
+  void Requant(int32_t* mult, int32_t* shift, size_t n, int32_t acc_bits) {
+    for (size_t i = 0; i < n; ++i) {
+      mult[i] = static_cast<int32_t>(0x40000000u + (Next() & 0x3FFFFFFFu));
+      int32_t s = 8 - acc_bits + Uniform(-2, 2);
+      shift[i] = s < -31 ? -31 : (s > 1 ? 1 : s);
+    }
+  }
+};
+
+int32_t Bits(int64_t taps) {
+  int32_t b = 16;
+  while (taps > 1) taps >>= 1, ++b;
+  return b;
+}
+
+void PutStr(char*& p, const char* s) {
+  while (*s) *p++ = *s++;
+}
+void PutDec(char*& p, int64_t v) {
+  if (v < 0) *p++ = '-', v = -v;
+  char tmp[24];
+  int n = 0;
+  do {
+    tmp[n++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v);
+  while (n) *p++ = tmp[--n];
+}
+
+bool Same(const void* a, const void* b, size_t n) {
+  const uint8_t* x = static_cast<const uint8_t*>(a);
+  const uint8_t* y = static_cast<const uint8_t*>(b);
+  for (size_t i = 0; i < n; ++i) {
+    if (x[i] != y[i]) return false;
+  }
+  return true;
+}
+
+void Copy(void* d, const void* s, size_t n) {
+  for (size_t i = 0; i < n; ++i) static_cast<uint8_t*>(d)[i] = static_cast<const uint8_t*>(s)[i];
+}
+
+void ReportCheck(const char* op, const char* variant, int cases, int mismatches, int first) {
+  char line[160];
+  char* p = line;
+  PutStr(p, "check ");
+  PutStr(p, op);
+  *p++ = ' ';
+  PutStr(p, variant);
+  *p++ = ' ';
+  PutDec(p, cases);
+  *p++ = ' ';
+  PutDec(p, mismatches);
+  *p++ = ' ';
+  PutDec(p, first);
+  PutStr(p, "\n");
+  *p = 0;
+  bench_puts(line);
+}
+
+// Instructions per call of call() (which returns its status).
+template <typename Call>
+void ReportCost(const char* op, const char* shape, const char* variant, Call call) {
+  uint32_t t0 = *kCounter;
+  const KernelStatus status = call();
+  uint32_t t1 = *kCounter;
+  uint64_t span = static_cast<uint64_t>(t1 - t0) * BENCH_TICK_NS;
+  uint32_t reps = 1;
+  if (span < kMinSpan) {
+    reps = kMinSpan / (span > 0 ? static_cast<uint32_t>(span) : 1u) + 1;
+    t0 = *kCounter;
+    for (uint32_t r = 0; r < reps; ++r) call();
+    t1 = *kCounter;
+    span = static_cast<uint64_t>(t1 - t0) * BENCH_TICK_NS;
+  }
+  char line[160];
+  char* p = line;
+  PutStr(p, "cost ");
+  PutStr(p, op);
+  *p++ = ' ';
+  PutStr(p, shape);
+  *p++ = ' ';
+  PutStr(p, variant);
+  *p++ = ' ';
+  PutDec(p, static_cast<int64_t>((span + reps / 2) / reps));
+  PutStr(p, status == KernelStatus::kOk ? " ok\n" : " error\n");
+  *p = 0;
+  bench_puts(line);
+}
+
+// Runs every non-scalar variant of `list` against the scalar one: make(rng, i) draws case i's
+// parameters and inputs and returns false to skip it; run(fn, out, state) calls one body and
+// returns its status; sizes() gives the output and state bytes of the current case.
+template <typename Fn, typename Make, typename Run, typename Sizes>
+void CheckOp(const char* op, VariantList<Fn> list, uint32_t seed, Make make, Run run,
+             Sizes sizes) {
+  const Fn scalar = FindVariant(list, Isa::kScalar);
+  for (const auto& v : list) {
+    if (v.isa == Isa::kScalar) continue;
+    Rng rng{seed};
+    int cases = 0, bad = 0, first = -1;
+    for (int i = 0; i < kCases; ++i) {
+      if (!make(rng, i)) continue;
+      size_t out_bytes = 0, state_bytes = 0;
+      sizes(&out_bytes, &state_bytes);
+      Copy(g_state_got, g_state_ref, state_bytes);
+      for (size_t j = 0; j < out_bytes; ++j) g_ref[j] = 0x55, g_got[j] = 0x55;
+      const KernelStatus want = run(scalar, g_ref, g_state_ref);
+      const KernelStatus got = run(v.fn, g_got, g_state_got);
+      ++cases;
+      if (want != KernelStatus::kOk || got != want || !Same(g_ref, g_got, out_bytes) ||
+          !Same(g_state_ref, g_state_got, state_bytes)) {
+        if (first < 0) first = i;
+        ++bad;
+      }
+    }
+    ReportCheck(op, v.name, cases, bad, first);
+  }
+}
+
+// ---- BatchMatMul --------------------------------------------------------------------------
+
+BatchMatMulParams g_bmm;
+
+size_t BmmOutBytes(const BatchMatMulParams& p) {
+  size_t batches = 1;
+  for (int d = 0; d < 3; ++d) {
+    batches *= static_cast<size_t>(p.lhs_batch[d] > p.rhs_batch[d] ? p.lhs_batch[d]
+                                                                    : p.rhs_batch[d]);
+  }
+  return batches * static_cast<size_t>(p.m) * static_cast<size_t>(p.n);
+}
+
+bool MakeBmm(Rng& rng, int) {
+  BatchMatMulParams p;
+  for (int d = 1; d < 3; ++d) {
+    const int32_t dim = rng.Uniform(1, 3);
+    p.lhs_batch[d] = dim;
+    p.rhs_batch[d] = dim;
+    if (rng.Chance(30)) (rng.Chance(50) ? p.lhs_batch[d] : p.rhs_batch[d]) = 1;
+  }
+  p.m = rng.Uniform(1, 9);
+  p.k = rng.Uniform(1, 70);
+  p.n = rng.Uniform(1, 11);
+  p.adj_x = rng.Chance(50);
+  p.adj_y = rng.Chance(50);
+  p.lhs_offset = rng.Uniform(-128, 128);
+  p.rhs_offset = rng.Chance(50) ? 0 : rng.Uniform(-128, 128);
+  p.output_offset = rng.Uniform(-128, 127);
+  p.activation = {rng.Uniform(-128, -60), rng.Uniform(60, 127)};
+  rng.Requant(g_mult, g_shift, 1, Bits(p.k) + 2);
+  p.requant = {g_mult[0], g_shift[0]};
+  const size_t lb = static_cast<size_t>(p.lhs_batch[1] * p.lhs_batch[2]);
+  const size_t rb = static_cast<size_t>(p.rhs_batch[1] * p.rhs_batch[2]);
+  if (lb * p.m * p.k > kBuf || rb * p.k * p.n > kBuf || BmmOutBytes(p) > kBuf) return false;
+  rng.Fill(g_a, lb * p.m * p.k, -128, 127);
+  rng.Fill(g_b, rb * p.k * p.n, -128, 127);
+  g_bmm = p;
+  return true;
+}
+
+template <typename Fn>
+KernelStatus RunBmm(Fn fn, int8_t* out, int8_t*) {
+  return fn(g_bmm, g_a, g_b, out, Scratch{g_scratch, kBuf});
+}
+
+void Bmm() {
+  CheckOp("batch_matmul", BatchMatMulVariants(), 0xB33u, MakeBmm,
+          [](BatchMatMulFn fn, int8_t* out, int8_t* st) { return RunBmm(fn, out, st); },
+          [](size_t* out, size_t* state) { *out = BmmOutBytes(g_bmm), *state = 0; });
+  struct Shape {
+    const char* name;
+    int32_t m, k, n;
+    bool adj_y;
+  };
+  const Shape shapes[] = {{"16x64x16", 16, 64, 16, false}, {"16x64x16_adjy", 16, 64, 16, true},
+                          {"49x32x49_adjy", 49, 32, 49, true}};
+  Rng rng{0x5EED};
+  for (const Shape& s : shapes) {
+    BatchMatMulParams p;
+    p.m = s.m, p.k = s.k, p.n = s.n, p.adj_y = s.adj_y;
+    p.lhs_offset = 3, p.rhs_offset = 0, p.output_offset = -5;
+    p.requant = {1518500250, -9};
+    p.activation = {-128, 127};
+    rng.Fill(g_a, static_cast<size_t>(s.m) * s.k, -128, 127);
+    rng.Fill(g_b, static_cast<size_t>(s.k) * s.n, -128, 127);
+    for (const auto& v : BatchMatMulVariants()) {
+      ReportCost("batch_matmul", s.name, v.name, [&] {
+        return v.fn(p, g_a, g_b, g_got, Scratch{g_scratch, kBuf});
+      });
+    }
+  }
+}
+
+// ---- TransposeConv ------------------------------------------------------------------------
+
+TransposeConvParams g_tc;
+bool g_tc_bias;
+
+bool MakeTransposeConv(Rng& rng, int) {
+  TransposeConvParams p;
+  p.input = {rng.Chance(20) ? 2 : 1, rng.Uniform(1, 6), rng.Uniform(1, 6), rng.Uniform(1, 36)};
+  p.filter = {rng.Uniform(1, 11), rng.Uniform(1, 4), rng.Uniform(1, 4), p.input.c};
+  p.stride = {rng.Uniform(1, 3), rng.Uniform(1, 3)};
+  const bool same = rng.Chance(50);
+  const auto out_size = [&](int32_t in, int32_t k, int32_t s) {
+    return same ? in * s : (in - 1) * s + k;
+  };
+  p.output = {p.input.n, out_size(p.input.h, p.filter.h, p.stride.h),
+              out_size(p.input.w, p.filter.w, p.stride.w), p.filter.n};
+  const auto pad = [](int32_t in, int32_t k, int32_t s, int32_t out) {
+    const int32_t total = (in - 1) * s + k - out;
+    return total > 0 ? total / 2 : 0;
+  };
+  p.padding = {pad(p.input.h, p.filter.h, p.stride.h, p.output.h),
+               pad(p.input.w, p.filter.w, p.stride.w, p.output.w)};
+  p.input_offset = rng.Uniform(-128, 128);
+  p.output_offset = rng.Uniform(-128, 127);
+  p.activation = {rng.Uniform(-128, -60), rng.Uniform(60, 127)};
+  if (p.input.elements() > static_cast<int64_t>(kBuf) ||
+      p.filter.elements() > static_cast<int64_t>(kBuf) ||
+      p.output.elements() > static_cast<int64_t>(kBuf)) {
+    return false;
+  }
+  rng.Fill(g_a, static_cast<size_t>(p.input.elements()), -128, 127);
+  rng.Fill(g_b, static_cast<size_t>(p.filter.elements()), -127, 127);
+  g_tc_bias = !rng.Chance(10);
+  rng.Fill(g_bias, static_cast<size_t>(p.output.c), -40000, 40000);
+  const int64_t taps = int64_t{p.filter.h} * p.filter.w * p.input.c /
+                       (int64_t{p.stride.h} * p.stride.w) + 1;
+  rng.Requant(g_mult, g_shift, static_cast<size_t>(p.output.c), Bits(taps) + 1);
+  g_tc = p;
+  return true;
+}
+
+KernelStatus RunTransposeConv(TransposeConvFn fn, int8_t* out) {
+  return fn(g_tc, PerChannelRequant{g_mult, g_shift}, g_a, g_b, g_tc_bias ? g_bias : nullptr,
+            out, Scratch{g_scratch, kBuf});
+}
+
+void TransposeConvOp() {
+  CheckOp("transpose_conv", TransposeConvVariants(), 0x7C01u, MakeTransposeConv,
+          [](TransposeConvFn fn, int8_t* out, int8_t*) { return RunTransposeConv(fn, out); },
+          [](size_t* out, size_t* state) {
+            *out = static_cast<size_t>(g_tc.output.elements()), *state = 0;
+          });
+  struct Shape {
+    const char* name;
+    int32_t in_hw, in_c, k, stride, out_c;
+  };
+  // A decoder upsampling layer and a 1x1-input head.
+  const Shape shapes[] = {{"8x8x16_k3s2_16", 8, 16, 3, 2, 16}, {"4x4x32_k4s2_8", 4, 32, 4, 2, 8}};
+  Rng rng{0x5EED};
+  for (const Shape& s : shapes) {
+    TransposeConvParams p;
+    p.input = {1, s.in_hw, s.in_hw, s.in_c};
+    p.filter = {s.out_c, s.k, s.k, s.in_c};
+    p.stride = {s.stride, s.stride};
+    p.output = {1, s.in_hw * s.stride, s.in_hw * s.stride, s.out_c};
+    const int32_t total = (s.in_hw - 1) * s.stride + s.k - s.in_hw * s.stride;
+    p.padding = {total > 0 ? total / 2 : 0, total > 0 ? total / 2 : 0};
+    p.input_offset = 7, p.output_offset = -3, p.activation = {-128, 127};
+    rng.Fill(g_a, static_cast<size_t>(p.input.elements()), -128, 127);
+    rng.Fill(g_b, static_cast<size_t>(p.filter.elements()), -127, 127);
+    rng.Fill(g_bias, static_cast<size_t>(s.out_c), -4000, 4000);
+    rng.Requant(g_mult, g_shift, static_cast<size_t>(s.out_c), 18);
+    for (const auto& v : TransposeConvVariants()) {
+      ReportCost("transpose_conv", s.name, v.name, [&] {
+        return v.fn(p, PerChannelRequant{g_mult, g_shift}, g_a, g_b, g_bias, g_got,
+                    Scratch{g_scratch, kBuf});
+      });
+    }
+  }
+}
+
+}  // namespace
+
+int main() {
+  Bmm();
+  TransposeConvOp();
+  bench_puts("variants: done\n");
+  return 0;
+}
