@@ -20,13 +20,14 @@ template <typename StateT>
 void RunSvdf(ElemRng& rng) {
   testing::RefSvdfConfig c;
   c.batch = rng.Uniform(1, 3);
-  c.input_size = rng.Uniform(1, 20);
+  c.input_size = rng.Chance(0.2) ? rng.Uniform(21, 70) : rng.Uniform(1, 20);
   c.rank = rng.Uniform(1, 3);
   c.num_filters = c.rank * rng.Uniform(1, 8);
   c.memory = rng.Uniform(1, 10);
   const bool s8 = sizeof(StateT) == 1;
   c.input_zp = rng.ZeroPoint8();
-  c.state_zp = s8 ? rng.Uniform(-20, 20) : 0;
+  // TFLite's int16 state has zero point 0; the bodies take any in the state's range.
+  c.state_zp = s8 ? rng.Uniform(-20, 20) : (rng.Chance(0.3) ? rng.Uniform(-300, 300) : 0);
   c.output_zp = rng.ZeroPoint8();
   const kernels::Requant q1 = testing::QuantizeRef(rng.Real(s8 ? 1e-3 : 0.05, s8 ? 0.01 : 2.0));
   const kernels::Requant q2 = testing::QuantizeRef(rng.Real(s8 ? 1e-3 : 1e-5, s8 ? 0.01 : 1e-3));
@@ -56,24 +57,42 @@ void RunSvdf(ElemRng& rng) {
   std::vector<uint8_t> scratch(kernels::SvdfScratchBytes(p, kernels::Isa::kScalar) + 4);
   REQUIRE(kernels::SvdfScratchBytes(p, kernels::Isa::kMve) ==
           kernels::SvdfScratchBytes(p, kernels::Isa::kScalar));
-  CAPTURE(c.batch, c.input_size, c.num_filters, c.rank, c.memory);
+  CAPTURE(c.batch, c.input_size, c.num_filters, c.rank, c.memory, c.input_zp, c.state_zp);
+  // The public entry and every compiled body, each on its own copy of the state.
+  const auto run = [&](auto fn, const std::vector<int8_t>& in, std::vector<StateT>& st,
+                       std::vector<int8_t>& out) {
+    return fn(p, in.data(), wf.data(), wt.data(), has_bias ? bias.data() : nullptr, st.data(),
+              out.data(), kernels::Scratch{scratch.data(), scratch.size()});
+  };
+  const auto variants = [] {
+    if constexpr (sizeof(StateT) == 2) {
+      return kernels::SvdfVariants();
+    } else {
+      return kernels::SvdfInt8StateVariants();
+    }
+  }();
+  std::vector<std::vector<StateT>> states(variants.size(), state);
   for (int step = 0; step < 4; ++step) {
     CAPTURE(step);
     const auto in = rng.Fill<int8_t>(static_cast<size_t>(c.batch) * c.input_size, -128, 127);
     std::vector<int8_t> out(static_cast<size_t>(c.batch) * (c.num_filters / c.rank));
     KernelStatus st;
     if constexpr (sizeof(StateT) == 2) {
-      st = kernels::Svdf(p, in.data(), wf.data(), wt.data(), has_bias ? bias.data() : nullptr,
-                         state.data(), out.data(), {scratch.data(), scratch.size()});
+      st = run(&kernels::Svdf, in, state, out);
     } else {
-      st = kernels::SvdfInt8State(p, in.data(), wf.data(), wt.data(),
-                                  has_bias ? bias.data() : nullptr, state.data(), out.data(),
-                                  {scratch.data(), scratch.size()});
+      st = run(&kernels::SvdfInt8State, in, state, out);
     }
     REQUIRE(st == KernelStatus::kOk);
     const auto want = testing::RefSvdfStep<StateT>(c, in, wf, wt, has_bias ? &bias : nullptr, ref_state);
     REQUIRE(out == want);
     REQUIRE(state == ref_state);
+    for (size_t v = 0; v < variants.size(); ++v) {
+      CAPTURE(variants[v].name);
+      std::vector<int8_t> got(out.size(), 0x55);
+      REQUIRE(run(variants[v].fn, in, states[v], got) == KernelStatus::kOk);
+      REQUIRE(got == want);
+      REQUIRE(states[v] == ref_state);
+    }
   }
 }
 
@@ -104,6 +123,26 @@ TEST_CASE("Svdf rejects bad arguments", "[kernels][svdf]") {
   CHECK(kernels::Svdf(p, in, wf, wt, nullptr, st, out, {scratch, 4}) == KernelStatus::kArgError);
   CHECK(kernels::Svdf(p, in, wf, wt, nullptr, st, out, {scratch, sizeof(scratch)}) ==
         KernelStatus::kOk);
+  // Zero points outside their tensors' ranges.
+  for (const auto& v : kernels::SvdfVariants()) {
+    CAPTURE(v.name);
+    kernels::SvdfParams bad = p;
+    bad.input_zero_point = 128;
+    CHECK(v.fn(bad, in, wf, wt, nullptr, st, out, {scratch, sizeof(scratch)}) ==
+          KernelStatus::kArgError);
+    bad = p;
+    bad.output_zero_point = -129;
+    CHECK(v.fn(bad, in, wf, wt, nullptr, st, out, {scratch, sizeof(scratch)}) ==
+          KernelStatus::kArgError);
+    bad = p;
+    bad.state_zero_point = 32768;
+    CHECK(v.fn(bad, in, wf, wt, nullptr, st, out, {scratch, sizeof(scratch)}) ==
+          KernelStatus::kArgError);
+  }
+  int8_t st8[6] = {}, wt8[6] = {};
+  p.state_zero_point = 128;
+  CHECK(kernels::SvdfInt8State(p, in, wf, wt8, nullptr, st8, out, {scratch, sizeof(scratch)}) ==
+        KernelStatus::kArgError);
 }
 
 }  // namespace

@@ -9,7 +9,8 @@
 //   effective_scale_1 = QuantizeMultiplier(double(float(s_input * s_weights_feature / s_state)))
 //   effective_scale_2 = QuantizeMultiplier(double(float(s_state * s_weights_time / s_output)))
 //     (both products are float32 arithmetic in TFLite Micro)
-//   input_zero_point, state_zero_point (0 for int16 state), output_zero_point from the tensors.
+//   input_zero_point, state_zero_point (0 for int16 state), output_zero_point from the tensors
+//     (each within its tensor type's range; a call with one outside is refused).
 //   The fused activation is not applied by the integer kernel (TFLite Micro's behaviour): the
 //   output is clamped to [-128, 127] only.
 // Layouts: input [batch][input_size]; weights_feature [num_filters][input_size];
@@ -23,6 +24,7 @@
 #include <cstdint>
 
 #include "mica/kernels/types.h"
+#include "mica/kernels/variants.h"
 
 namespace mica {
 namespace kernels {
@@ -50,6 +52,14 @@ KernelStatus Svdf(const SvdfParams& params, const int8_t* input, const int8_t* w
 KernelStatus SvdfInt8State(const SvdfParams& params, const int8_t* input,
                            const int8_t* weights_feature, const int8_t* weights_time,
                            const int32_t* bias, int8_t* state, int8_t* output, Scratch scratch);
+
+using SvdfFn = KernelStatus (*)(const SvdfParams&, const int8_t*, const int8_t*, const int16_t*,
+                                const int32_t*, int16_t*, int8_t*, Scratch);
+VariantList<SvdfFn> SvdfVariants();
+using SvdfInt8StateFn = KernelStatus (*)(const SvdfParams&, const int8_t*, const int8_t*,
+                                         const int8_t*, const int32_t*, int8_t*, int8_t*,
+                                         Scratch);
+VariantList<SvdfInt8StateFn> SvdfInt8StateVariants();
 
 }  // namespace kernels
 }  // namespace mica
