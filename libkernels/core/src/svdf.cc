@@ -18,25 +18,27 @@ size_t SvdfScratchBytes(const SvdfParams& p, Isa /*isa*/) {
 KernelStatus Svdf(const SvdfParams& p, const int8_t* input, const int8_t* wf,
                   const int16_t* wt, const int32_t* bias, int16_t* state, int8_t* output,
                   Scratch scratch) {
-  return internal::MICA_KERNELS_BEST_DSP(Svdf)(p, input, wf, wt, bias, state, output, scratch);
+  return internal::MICA_KERNELS_BEST(Svdf)(p, input, wf, wt, bias, state, output, scratch);
 }
 KernelStatus SvdfInt8State(const SvdfParams& p, const int8_t* input, const int8_t* wf,
                            const int8_t* wt, const int32_t* bias, int8_t* state,
                            int8_t* output, Scratch scratch) {
-  return internal::MICA_KERNELS_BEST_DSP(SvdfInt8State)(p, input, wf, wt, bias, state, output,
+  return internal::MICA_KERNELS_BEST(SvdfInt8State)(p, input, wf, wt, bias, state, output,
                                                     scratch);
 }
 
 VariantList<SvdfFn> SvdfVariants() {
   static constexpr Variant<SvdfFn> kVariants[] = {
       MICA_KERNELS_VARIANT_SCALAR(internal::SvdfScalar)
-      MICA_KERNELS_VARIANT_DSP(internal::SvdfDsp)};
+      MICA_KERNELS_VARIANT_DSP(internal::SvdfDsp)
+      MICA_KERNELS_VARIANT_MVE(internal::SvdfMve)};
   return MICA_KERNELS_VARIANT_LIST(kVariants);
 }
 VariantList<SvdfInt8StateFn> SvdfInt8StateVariants() {
   static constexpr Variant<SvdfInt8StateFn> kVariants[] = {
       MICA_KERNELS_VARIANT_SCALAR(internal::SvdfInt8StateScalar)
-      MICA_KERNELS_VARIANT_DSP(internal::SvdfInt8StateDsp)};
+      MICA_KERNELS_VARIANT_DSP(internal::SvdfInt8StateDsp)
+      MICA_KERNELS_VARIANT_MVE(internal::SvdfInt8StateMve)};
   return MICA_KERNELS_VARIANT_LIST(kVariants);
 }
 
