@@ -13,6 +13,7 @@
 
 #include "mica/kernels/batch_matmul.h"
 #include "mica/kernels/isa.h"
+#include "mica/kernels/svdf.h"
 #include "mica/kernels/transpose_conv.h"
 
 extern "C" void bench_puts(const char* s);
@@ -29,8 +30,11 @@ alignas(16) int8_t g_a[kBuf];
 alignas(16) int8_t g_b[kBuf];
 alignas(16) int8_t g_ref[kBuf];
 alignas(16) int8_t g_got[kBuf];
-alignas(16) int8_t g_state_ref[kBuf];
-alignas(16) int8_t g_state_got[kBuf];
+// State buffers hold int16 objects (int8 states are read through int8_t, a character type).
+alignas(16) int16_t g_state_ref16[kBuf / 2];
+alignas(16) int16_t g_state_got16[kBuf / 2];
+int8_t* const g_state_ref = reinterpret_cast<int8_t*>(g_state_ref16);
+int8_t* const g_state_got = reinterpret_cast<int8_t*>(g_state_got16);
 alignas(16) uint8_t g_scratch[kBuf];
 int32_t g_bias[512];
 int32_t g_mult[512];
@@ -331,11 +335,120 @@ void TransposeConvOp() {
   }
 }
 
+// ---- SVDF (int16 and int8 state) ---------------------------------------------------------
+
+SvdfParams g_svdf;
+bool g_svdf_bias;
+
+template <typename StateT>
+size_t SvdfStateBytes(const SvdfParams& p) {
+  return static_cast<size_t>(p.batch) * p.num_filters * p.memory_size * sizeof(StateT);
+}
+
+// Time weights (int16 or int8).
+alignas(16) int16_t g_wt[kBuf / 2];
+
+template <typename StateT>
+bool MakeSvdf(Rng& rng, int) {
+  SvdfParams p;
+  p.batch = rng.Uniform(1, 3);
+  p.input_size = rng.Uniform(1, 80);
+  p.rank = rng.Uniform(1, 3);
+  p.num_filters = p.rank * rng.Uniform(1, 12);
+  p.memory_size = rng.Uniform(1, 40);
+  const bool s8 = sizeof(StateT) == 1;
+  p.input_zero_point = rng.Uniform(-128, 127);
+  p.state_zero_point = s8 ? rng.Uniform(-20, 20) : (rng.Chance(30) ? rng.Uniform(-300, 300) : 0);
+  p.output_zero_point = rng.Uniform(-128, 127);
+  int32_t m[2], s[2];
+  rng.Requant(m, s, 2, 0);
+  p.effective_scale_1 = {m[0], s8 ? -8 - rng.Uniform(0, 4) : rng.Uniform(-4, 1)};
+  p.effective_scale_2 = {m[1], s8 ? -8 - rng.Uniform(0, 4) : -12 - rng.Uniform(0, 8)};
+  const size_t state_bytes = SvdfStateBytes<StateT>(p);
+  if (static_cast<size_t>(p.batch) * p.input_size > kBuf ||
+      static_cast<size_t>(p.num_filters) * p.input_size > kBuf || state_bytes > kBuf ||
+      static_cast<size_t>(p.num_filters) * p.memory_size * sizeof(StateT) > kBuf ||
+      SvdfScratchBytes(p, Isa::kScalar) > kBuf) {
+    return false;
+  }
+  rng.Fill(g_a, static_cast<size_t>(p.batch) * p.input_size, -128, 127);
+  rng.Fill(g_b, static_cast<size_t>(p.num_filters) * p.input_size, -127, 127);
+  rng.Fill(reinterpret_cast<StateT*>(g_wt), static_cast<size_t>(p.num_filters) * p.memory_size,
+           s8 ? -127 : -32767, s8 ? 127 : 32767);
+  rng.Fill(reinterpret_cast<StateT*>(g_state_ref), state_bytes / sizeof(StateT), s8 ? -128 : -3000,
+           s8 ? 127 : 3000);
+  g_svdf_bias = rng.Chance(70);
+  rng.Fill(g_bias, static_cast<size_t>(p.num_filters / p.rank), -50000, 50000);
+  g_svdf = p;
+  return true;
+}
+
+template <typename StateT, typename Fn>
+KernelStatus RunSvdf(Fn fn, int8_t* out, int8_t* state) {
+  return fn(g_svdf, g_a, g_b, reinterpret_cast<const StateT*>(g_wt),
+            g_svdf_bias ? g_bias : nullptr, reinterpret_cast<StateT*>(state), out,
+            Scratch{g_scratch, kBuf});
+}
+
+template <typename StateT, typename Fn>
+void SvdfCosts(const char* op, VariantList<Fn> list) {
+  // Keyword-spotting SVDF layers: 40 features, 64 filters of rank 1 with a 32-step memory,
+  // 128 filters of rank 2 with an 8-step memory.
+  struct Shape {
+    const char* name;
+    int32_t input, filters, rank, memory;
+  };
+  const Shape shapes[] = {{"40in_64f_r1_m32", 40, 64, 1, 32}, {"40in_128f_r2_m8", 40, 128, 2, 8}};
+  Rng rng{0x5EED};
+  for (const Shape& s : shapes) {
+    SvdfParams p;
+    p.input_size = s.input, p.num_filters = s.filters, p.rank = s.rank, p.memory_size = s.memory;
+    p.input_zero_point = -3, p.output_zero_point = 5;
+    p.effective_scale_1 = {1518500250, -2};
+    p.effective_scale_2 = {1518500250, -14};
+    rng.Fill(g_a, static_cast<size_t>(s.input), -128, 127);
+    rng.Fill(g_b, static_cast<size_t>(s.filters) * s.input, -127, 127);
+    rng.Fill(reinterpret_cast<StateT*>(g_wt), static_cast<size_t>(s.filters) * s.memory, -127,
+             127);
+    rng.Fill(g_bias, static_cast<size_t>(s.filters / s.rank), -5000, 5000);
+    for (const auto& v : list) {
+      rng.Fill(reinterpret_cast<StateT*>(g_state_got), static_cast<size_t>(s.filters) * s.memory,
+               -100, 100);
+      ReportCost(op, s.name, v.name, [&] {
+        return v.fn(p, g_a, g_b, reinterpret_cast<const StateT*>(g_wt), g_bias,
+                    reinterpret_cast<StateT*>(g_state_got), g_got, Scratch{g_scratch, kBuf});
+      });
+    }
+  }
+}
+
+void SvdfOp() {
+  const auto sizes = [](size_t* out, size_t* state) {
+    *out = static_cast<size_t>(g_svdf.batch) * (g_svdf.num_filters / g_svdf.rank);
+    *state = 0;  // set per flavour below
+  };
+  CheckOp("svdf", SvdfVariants(), 0x5DFu, MakeSvdf<int16_t>,
+          [](SvdfFn fn, int8_t* out, int8_t* st) { return RunSvdf<int16_t>(fn, out, st); },
+          [&](size_t* out, size_t* state) {
+            sizes(out, state);
+            *state = SvdfStateBytes<int16_t>(g_svdf);
+          });
+  CheckOp("svdf_int8_state", SvdfInt8StateVariants(), 0x5D8u, MakeSvdf<int8_t>,
+          [](SvdfInt8StateFn fn, int8_t* out, int8_t* st) { return RunSvdf<int8_t>(fn, out, st); },
+          [&](size_t* out, size_t* state) {
+            sizes(out, state);
+            *state = SvdfStateBytes<int8_t>(g_svdf);
+          });
+  SvdfCosts<int16_t>("svdf", SvdfVariants());
+  SvdfCosts<int8_t>("svdf_int8_state", SvdfInt8StateVariants());
+}
+
 }  // namespace
 
 int main() {
   Bmm();
   TransposeConvOp();
+  SvdfOp();
   bench_puts("variants: done\n");
   return 0;
 }
