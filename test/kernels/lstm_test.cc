@@ -15,6 +15,7 @@ namespace mica {
 namespace {
 
 using kernels::KernelStatus;
+using kernels::LstmGateParams;
 using kernels::LstmParams;
 using testing::ElemRng;
 using testing::RefClamp;
@@ -129,6 +130,8 @@ TEST_CASE("Lstm matches the step reference and a float LSTM", "[kernels][lstm]")
     for (auto& v : cell) v = static_cast<int16_t>(rng.Uniform(-4000, 4000));
     std::vector<int8_t> h_ref = h;
     std::vector<int16_t> c_ref = cell;
+    const std::vector<int8_t> h0 = h;
+    const std::vector<int16_t> c0 = cell;
     std::vector<double> hf(h.size()), cf(h.size());
     for (size_t i = 0; i < h.size(); ++i) {
       hf[i] = c.sh * (h[i] - p.hidden_zero_point);
@@ -171,6 +174,17 @@ TEST_CASE("Lstm matches the step reference and a float LSTM", "[kernels][lstm]")
     REQUIRE(out == out_ref);
     REQUIRE(h == h_ref);
     REQUIRE(cell == c_ref);
+    // Every compiled body, from the same initial state.
+    for (const auto& v : kernels::LstmVariants()) {
+      CAPTURE(v.name);
+      std::vector<int8_t> hv = h0, ov(n_out, 0x55);
+      std::vector<int16_t> cv = c0;
+      REQUIRE(v.fn(p, x.data(), hv.data(), cv.data(), ov.data(), {scratch.data(), scratch.size()}) ==
+              KernelStatus::kOk);
+      REQUIRE(ov == out_ref);
+      REQUIRE(hv == h_ref);
+      REQUIRE(cv == c_ref);
+    }
     CAPTURE(max_err, first_err);
     // The quantized LSTM tracks the float one (hidden in (-1, 1)): tightly on the first step,
     // more loosely later as random recurrent weights amplify earlier rounding.
@@ -192,6 +206,22 @@ TEST_CASE("Lstm rejects bad arguments and sizes its scratch", "[kernels][lstm]")
   int16_t c[8] = {};
   uint8_t s[64];
   CHECK(kernels::Lstm(p, x, h, c, out, {s, sizeof(s)}) == KernelStatus::kArgError);  // no weights
+  // Zero points outside int8's range (with weights present).
+  int8_t w[16] = {};
+  for (LstmGateParams* g : {&p.forget_gate, &p.input_gate, &p.cell_gate, &p.output_gate}) {
+    g->input_weights = w;
+    g->recurrent_weights = w;
+  }
+  for (const auto& v : kernels::LstmVariants()) {
+    CAPTURE(v.name);
+    CHECK(v.fn(p, x, h, c, out, {s, sizeof(s)}) == KernelStatus::kOk);
+    p.input_zero_point = 128;
+    CHECK(v.fn(p, x, h, c, out, {s, sizeof(s)}) == KernelStatus::kArgError);
+    p.input_zero_point = 0;
+    p.hidden_zero_point = -129;
+    CHECK(v.fn(p, x, h, c, out, {s, sizeof(s)}) == KernelStatus::kArgError);
+    p.hidden_zero_point = 0;
+  }
 }
 
 }  // namespace

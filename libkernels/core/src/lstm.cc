@@ -1,98 +1,11 @@
-// UNIDIRECTIONAL_SEQUENCE_LSTM: TFLite Micro's integer LSTM step (scalar; one body for every
-// ISA).
-#include "activations_internal.h"
-#include "internal/requantize.h"
+// UNIDIRECTIONAL_SEQUENCE_LSTM: scratch size, variant table, entry (the step is LstmRun in
+// lstm_internal.h).
+#include "lstm_internal.h"
 #include "mica/kernels/lstm.h"
+#include "variants_internal.h"
 
 namespace mica {
 namespace kernels {
-namespace {
-
-inline int16_t Sat16(int32_t v) { return static_cast<int16_t>(internal::Clamp(v, -32768, 32767)); }
-
-bool ValidRequant(const Requant& q) { return q.shift <= 31 && q.shift >= -31; }
-
-bool ValidGate(const LstmGateParams& g) {
-  return g.input_weights != nullptr && g.recurrent_weights != nullptr &&
-         ValidRequant(g.input_fc) && ValidRequant(g.recurrent_fc);
-}
-
-// gate[b][c] = act(sat16(FC_in(x) + FC_rec(h))) for `nb` batches of this step.
-void Gate(const LstmParams& p, const LstmGateParams& g, bool sigmoid, int32_t nb,
-          const int8_t* x, const int8_t* h, int16_t* gate) {
-  const int32_t n_in = p.input_size, n_s = p.state_size;
-  for (int32_t b = 0; b < nb; ++b) {
-    const int8_t* xb = x + static_cast<int64_t>(b) * n_in;
-    const int8_t* hb = h + static_cast<int64_t>(b) * n_s;
-    for (int32_t c = 0; c < n_s; ++c) {
-      const int8_t* w = g.input_weights + static_cast<int64_t>(c) * n_in;
-      int32_t acc = 0;
-      for (int32_t i = 0; i < n_in; ++i) acc += w[i] * (xb[i] - p.input_zero_point);
-      if (g.bias != nullptr) acc += g.bias[c];
-      const int16_t in_fc =
-          Sat16(internal::MultiplyByQuantizedMultiplier(acc, g.input_fc.multiplier,
-                                                        g.input_fc.shift));
-      const int8_t* r = g.recurrent_weights + static_cast<int64_t>(c) * n_s;
-      int32_t racc = 0;
-      for (int32_t j = 0; j < n_s; ++j) racc += r[j] * (hb[j] - p.hidden_zero_point);
-      const int16_t rec_fc =
-          Sat16(internal::MultiplyByQuantizedMultiplier(racc, g.recurrent_fc.multiplier,
-                                                        g.recurrent_fc.shift));
-      const int16_t sum = Sat16(in_fc + rec_fc);
-      gate[static_cast<int64_t>(b) * n_s + c] =
-          sigmoid ? internal::Logistic16Element(3, 0, 0, sum)
-                  : internal::Tanh16Element(3, 0, 0, sum);
-    }
-  }
-}
-
-inline int32_t MulQ(int32_t a, int32_t b, const Requant& q) {
-  return internal::MultiplyByQuantizedMultiplier(a * b, q.multiplier, q.shift);
-}
-
-// One step over `nb` batches; x / h / c / out point at this step's rows.
-void Step(const LstmParams& p, int32_t nb, const int8_t* x, int8_t* h, int16_t* c, int8_t* out,
-          int16_t* buf0, int16_t* buf1, int16_t* buf2) {
-  const int64_t n = static_cast<int64_t>(nb) * p.state_size;
-  int16_t* forget = buf0;
-  int16_t* input = buf1;
-  int16_t* cell = buf2;
-  Gate(p, p.forget_gate, true, nb, x, h, forget);
-  Gate(p, p.input_gate, true, nb, x, h, input);
-  Gate(p, p.cell_gate, p.cell_gate_sigmoid, nb, x, h, cell);
-  for (int64_t i = 0; i < n; ++i) {
-    const int16_t fc = Sat16(MulQ(forget[i], c[i], p.forget_cell_mul));
-    const int16_t ic = Sat16(MulQ(input[i], cell[i], p.input_cell_mul));
-    int16_t v = Sat16(fc + ic);
-    if (p.cell_clip_enabled) {
-      const int16_t clip = p.quantized_cell_clip;
-      v = v > clip ? clip : (v < -clip ? static_cast<int16_t>(-clip) : v);
-    }
-    c[i] = v;
-  }
-  int16_t* output_gate = buf1;
-  Gate(p, p.output_gate, true, nb, x, h, output_gate);
-  // tanh(c) with the cell state's power-of-two scale.
-  int32_t shift = 15 + p.cell_state_scale_power - 3;
-  int32_t mult = 0;
-  if (shift < 0) {
-    shift = -shift;
-    mult = 3;
-  }
-  if (mult == 0) {
-    mult = 3 << shift;
-    shift = 0;
-  }
-  const int32_t round = shift > 0 ? 1 << (shift - 1) : 0;
-  for (int64_t i = 0; i < n; ++i) {
-    const int16_t t = internal::Tanh16Element(mult, shift, round, c[i]);
-    const int32_t v = MulQ(t, output_gate[i], p.hidden_mul) + p.hidden_zero_point;
-    h[i] = static_cast<int8_t>(internal::Clamp(v, -128, 127));
-  }
-  __builtin_memcpy(out, h, static_cast<size_t>(n));
-}
-
-}  // namespace
 
 size_t LstmScratchBytes(const LstmParams& p, Isa /*isa*/) {
   if (p.batch < 1 || p.state_size < 1) return 0;
@@ -102,41 +15,14 @@ size_t LstmScratchBytes(const LstmParams& p, Isa /*isa*/) {
 
 KernelStatus Lstm(const LstmParams& p, const int8_t* input, int8_t* hidden_state,
                   int16_t* cell_state, int8_t* output, Scratch scratch) {
-  if (p.batch < 1 || p.time_steps < 0 || p.input_size < 1 || p.state_size < 1 ||
-      !ValidGate(p.forget_gate) || !ValidGate(p.input_gate) || !ValidGate(p.cell_gate) ||
-      !ValidGate(p.output_gate) || !ValidRequant(p.forget_cell_mul) ||
-      !ValidRequant(p.input_cell_mul) || !ValidRequant(p.hidden_mul) ||
-      p.cell_state_scale_power < -30 || p.cell_state_scale_power > 0 ||
-      15 + p.cell_state_scale_power - 3 > 12) {
-    return KernelStatus::kArgError;
-  }
-  if (input == nullptr || hidden_state == nullptr || cell_state == nullptr ||
-      output == nullptr || scratch.buf == nullptr || 
-      scratch.bytes < LstmScratchBytes(p, Isa::kScalar)) {
-    return KernelStatus::kArgError;
-  }
-  const int32_t rows = p.time_major ? p.batch : 1;
-  int16_t* buf = static_cast<int16_t*>(scratch.buf);
-  const size_t plane = static_cast<size_t>(rows) * p.state_size;
-  int16_t* b0 = buf;
-  int16_t* b1 = buf + plane;
-  int16_t* b2 = buf + 2 * plane;
-  const int64_t n_in = p.input_size, n_s = p.state_size;
-  if (p.time_major) {
-    for (int32_t t = 0; t < p.time_steps; ++t) {
-      Step(p, p.batch, input + t * p.batch * n_in, hidden_state, cell_state,
-           output + t * p.batch * n_s, b0, b1, b2);
-    }
-  } else {
-    for (int32_t b = 0; b < p.batch; ++b) {
-      for (int32_t t = 0; t < p.time_steps; ++t) {
-        const int64_t row = static_cast<int64_t>(b) * p.time_steps + t;
-        Step(p, 1, input + row * n_in, hidden_state + b * n_s, cell_state + b * n_s,
-             output + row * n_s, b0, b1, b2);
-      }
-    }
-  }
-  return KernelStatus::kOk;
+  return internal::MICA_KERNELS_BEST_DSP(Lstm)(p, input, hidden_state, cell_state, output, scratch);
+}
+
+VariantList<LstmFn> LstmVariants() {
+  static constexpr Variant<LstmFn> kVariants[] = {
+      MICA_KERNELS_VARIANT_SCALAR(internal::LstmScalar)
+      MICA_KERNELS_VARIANT_DSP(internal::LstmDsp)};
+  return MICA_KERNELS_VARIANT_LIST(kVariants);
 }
 
 }  // namespace kernels

@@ -22,6 +22,8 @@
 //     forget_cell_mul = QuantizeMultiplier(double(2^-15) * double(s_c) / double(s_c))
 //     input_cell_mul  = QuantizeMultiplier(double(2^-15) * double(2^-15) / double(s_c))
 //     hidden_mul      = QuantizeMultiplier(double(2^-15) * double(2^-15) / double(s_h))
+//   input_zero_point, hidden_zero_point: the int8 tensors' zero points (a call with one outside
+//     [-128, 127] is refused).
 //   cell_state_scale_power = log2(s_c) (the cell state scale must be a power of two, e.g. -11)
 //   tanh of the cell: shift = 15 + cell_state_scale_power - 3; if shift < 0 the kernel uses
 //     (c * 3 + round) >> -shift, otherwise c * (3 << shift).
@@ -38,6 +40,7 @@
 #include <cstdint>
 
 #include "mica/kernels/types.h"
+#include "mica/kernels/variants.h"
 
 namespace mica {
 namespace kernels {
@@ -73,6 +76,10 @@ size_t LstmScratchBytes(const LstmParams& params, Isa isa);
 
 KernelStatus Lstm(const LstmParams& params, const int8_t* input, int8_t* hidden_state,
                   int16_t* cell_state, int8_t* output, Scratch scratch);
+
+using LstmFn = KernelStatus (*)(const LstmParams&, const int8_t*, int8_t*, int16_t*, int8_t*,
+                                Scratch);
+VariantList<LstmFn> LstmVariants();
 
 }  // namespace kernels
 }  // namespace mica
