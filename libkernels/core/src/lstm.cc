@@ -15,13 +15,14 @@ size_t LstmScratchBytes(const LstmParams& p, Isa /*isa*/) {
 
 KernelStatus Lstm(const LstmParams& p, const int8_t* input, int8_t* hidden_state,
                   int16_t* cell_state, int8_t* output, Scratch scratch) {
-  return internal::MICA_KERNELS_BEST_DSP(Lstm)(p, input, hidden_state, cell_state, output, scratch);
+  return internal::MICA_KERNELS_BEST(Lstm)(p, input, hidden_state, cell_state, output, scratch);
 }
 
 VariantList<LstmFn> LstmVariants() {
   static constexpr Variant<LstmFn> kVariants[] = {
       MICA_KERNELS_VARIANT_SCALAR(internal::LstmScalar)
-      MICA_KERNELS_VARIANT_DSP(internal::LstmDsp)};
+      MICA_KERNELS_VARIANT_DSP(internal::LstmDsp)
+      MICA_KERNELS_VARIANT_MVE(internal::LstmMve)};
   return MICA_KERNELS_VARIANT_LIST(kVariants);
 }
 
