@@ -13,6 +13,7 @@
 
 #include "mica/kernels/batch_matmul.h"
 #include "mica/kernels/isa.h"
+#include "mica/kernels/lstm.h"
 #include "mica/kernels/svdf.h"
 #include "mica/kernels/transpose_conv.h"
 
@@ -152,10 +153,11 @@ void ReportCost(const char* op, const char* shape, const char* variant, Call cal
 
 // Runs every non-scalar variant of `list` against the scalar one: make(rng, i) draws case i's
 // parameters and inputs and returns false to skip it; run(fn, out, state) calls one body and
-// returns its status; sizes() gives the output and state bytes of the current case.
-template <typename Fn, typename Make, typename Run, typename Sizes>
+// returns its status; sizes() gives the output and state bytes of the current case; same()
+// compares any further state the op updates (true if none).
+template <typename Fn, typename Make, typename Run, typename Sizes, typename Same2>
 void CheckOp(const char* op, VariantList<Fn> list, uint32_t seed, Make make, Run run,
-             Sizes sizes) {
+             Sizes sizes, Same2 same) {
   const Fn scalar = FindVariant(list, Isa::kScalar);
   for (const auto& v : list) {
     if (v.isa == Isa::kScalar) continue;
@@ -171,7 +173,7 @@ void CheckOp(const char* op, VariantList<Fn> list, uint32_t seed, Make make, Run
       const KernelStatus got = run(v.fn, g_got, g_state_got);
       ++cases;
       if (want != KernelStatus::kOk || got != want || !Same(g_ref, g_got, out_bytes) ||
-          !Same(g_state_ref, g_state_got, state_bytes)) {
+          !Same(g_state_ref, g_state_got, state_bytes) || !same()) {
         if (first < 0) first = i;
         ++bad;
       }
@@ -179,6 +181,8 @@ void CheckOp(const char* op, VariantList<Fn> list, uint32_t seed, Make make, Run
     ReportCheck(op, v.name, cases, bad, first);
   }
 }
+
+bool NoState() { return true; }
 
 // ---- BatchMatMul --------------------------------------------------------------------------
 
@@ -229,7 +233,7 @@ KernelStatus RunBmm(Fn fn, int8_t* out, int8_t*) {
 void Bmm() {
   CheckOp("batch_matmul", BatchMatMulVariants(), 0xB33u, MakeBmm,
           [](BatchMatMulFn fn, int8_t* out, int8_t* st) { return RunBmm(fn, out, st); },
-          [](size_t* out, size_t* state) { *out = BmmOutBytes(g_bmm), *state = 0; });
+          [](size_t* out, size_t* state) { *out = BmmOutBytes(g_bmm), *state = 0; }, NoState);
   struct Shape {
     const char* name;
     int32_t m, k, n;
@@ -305,7 +309,8 @@ void TransposeConvOp() {
           [](TransposeConvFn fn, int8_t* out, int8_t*) { return RunTransposeConv(fn, out); },
           [](size_t* out, size_t* state) {
             *out = static_cast<size_t>(g_tc.output.elements()), *state = 0;
-          });
+          },
+          NoState);
   struct Shape {
     const char* name;
     int32_t in_hw, in_c, k, stride, out_c;
@@ -432,15 +437,119 @@ void SvdfOp() {
           [&](size_t* out, size_t* state) {
             sizes(out, state);
             *state = SvdfStateBytes<int16_t>(g_svdf);
-          });
+          },
+          NoState);
   CheckOp("svdf_int8_state", SvdfInt8StateVariants(), 0x5D8u, MakeSvdf<int8_t>,
           [](SvdfInt8StateFn fn, int8_t* out, int8_t* st) { return RunSvdf<int8_t>(fn, out, st); },
           [&](size_t* out, size_t* state) {
             sizes(out, state);
             *state = SvdfStateBytes<int8_t>(g_svdf);
-          });
+          },
+          NoState);
   SvdfCosts<int16_t>("svdf", SvdfVariants());
   SvdfCosts<int8_t>("svdf_int8_state", SvdfInt8StateVariants());
+}
+
+// ---- LSTM --------------------------------------------------------------------------------
+
+LstmParams g_lstm;
+alignas(16) int8_t g_lstm_w[4][2][6 * 1024];  // per gate: input and recurrent weights
+int32_t g_lstm_bias[4][128];
+alignas(16) int16_t g_cell_ref[1024];
+alignas(16) int16_t g_cell_got[1024];
+
+size_t LstmOutBytes(const LstmParams& p) {
+  return static_cast<size_t>(p.batch) * p.time_steps * p.state_size;
+}
+
+// Weights, biases and requantization of a call; sizes must fit the buffers.
+void FillLstm(Rng& rng, LstmParams& p, bool bias) {
+  LstmGateParams* gates[4] = {&p.forget_gate, &p.input_gate, &p.cell_gate, &p.output_gate};
+  for (int k = 0; k < 4; ++k) {
+    LstmGateParams& g = *gates[k];
+    rng.Fill(g_lstm_w[k][0], static_cast<size_t>(p.state_size) * p.input_size, -127, 127);
+    rng.Fill(g_lstm_w[k][1], static_cast<size_t>(p.state_size) * p.state_size, -127, 127);
+    rng.Fill(g_lstm_bias[k], static_cast<size_t>(p.state_size), -20000, 20000);
+    g.input_weights = g_lstm_w[k][0];
+    g.recurrent_weights = g_lstm_w[k][1];
+    g.bias = bias ? g_lstm_bias[k] : nullptr;
+    int32_t m[2], sh[2];
+    rng.Requant(m, sh, 2, 0);
+    g.input_fc = {m[0], rng.Uniform(-9, -1)};
+    g.recurrent_fc = {m[1], rng.Uniform(-9, -1)};
+  }
+  int32_t m[3], sh[3];
+  rng.Requant(m, sh, 3, 0);
+  p.forget_cell_mul = {m[0], -14 - rng.Uniform(0, 1)};
+  p.input_cell_mul = {m[1], -18 - rng.Uniform(0, 2)};
+  p.hidden_mul = {m[2], -22 - rng.Uniform(0, 2)};
+}
+
+bool MakeLstm(Rng& rng, int) {
+  LstmParams p;
+  p.batch = rng.Uniform(1, 3);
+  p.time_steps = rng.Uniform(1, 4);
+  p.input_size = rng.Uniform(1, 48);
+  p.state_size = rng.Uniform(1, 40);
+  p.time_major = rng.Chance(50);
+  p.input_zero_point = rng.Uniform(-128, 127);
+  p.hidden_zero_point = rng.Uniform(-128, 127);
+  p.cell_gate_sigmoid = rng.Chance(20);
+  p.cell_state_scale_power = -rng.Uniform(9, 15);
+  p.cell_clip_enabled = rng.Chance(30);
+  p.quantized_cell_clip = static_cast<int16_t>(rng.Uniform(1000, 32767));
+  FillLstm(rng, p, rng.Chance(80));
+  const size_t n_in = static_cast<size_t>(p.batch) * p.time_steps * p.input_size;
+  const size_t state = static_cast<size_t>(p.batch) * p.state_size;
+  if (n_in > kBuf || LstmOutBytes(p) > kBuf || LstmScratchBytes(p, Isa::kScalar) > kBuf) {
+    return false;
+  }
+  rng.Fill(g_a, n_in, -128, 127);
+  rng.Fill(g_state_ref, state, -128, 127);
+  rng.Fill(g_cell_ref, state, -6000, 6000);
+  g_lstm = p;
+  return true;
+}
+
+KernelStatus RunLstm(LstmFn fn, int8_t* out, int8_t* hidden) {
+  // The cell state travels with the hidden state: the reference run uses g_cell_ref, the
+  // variant's run a copy of its initial value.
+  int16_t* cell = hidden == g_state_ref ? g_cell_ref : g_cell_got;
+  return fn(g_lstm, g_a, hidden, cell, out, Scratch{g_scratch, kBuf});
+}
+
+void LstmOp() {
+  // The cell state must start equal for both runs: CheckOp copies the hidden state, so copy
+  // the cell state in the sizes callback, which CheckOp calls before either run.
+  CheckOp("lstm", LstmVariants(), 0x157u, MakeLstm, RunLstm, [](size_t* out, size_t* state) {
+    *out = LstmOutBytes(g_lstm);
+    *state = static_cast<size_t>(g_lstm.batch) * g_lstm.state_size;
+    Copy(g_cell_got, g_cell_ref, *state * sizeof(int16_t));
+  }, [] {
+    return Same(g_cell_ref, g_cell_got,
+                static_cast<size_t>(g_lstm.batch) * g_lstm.state_size * sizeof(int16_t));
+  });
+  struct Shape {
+    const char* name;
+    int32_t input, state, steps;
+  };
+  // Keyword-spotting / anomaly-detection LSTM layers (batch 1).
+  const Shape shapes[] = {{"in32_st64_t1", 32, 64, 1}, {"in10_st20_t8", 10, 20, 8}};
+  Rng rng{0x5EED};
+  for (const Shape& s : shapes) {
+    LstmParams p;
+    p.input_size = s.input, p.state_size = s.state, p.time_steps = s.steps;
+    p.input_zero_point = 5, p.hidden_zero_point = -3;
+    FillLstm(rng, p, true);
+    rng.Fill(g_a, static_cast<size_t>(s.input) * s.steps, -128, 127);
+    for (const auto& v : LstmVariants()) {
+      rng.Fill(g_state_got, static_cast<size_t>(s.state), -100, 100);
+      rng.Fill(g_cell_got, static_cast<size_t>(s.state), -4000, 4000);
+      ReportCost("lstm", s.name, v.name, [&] {
+        return v.fn(p, g_a, g_state_got, g_cell_got, g_got, Scratch{g_scratch, kBuf});
+      });
+    }
+  }
 }
 
 }  // namespace
@@ -449,6 +558,7 @@ int main() {
   Bmm();
   TransposeConvOp();
   SvdfOp();
+  LstmOp();
   bench_puts("variants: done\n");
   return 0;
 }
