@@ -91,7 +91,14 @@ TEST_CASE("Softmax int8 matches the fixed-point reference and float softmax",
     std::vector<int16_t> out16(in.size());
     REQUIRE(kernels::SoftmaxInt8ToInt16(p, rows, depth, in.data(), out16.data()) ==
             KernelStatus::kOk);
-    REQUIRE(out16 == RefSoftmax<int16_t>(p, rows, depth, in));
+    const auto want16 = RefSoftmax<int16_t>(p, rows, depth, in);
+    REQUIRE(out16 == want16);
+    for (const auto& v : kernels::SoftmaxInt8ToInt16Variants()) {
+      CAPTURE(v.name);
+      std::vector<int16_t> got(in.size(), 0x55);
+      REQUIRE(v.fn(p, rows, depth, in.data(), got.data()) == KernelStatus::kOk);
+      REQUIRE(got == want16);
+    }
     // Float softmax, within 2 output steps (the fixed-point exp is accurate to ~1e-6 but the
     // diff_min cutoff and rounding add up to a step).
     for (int r = 0; r < rows; ++r) {

@@ -10,12 +10,8 @@ namespace kernels {
 namespace internal {
 namespace {
 
-constexpr int kScaledDiffIntegerBits = 5;
-constexpr int kAccumulationIntegerBits = 12;
-
-bool ValidSoftmaxParams(const SoftmaxParams& p) {
-  return p.input_beta_left_shift >= 0 && p.input_beta_left_shift <= 31 && p.diff_min <= 0;
-}
+constexpr int kScaledDiffIntegerBits = kSoftmaxScaledDiffIntegerBits;
+constexpr int kAccumulationIntegerBits = kSoftmaxAccumulationIntegerBits;
 
 // Rescaled input difference (Q5) of an element `diff` (<= 0) below the row maximum.
 inline int32_t ScaledDiff(const SoftmaxParams& p, int32_t diff) {
@@ -44,13 +40,9 @@ void SoftmaxRows(const SoftmaxParams& p, int32_t rows, int32_t depth, const int8
         sum_of_exps = fp::Add(sum_of_exps, fp::Rescale<0, kAccumulationIntegerBits>(e));
       }
     }
-    // Reciprocal of the sum: normalise to [1, 2), then 1 / (1 + x).
-    const int headroom_plus_one = fp::CountLeadingZeros32(static_cast<uint32_t>(sum_of_exps));
-    const int num_bits_over_unit = kAccumulationIntegerBits - headroom_plus_one;
-    const int32_t shifted_sum_minus_one = static_cast<int32_t>(
-        (static_cast<uint32_t>(sum_of_exps) << headroom_plus_one) - (uint32_t{1} << 31));
-    const int32_t shifted_scale = fp::OneOverOnePlusXForXIn01(shifted_sum_minus_one);
-    const int exponent = num_bits_over_unit + 31 - static_cast<int>(sizeof(OutT) * 8);
+    const SoftmaxRowScale row_scale = SoftmaxScaleOf<OutT>(sum_of_exps);
+    const int32_t shifted_scale = row_scale.scale;
+    const int exponent = row_scale.exponent;
 
     for (int32_t c = 0; c < depth; ++c) {
       const int32_t diff = in[c] - max_in_row;
@@ -65,20 +57,12 @@ void SoftmaxRows(const SoftmaxParams& p, int32_t rows, int32_t depth, const int8
   }
 }
 
-template <typename InT, typename OutT>
-KernelStatus CheckRows(int32_t rows, int32_t depth, const InT* in, const OutT* out) {
-  if (rows < 0 || depth < 0) return KernelStatus::kArgError;
-  if (rows == 0 || depth == 0) return KernelStatus::kOk;
-  if (in == nullptr || out == nullptr) return KernelStatus::kArgError;
-  return KernelStatus::kOk;
-}
-
 }  // namespace
 
 KernelStatus SoftmaxScalar(const SoftmaxParams& p, int32_t rows, int32_t depth,
                            const int8_t* input, int8_t* output) {
   if (!ValidSoftmaxParams(p)) return KernelStatus::kArgError;
-  const KernelStatus st = CheckRows(rows, depth, input, output);
+  const KernelStatus st = CheckSoftmaxRows(rows, depth, input, output);
   if (st != KernelStatus::kOk || rows == 0 || depth == 0) return st;
   SoftmaxRows(p, rows, depth, input, output);
   return KernelStatus::kOk;
@@ -87,7 +71,7 @@ KernelStatus SoftmaxScalar(const SoftmaxParams& p, int32_t rows, int32_t depth,
 KernelStatus SoftmaxInt8ToInt16Scalar(const SoftmaxParams& p, int32_t rows, int32_t depth,
                                       const int8_t* input, int16_t* output) {
   if (!ValidSoftmaxParams(p)) return KernelStatus::kArgError;
-  const KernelStatus st = CheckRows(rows, depth, input, output);
+  const KernelStatus st = CheckSoftmaxRows(rows, depth, input, output);
   if (st != KernelStatus::kOk || rows == 0 || depth == 0) return st;
   SoftmaxRows(p, rows, depth, input, output);
   return KernelStatus::kOk;
@@ -99,7 +83,7 @@ KernelStatus Softmax16Scalar(const Softmax16Params& p, int32_t rows, int32_t dep
       p.input_left_shift > 31 || p.input_left_shift < -31) {
     return KernelStatus::kArgError;
   }
-  const KernelStatus st = CheckRows(rows, depth, input, output);
+  const KernelStatus st = CheckSoftmaxRows(rows, depth, input, output);
   if (st != KernelStatus::kOk || rows == 0 || depth == 0) return st;
   for (int32_t r = 0; r < rows; ++r) {
     const int16_t* in = input + static_cast<int64_t>(r) * depth;

@@ -67,6 +67,9 @@ constexpr size_t SoftmaxScratchBytes(int32_t /*rows*/, int32_t /*depth*/, Isa /*
 using SoftmaxFn = KernelStatus (*)(const SoftmaxParams&, int32_t, int32_t, const int8_t*,
                                    int8_t*);
 VariantList<SoftmaxFn> SoftmaxVariants();
+using SoftmaxInt8ToInt16Fn = KernelStatus (*)(const SoftmaxParams&, int32_t, int32_t,
+                                              const int8_t*, int16_t*);
+VariantList<SoftmaxInt8ToInt16Fn> SoftmaxInt8ToInt16Variants();
 
 // TFLite's gen_lut for int16 -> int16 tables: 512 interpolation segments over
 // [input_min, input_max] plus one end point, values scaled from [output_min, output_max] to
