@@ -14,6 +14,7 @@
 #include "mica/kernels/batch_matmul.h"
 #include "mica/kernels/isa.h"
 #include "mica/kernels/lstm.h"
+#include "mica/kernels/softmax.h"
 #include "mica/kernels/svdf.h"
 #include "mica/kernels/transpose_conv.h"
 
@@ -552,6 +553,67 @@ void LstmOp() {
   }
 }
 
+// ---- Softmax (int8 -> int8 and int8 -> int16) ----------------------------------------------
+
+SoftmaxParams g_sm;
+int32_t g_sm_rows, g_sm_depth;
+
+bool MakeSoftmax(Rng& rng, int) {
+  SoftmaxParams p;
+  // TFLite's PreprocessSoftmaxScaling: multiplier in [2^30, 2^31), a small left shift, and
+  // diff_min = -floor(31 * 2^26 / 2^left_shift) (sometimes a tighter one).
+  p.input_beta_multiplier = static_cast<int32_t>(0x40000000u + (rng.Next() & 0x3FFFFFFFu));
+  p.input_beta_left_shift = rng.Uniform(0, 26);
+  const int64_t radius = (int64_t{31} << 26) >> p.input_beta_left_shift;
+  p.diff_min = rng.Chance(20) ? -rng.Uniform(0, 200) : static_cast<int32_t>(-radius);
+  if (radius > 0x7FFFFFFF) p.diff_min = -0x7FFFFFFF;
+  g_sm_rows = rng.Uniform(1, 4);
+  g_sm_depth = rng.Chance(30) ? rng.Uniform(1, 20) : rng.Uniform(1, 700);
+  rng.Fill(g_a, static_cast<size_t>(g_sm_rows) * g_sm_depth, -128, 127);
+  if (rng.Chance(30)) {  // narrow ranges: many ties with the maximum, few lanes below diff_min
+    const int32_t lo = rng.Uniform(-128, 120);
+    rng.Fill(g_a, static_cast<size_t>(g_sm_rows) * g_sm_depth, lo, lo + rng.Uniform(0, 7));
+  }
+  g_sm = p;
+  return true;
+}
+
+void SoftmaxOp() {
+  CheckOp("softmax", SoftmaxVariants(), 0x50F7u, MakeSoftmax,
+          [](SoftmaxFn fn, int8_t* out, int8_t*) {
+            return fn(g_sm, g_sm_rows, g_sm_depth, g_a, out);
+          },
+          [](size_t* out, size_t* state) {
+            *out = static_cast<size_t>(g_sm_rows) * g_sm_depth, *state = 0;
+          },
+          NoState);
+  CheckOp("softmax_int8_to_int16", SoftmaxInt8ToInt16Variants(), 0x50F8u, MakeSoftmax,
+          [](SoftmaxInt8ToInt16Fn fn, int8_t* out, int8_t*) {
+            return fn(g_sm, g_sm_rows, g_sm_depth, g_a, reinterpret_cast<int16_t*>(out));
+          },
+          [](size_t* out, size_t* state) {
+            *out = static_cast<size_t>(g_sm_rows) * g_sm_depth * 2, *state = 0;
+          },
+          NoState);
+  struct Shape {
+    const char* name;
+    int32_t rows, depth;
+  };
+  // Classifier heads (KWS 12 classes, ImageNet-style 1000) and an attention-like 8 x 49.
+  const Shape shapes[] = {{"1x12", 1, 12}, {"1x1000", 1, 1000}, {"8x49", 8, 49}};
+  Rng rng{0x5EED};
+  for (const Shape& s : shapes) {
+    SoftmaxParams p;
+    p.input_beta_multiplier = 1342177280;
+    p.input_beta_left_shift = 21;
+    p.diff_min = -992;
+    rng.Fill(g_a, static_cast<size_t>(s.rows) * s.depth, -128, 127);
+    for (const auto& v : SoftmaxVariants()) {
+      ReportCost("softmax", s.name, v.name, [&] { return v.fn(p, s.rows, s.depth, g_a, g_got); });
+    }
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -559,6 +621,7 @@ int main() {
   TransposeConvOp();
   SvdfOp();
   LstmOp();
+  SoftmaxOp();
   bench_puts("variants: done\n");
   return 0;
 }
