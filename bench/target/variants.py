@@ -7,7 +7,8 @@ body on the representative shapes (with the ratio to the scalar body on the same
   bench/target/variants.py [--build-dir DIR] [--variants mve,dsp]
 
 Exit 1 on any mismatch, a body that did not run, or a firmware that did not finish; 77 (ctest's
-skip code) when QEMU or the cross compiler is missing.
+skip code) when QEMU, the cross compiler or the shared reference tree (bench/target's project
+needs its anchor header to configure) is missing.
 """
 import argparse
 import os
@@ -54,6 +55,11 @@ def main():
     ap.add_argument("--variants", default="mve,dsp")
     ap.add_argument("--jobs", type=int, default=2)
     a = ap.parse_args()
+    shared = os.path.abspath(a.shared)
+    # bench/target's project (shared with run.py) needs the anchor header to configure.
+    if not os.path.exists(os.path.join(shared, "reference", "cmsis-nn", "nn_anchor_cases.h")):
+        print(f"SKIP: no CMSIS-NN reference under {shared}")
+        return SKIP
     for tool in ("qemu-system-arm", "arm-none-eabi-g++", "cmake"):
         if not shutil.which(tool):
             print(f"SKIP: {tool} not found")
@@ -63,8 +69,7 @@ def main():
         if variant not in VARIANTS:
             ap.error(f"unknown variant {variant}")
         board, cpu = VARIANTS[variant]
-        lines = build_and_run(variant, os.path.abspath(a.shared), os.path.abspath(a.build_dir),
-                              a.jobs)
+        lines = build_and_run(variant, shared, os.path.abspath(a.build_dir), a.jobs)
         print(f"\n## {variant} build: {board}, -mcpu={cpu}\n")
         print("| op | body | random cases | mismatches |")
         print("|---|---|---:|---:|")
