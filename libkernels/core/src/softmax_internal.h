@@ -24,6 +24,10 @@ KernelStatus SoftmaxInt8ToInt16Mve(const SoftmaxParams&, int32_t, int32_t, const
 constexpr int kSoftmaxScaledDiffIntegerBits = 5;
 constexpr int kSoftmaxAccumulationIntegerBits = 12;
 
+// (Internal linkage: as external inline functions they change how GCC inlines the scalar
+// body's row loop, ~2 % more instructions on the Cortex-M4.)
+namespace {
+
 inline bool ValidSoftmaxParams(const SoftmaxParams& p) {
   return p.input_beta_left_shift >= 0 && p.input_beta_left_shift <= 31 && p.diff_min <= 0;
 }
@@ -35,6 +39,8 @@ KernelStatus CheckSoftmaxRows(int32_t rows, int32_t depth, const InT* in, const 
   if (in == nullptr || out == nullptr) return KernelStatus::kArgError;
   return KernelStatus::kOk;
 }
+
+}  // namespace
 
 // 1 / sum_of_exps (Q12) as a Q0 scale and the exponent of the output's rounding shift.
 struct SoftmaxRowScale {
