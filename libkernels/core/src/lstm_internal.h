@@ -1,8 +1,9 @@
 // Private: the variant bodies of LSTM and the step they share. A body differs only in the
 // gates' matrix-vector products (the Dots policy):
+//   static constexpr int32_t kRows;     // weight rows per call (what the body's ISA suits)
 //   static void Rows(const int8_t* w, int32_t n, const int8_t* x, int32_t zp, int32_t rows,
-//                    int32_t acc[4]);   // acc[r] = sum_i w[r * n + i] (x[i] - zp), r < rows
-// (mod 2^32); the gate activations, cell update and hidden state are common.
+//                    int32_t* acc);     // acc[r] = sum_i w[r * n + i] (x[i] - zp), r < rows
+// (mod 2^32; rows <= kRows); the gate activations, cell update and hidden state are common.
 #ifndef MICA_KERNELS_LSTM_INTERNAL_H_
 #define MICA_KERNELS_LSTM_INTERNAL_H_
 
@@ -30,7 +31,7 @@ inline bool ValidGate(const LstmGateParams& g) {
 }
 
 // gate[b][c] = act(sat16(FC_in(x) + FC_rec(h))) for `nb` batches of this step, the gate's
-// matrix-vector products four rows at a time by the body's Dots.
+// matrix-vector products Dots::kRows rows at a time.
 template <typename Dots>
 void Gate(const LstmParams& p, const LstmGateParams& g, bool sigmoid, int32_t nb,
           const int8_t* x, const int8_t* h, int16_t* gate) {
@@ -38,9 +39,9 @@ void Gate(const LstmParams& p, const LstmGateParams& g, bool sigmoid, int32_t nb
   for (int32_t b = 0; b < nb; ++b) {
     const int8_t* xb = x + static_cast<int64_t>(b) * n_in;
     const int8_t* hb = h + static_cast<int64_t>(b) * n_s;
-    for (int32_t c0 = 0; c0 < n_s; c0 += 4) {
-      const int32_t rows = n_s - c0 < 4 ? n_s - c0 : 4;
-      int32_t in_acc[4], rec_acc[4];
+    for (int32_t c0 = 0; c0 < n_s; c0 += Dots::kRows) {
+      const int32_t rows = n_s - c0 < Dots::kRows ? n_s - c0 : Dots::kRows;
+      int32_t in_acc[Dots::kRows], rec_acc[Dots::kRows];
       Dots::Rows(g.input_weights + static_cast<int64_t>(c0) * n_in, n_in, xb,
                  p.input_zero_point, rows, in_acc);
       Dots::Rows(g.recurrent_weights + static_cast<int64_t>(c0) * n_s, n_s, hb,

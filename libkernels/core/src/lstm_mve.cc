@@ -12,8 +12,9 @@ namespace internal {
 namespace {
 
 struct MveDots {
+  static constexpr int32_t kRows = 4;
   static void Rows(const int8_t* w, int32_t n, const int8_t* x, int32_t zp, int32_t rows,
-                   int32_t acc[4]) {
+                   int32_t* acc) {
     if (rows == 4) {
       int32_t dot[4] = {0, 0, 0, 0}, wsum[4] = {0, 0, 0, 0};
       mve::DotS8x4(x, w, w + n, w + 2 * n, w + 3 * n, n, dot, wsum);

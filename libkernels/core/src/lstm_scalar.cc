@@ -8,13 +8,12 @@ namespace internal {
 namespace {
 
 struct ScalarDots {
-  static void Rows(const int8_t* w, int32_t n, const int8_t* x, int32_t zp, int32_t rows,
-                   int32_t acc[4]) {
-    for (int32_t r = 0; r < rows; ++r, w += n) {
-      int32_t a = 0;
-      for (int32_t i = 0; i < n; ++i) a += w[i] * (x[i] - zp);
-      acc[r] = a;
-    }
+  static constexpr int32_t kRows = 1;
+  static void Rows(const int8_t* w, int32_t n, const int8_t* x, int32_t zp, int32_t /*rows*/,
+                   int32_t* acc) {
+    int32_t a = 0;
+    for (int32_t i = 0; i < n; ++i) a += w[i] * (x[i] - zp);
+    acc[0] = a;
   }
 };
 
