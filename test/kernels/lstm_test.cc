@@ -179,8 +179,8 @@ TEST_CASE("Lstm matches the step reference and a float LSTM", "[kernels][lstm]")
       CAPTURE(v.name);
       std::vector<int8_t> hv = h0, ov(n_out, 0x55);
       std::vector<int16_t> cv = c0;
-      REQUIRE(v.fn(p, x.data(), hv.data(), cv.data(), ov.data(), {scratch.data(), scratch.size()}) ==
-              KernelStatus::kOk);
+      REQUIRE(v.fn(p, x.data(), hv.data(), cv.data(), ov.data(),
+                   {scratch.data(), scratch.size()}) == KernelStatus::kOk);
       REQUIRE(ov == out_ref);
       REQUIRE(hv == h_ref);
       REQUIRE(cv == c_ref);
