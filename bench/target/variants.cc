@@ -26,7 +26,7 @@ using namespace mica::kernels;
 
 constexpr size_t kBuf = 24 * 1024;
 constexpr uint32_t kMinSpan = 200000;
-constexpr int kCases = 120;
+constexpr int kCases = 200;
 
 alignas(16) int8_t g_a[kBuf];
 alignas(16) int8_t g_b[kBuf];
@@ -61,11 +61,13 @@ struct Rng {
   void Fill(T* p, size_t n, int32_t lo, int32_t hi) {
     for (size_t i = 0; i < n; ++i) p[i] = static_cast<T>(Uniform(lo, hi));
   }
-  // A multiplier in [2^30, 2^31) and a shift keeping `acc_bits`-bit sums near the int8 range.
+  // A multiplier in [2^30, 2^31) and a shift keeping `acc_bits`-bit sums near the int8 range,
+  // or (one call in six) a shift in [-3, 1], left shifts included.
   void Requant(int32_t* mult, int32_t* shift, size_t n, int32_t acc_bits) {
+    const bool small = Next() % 6 == 0;
     for (size_t i = 0; i < n; ++i) {
       mult[i] = static_cast<int32_t>(0x40000000u + (Next() & 0x3FFFFFFFu));
-      int32_t s = 8 - acc_bits + Uniform(-2, 2);
+      int32_t s = small ? Uniform(-3, 1) : 8 - acc_bits + Uniform(-2, 2);
       shift[i] = s < -31 ? -31 : (s > 1 ? 1 : s);
     }
   }
