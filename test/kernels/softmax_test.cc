@@ -133,6 +133,22 @@ TEST_CASE("Softmax int8 hand-checked rows", "[kernels][softmax]") {
   CHECK(out[2] == -128);
 }
 
+TEST_CASE("Softmax int8 over rows of 512+ near-equal elements gives the minimum",
+          "[kernels][softmax]") {
+  // The sum of exps reaches 2^28 (Q12): the output's rounding shift would be 32 or more. Every
+  // probability is below half an output step (1/600 < 1/512), so each output is -128.
+  const SoftmaxParams p = MakeSoftmaxParams(1.0, 0.0625);
+  for (int depth : {600, 1000, 4096}) {
+    std::vector<int8_t> in(static_cast<size_t>(depth), 7), out(in.size(), 0);
+    in[3] = 6;  // one element a step below the maximum
+    REQUIRE(kernels::Softmax(p, 1, depth, in.data(), out.data()) == KernelStatus::kOk);
+    for (int8_t v : out) REQUIRE(v == -128);
+    std::vector<int16_t> out16(in.size(), 0);
+    REQUIRE(kernels::SoftmaxInt8ToInt16(p, 1, depth, in.data(), out16.data()) == KernelStatus::kOk);
+    for (int16_t v : out16) REQUIRE(v > -32768);  // int16 output still resolves 1/depth
+  }
+}
+
 // TFLite's gen_lut written with <cmath> (std::round), float evaluation like TFLite Micro.
 std::vector<int16_t> RefLut(float (*f)(float), float lo, float hi) {
   std::vector<int16_t> lut(513);

@@ -43,6 +43,13 @@ void SoftmaxRows(const SoftmaxParams& p, int32_t rows, int32_t depth, const int8
     const SoftmaxRowScale row_scale = SoftmaxScaleOf<OutT>(sum_of_exps);
     const int32_t shifted_scale = row_scale.scale;
     const int exponent = row_scale.exponent;
+    if (exponent > 31) {
+      // A sum of 2^28 or more (512+ elements near the row's maximum, int8 output): every
+      // product below is under 2^31, so dividing it by 2^32 or more rounds to 0 and each output
+      // is the minimum (TFLite's reference would shift an int32 by 32 or more here).
+      for (int32_t c = 0; c < depth; ++c) out[c] = static_cast<OutT>(kOutMin);
+      continue;
+    }
 
     for (int32_t c = 0; c < depth; ++c) {
       const int32_t diff = in[c] - max_in_row;
