@@ -201,7 +201,8 @@ TEST_CASE("TFLite Micro arena: options and runtime names", "[tflm_arena]") {
 
 // The model corpus (test/corpus): TFLite Micro's host interpreter (tflite-micro, reference
 // kernels, 64-bit) reported its arena for every model it ran (test/corpus/reference/tflm/
-// outputs.csv, recorded by test/corpus/tools/record_tflm.py); mica's host estimate against it.
+// outputs.csv, recorded by test/corpus/tools/record_tflm.py); mica's host estimate against it,
+// byte for byte.
 TEST_CASE("TFLite Micro arena: host build against tflite-micro on the model corpus",
           "[tflm_arena]") {
   const std::string root = testing::SourceDir() + "/test/corpus/";
@@ -254,13 +255,12 @@ TEST_CASE("TFLite Micro arena: host build against tflite-micro on the model corp
   std::printf("tflm host corpus: %d models, arena exact on %d, head exact on %d, median |error| "
               "%.2f%%, worst %+.2f%% (%s)\n",
               n, exact, head_exact, 100 * median, 100 * worst, worst_model.c_str());
-  // Regression limits, not the goal (exact): measured 2026-12-01, 85 models, head exact on 75,
-  // the whole arena exact on none (tails short by 100-2,500 bytes; transpose conv, GRU/LSTM
-  // and large fully-connected models far below: their scratch and persistent buffers are not
-  // modelled yet).
+  // Exact: head, tail and total byte for byte on every model the interpreter ran (85: the
+  // CNNs, transpose convolutions with their int32 scratch, GRU/LSTM models, per-channel
+  // fully-connected stacks).
   CHECK(n >= 85);
-  CHECK(head_exact >= 75);
-  CHECK(median <= 0.006);
+  CHECK(head_exact == n);
+  CHECK(exact == n);
 }
 
 }  // namespace

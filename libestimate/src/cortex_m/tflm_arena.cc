@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -132,6 +133,7 @@ int64_t OpDataBytes(const Operator& op, int p, bool cmsis) {
     case OpKind::kStridedSlice: return 84;
     case OpKind::kSquaredDifference: return 112;
     case OpKind::kUnidirectionalSequenceLstm: return 688;
+    case OpKind::kBatchMatMul: return p == 8 ? 32 : 16;  // three pointers, three bools
     case OpKind::kReshape: case OpKind::kSqueeze: case OpKind::kExpandDims:
     case OpKind::kTranspose: case OpKind::kSplit: case OpKind::kSplitV: case OpKind::kUnpack:
     case OpKind::kResizeBilinear: case OpKind::kResizeNearestNeighbor:
@@ -203,7 +205,8 @@ int64_t CmsisNnScratchBytes(const CortexMWork& w, kernels::Isa isa) {
 // KernelMemory. Persistent buffers in Prepare: per-channel output multipliers and shifts (two
 // int32 arrays of the filter's output channels) for every convolution, and for a fully
 // connected layer whose filter is quantized per channel; the two int16 lookup tables
-// (513 entries each) of an int16 softmax; CMSIS-NN's MVE fully-connected kernel sums. Scratch
+// (513 entries each) of an int16 softmax; BATCH_MATMUL's quantization block and transposed
+// operand (see below); CMSIS-NN's MVE fully-connected kernel sums. Scratch
 // requests of the reference kernels: MEAN and SUM of int8, uint8 and int16 one int32 per output
 // element, then (every type) one int per input dimension and one per reduced axis (measured: a
 // one-operator MEAN's head is 32 bytes above the sum buffer and its tail holds three handles);
@@ -241,6 +244,29 @@ KernelMemory DescribeKernel(const Graph& graph, int32_t index, const TflmArenaOp
           out->dtype == DType::kInt8 && channels > 0) {
         k.kernel_sums = 4 * channels;
       }
+      break;
+    }
+    case OpKind::kBatchMatMul: {
+      // OpDataBatchMatmul's quantization block (7 ints) for int8/int16, a transposed copy of an
+      // operand that is not already transposed (a TfLiteEvalTensor, its dims, its data: the
+      // right-hand side unless adj_y, the left-hand side if adj_x), and the output's writable
+      // dims copy.
+      const Tensor* rhs = Input(sg, op, 1);
+      const auto* attrs = std::get_if<BatchMatMulAttrs>(&op.attrs);
+      const bool adj_x = attrs != nullptr && attrs->adj_x;
+      const bool adj_y = attrs != nullptr && attrs->adj_y;
+      if (in != nullptr && (in->dtype == DType::kInt8 || in->dtype == DType::kInt16)) {
+        k.prepare.push_back(28);
+      }
+      auto transposed = [&](const Tensor* t) {
+        if (t == nullptr) return;
+        k.prepare.push_back(3 * p);
+        k.prepare.push_back(4 + 4 * static_cast<int64_t>(t->shape.size()));
+        k.prepare.push_back(static_cast<int64_t>(t->num_bytes()));
+      };
+      if (adj_x) transposed(in);
+      if (!adj_y) transposed(rhs);
+      if (out != nullptr) k.prepare.push_back(4 + 4 * static_cast<int64_t>(out->shape.size()));
       break;
     }
     case OpKind::kSoftmax:
