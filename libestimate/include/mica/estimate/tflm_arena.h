@@ -38,9 +38,11 @@
 //     and on the 85 models of the corpus the interpreter runs (test/corpus/reference/tflm:
 //     CNNs, transpose convolutions, GRU and LSTM models, per-channel fully-connected stacks,
 //     int16 variants). Struct sizes come from the interpreter's own allocation report on
-//     one-operator and prefix models cut from the corpus (test/corpus/tools/
-//     tflm_allocations.py) and agree with TFLite Micro's headers where those were read; the
-//     allocator's own objects (488 bytes) are measured the same way.
+//     one-operator models cut from the corpus (test/corpus/tools/record_tflm_single_op.py;
+//     1,671 distinct operators, each checked byte for byte) and on prefixes of corpus models
+//     (which showed the 8-byte alignment of the host's fully-connected options), and agree
+//     with TFLite Micro's headers where those were read; the allocator's own objects
+//     (488 bytes) are measured the same way.
 //   target, 32-bit (TFLite Micro + CMSIS-NN measured on Cortex-M, 16 model x build figures):
 //     the head is TFLite Micro's plan (exact where the tail is known); the tail uses 32-bit
 //     struct sizes, and two figures are calibrated on the measurements: the allocator's own
