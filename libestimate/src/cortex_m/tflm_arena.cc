@@ -37,6 +37,7 @@ struct KernelMemory {
   std::vector<int64_t> init;
   std::vector<int64_t> prepare;  // per-channel multipliers and shifts
   std::vector<int64_t> tables;   // lookup tables
+  std::vector<int64_t> buffers;  // other Prepare buffers (BATCH_MATMUL's operand copy, ...)
   int64_t kernel_sums = 0;  // CMSIS-NN MVE fully connected (a Prepare buffer, reported apart)
   std::vector<int64_t> scratch;
 };
@@ -256,17 +257,17 @@ KernelMemory DescribeKernel(const Graph& graph, int32_t index, const TflmArenaOp
       const bool adj_x = attrs != nullptr && attrs->adj_x;
       const bool adj_y = attrs != nullptr && attrs->adj_y;
       if (in != nullptr && (in->dtype == DType::kInt8 || in->dtype == DType::kInt16)) {
-        k.prepare.push_back(28);
+        k.buffers.push_back(28);
       }
       auto transposed = [&](const Tensor* t) {
         if (t == nullptr) return;
-        k.prepare.push_back(3 * p);
-        k.prepare.push_back(4 + 4 * static_cast<int64_t>(t->shape.size()));
-        k.prepare.push_back(static_cast<int64_t>(t->num_bytes()));
+        k.buffers.push_back(3 * p);
+        k.buffers.push_back(4 + 4 * static_cast<int64_t>(t->shape.size()));
+        k.buffers.push_back(static_cast<int64_t>(t->num_bytes()));
       };
       if (adj_x) transposed(in);
       if (!adj_y) transposed(rhs);
-      if (out != nullptr) k.prepare.push_back(4 + 4 * static_cast<int64_t>(out->shape.size()));
+      if (out != nullptr) k.buffers.push_back(4 + 4 * static_cast<int64_t>(out->shape.size()));
       break;
     }
     case OpKind::kSoftmax:
@@ -479,7 +480,7 @@ absl::StatusOr<TflmArena> EstimateTflmArena(const Graph& graph, const TflmArenaO
   const int64_t nodes = tail.Allocate(int64_t{n_ops} * 8 * p, struct_align);
   int64_t builtin = 0, opdata = 0, opdata_n = 0, per_channel = 0, per_channel_n = 0;
   int64_t kernel_sums = 0, kernel_sums_n = 0, variables = 0, variables_n = 0;
-  int64_t tables = 0, tables_n = 0;
+  int64_t tables = 0, tables_n = 0, other = 0, other_n = 0;
   for (const KernelMemory& k : kernels) {
     if (k.builtin_bytes > 0) builtin += tail.Allocate(k.builtin_bytes, k.builtin_align);
   }
@@ -497,6 +498,10 @@ absl::StatusOr<TflmArena> EstimateTflmArena(const Graph& graph, const TflmArenaO
     for (int64_t b : k.tables) {
       tables += tail.Allocate(b, kAlign);
       ++tables_n;
+    }
+    for (int64_t b : k.buffers) {
+      other += tail.Allocate(b, kAlign);
+      ++other_n;
     }
     if (k.kernel_sums > 0) {
       kernel_sums += tail.Allocate(k.kernel_sums, kAlign);
@@ -531,6 +536,7 @@ absl::StatusOr<TflmArena> EstimateTflmArena(const Graph& graph, const TflmArenaO
       {"kernel op data", opdata, opdata_n},
       {"per-channel quantization", per_channel, per_channel_n},
       {"lookup tables", tables, tables_n},
+      {"kernel buffers", other, other_n},
       {"kernel sums (MVE)", kernel_sums, kernel_sums_n},
       {"scratch handles", handles, n_scratch},
       {"variable tensors", variables, variables_n},
