@@ -204,10 +204,10 @@ TEST_CASE("TFLite Micro arena: options and runtime names", "[tflm_arena]") {
   CHECK(a->peak_op == -1);
 }
 
-// The model corpus (test/corpus): TFLite Micro's host interpreter (tflite-micro, reference
-// kernels, 64-bit) reported its arena for every model it ran (test/corpus/reference/tflm/
-// outputs.csv, recorded by test/corpus/tools/record_tflm.py); mica's host estimate against it,
-// byte for byte.
+// The model corpus (test/corpus, and the shared models recorded beside it when ../shared is
+// present): TFLite Micro's host interpreter (tflite-micro, reference kernels, 64-bit) reported
+// its arena for every model it ran (test/corpus/reference/tflm/outputs.csv, recorded by
+// test/corpus/tools/record_tflm.py); mica's host estimate against it, byte for byte.
 TEST_CASE("TFLite Micro arena: host build against tflite-micro on the model corpus",
           "[tflm_arena]") {
   const std::string root = testing::SourceDir() + "/test/corpus/";
@@ -224,17 +224,27 @@ TEST_CASE("TFLite Micro arena: host build against tflite-micro on the model corp
   const size_t c_source = col("source"), c_model = col("model"), c_path = col("model_path"),
                c_status = col("status"), c_total = col("arena_total_bytes"),
                c_head = col("arena_head_bytes");
+  const std::string shared = testing::SharedDir();  // its ten models too, when present
   std::map<std::string, bool> seen;
-  int exact = 0, head_exact = 0, n = 0;
+  int exact = 0, head_exact = 0, n = 0, n_shared = 0;
   double worst = 0;
   std::vector<double> errs;
   std::string worst_model;
   for (size_t r = 1; r < rows.size(); ++r) {
     const std::vector<std::string>& c = rows[r];
-    if (c.size() <= c_head || c[c_source] != "corpus" || c[c_status] != "ok") continue;
-    if (seen[c[c_model]]) continue;
-    seen[c[c_model]] = true;
-    absl::StatusOr<Graph> g = LoadModel(root + c[c_path]);
+    if (c.size() <= c_head || c[c_status] != "ok") continue;
+    std::string path;
+    if (c[c_source] == "corpus") {
+      path = root + c[c_path];
+    } else if (c[c_source] == "shared" && !shared.empty()) {
+      path = shared + "/" + c[c_path];
+    } else {
+      continue;
+    }
+    if (seen[c[c_source] + "/" + c[c_model]]) continue;
+    seen[c[c_source] + "/" + c[c_model]] = true;
+    n_shared += c[c_source] == "shared";
+    absl::StatusOr<Graph> g = LoadModel(path);
     REQUIRE(g.ok());
     TflmArenaOptions o;
     o.pointer_bytes = 8;
@@ -257,13 +267,15 @@ TEST_CASE("TFLite Micro arena: host build against tflite-micro on the model corp
   }
   std::sort(errs.begin(), errs.end());
   const double median = errs.empty() ? 0 : errs[errs.size() / 2];
-  std::printf("tflm host corpus: %d models, arena exact on %d, head exact on %d, median |error| "
-              "%.2f%%, worst %+.2f%% (%s)\n",
-              n, exact, head_exact, 100 * median, 100 * worst, worst_model.c_str());
-  // Exact: head, tail and total byte for byte on every model the interpreter ran (85: the
-  // CNNs, transpose convolutions with their int32 scratch, GRU/LSTM models, per-channel
-  // fully-connected stacks).
-  CHECK(n >= 85);
+  std::printf("tflm host corpus: %d models (%d of them from ../shared), arena exact on %d, head "
+              "exact on %d, median |error| %.2f%%, worst %+.2f%% (%s)\n",
+              n, n_shared, exact, head_exact, 100 * median, 100 * worst, worst_model.c_str());
+  // Exact: head, tail and total byte for byte on every model the interpreter ran (85 corpus
+  // models: CNNs, transpose convolutions with their int32 scratch, GRU/LSTM models,
+  // per-channel fully-connected stacks; with ../shared its ten models too: SVDF, float
+  // QUANTIZE/DEQUANTIZE wrappers, MAXIMUM, LSTM).
+  CHECK(n - n_shared >= 85);
+  if (!shared.empty()) CHECK(n_shared >= 10);
   CHECK(head_exact == n);
   CHECK(exact == n);
 }

@@ -64,10 +64,11 @@ const Tensor* Output(const Subgraph& sg, const Operator& op, size_t i) {
 // byte-aligned), TfLiteResizeBilinearParams and TfLiteResizeNearestNeighborParams 2 (two bools),
 // TfLiteSplitParams and TfLiteSplitVParams 4, TfLiteStridedSliceParams 24 (five masks and a
 // bool), TfLiteUnpackParams 8, TfLiteUnidirectionalSequenceLSTMParams 16 (activation, two clips,
-// three bools), TfLiteBatchMatMulParams 3 (three bools). Operators without options (PAD, RELU,
-// LOGISTIC, QUANTIZE, ...) parse nothing. Sizes: the interpreter's tail on a one-operator model
-// less every category it reports, the scratch handles and the allocator's objects (the report
-// counts an allocation's alignment padding with it, so this is the struct's size). The
+// three bools), TfLiteBatchMatMulParams 3 (three bools), TfLiteSVDFParams 12. Operators
+// without options (PAD, RELU, LOGISTIC, QUANTIZE, MAXIMUM, ...) parse nothing. Sizes: the
+// interpreter's tail on a one-operator model less every category it reports, the scratch
+// handles and the allocator's objects (the report counts an allocation's alignment padding
+// with it, so this is the struct's size). The
 // fully-connected alignment: a 1-byte MEAN option before a fully-connected one leaves the
 // host's tail 4 bytes longer than 4-byte alignment gives (activation_silu_64, residual_add_64,
 // densenet_b2222_64 and 10 more corpus models, each 16 bytes short without it).
@@ -91,6 +92,7 @@ void BuiltinData(const Operator& op, int p, KernelMemory* k) {
     case OpKind::kUnpack: set(8, 4); break;
     case OpKind::kUnidirectionalSequenceLstm: set(16, 4); break;
     case OpKind::kBatchMatMul: set(3, 1); break;
+    case OpKind::kSvdf: set(12, 4); break;
     default: break;
   }
 }
@@ -101,10 +103,11 @@ void BuiltinData(const Operator& op, int p, KernelMemory* k) {
 // arrays), built with USE_TFLM_COMPRESSION: OpDataConv 80, transpose convolution 88 (ConvParams,
 // two buffer indices, two pointers), OpDataFullyConnected 72,
 // OpDataAdd 60, OpDataSub 52, OpDataMul 36, OpDataPooling 32, SoftmaxParams 80 (a double, ints
-// and table pointers), concatenation 80, HardSwish 20, LeakyRelu 24, PRelu 28, Quantize 32,
-// Relu/Relu6 28, Rsqrt 28, Logistic and Tanh 16, OpDataReduce 44, Pad 56, StridedSlice 84,
-// SquaredDifference 112, OpDataLSTM 688; RESHAPE, SQUEEZE, EXPAND_DIMS, TRANSPOSE, SPLIT,
-// SPLIT_V, UNPACK, RESIZE_* and REVERSE_V2 allocate none. 32-bit target (p = 4): the structs
+// and table pointers), concatenation 80, HardSwish 20, LeakyRelu 24, PRelu 28, Quantize and
+// Dequantize 32, Relu/Relu6 28, Rsqrt 28, Logistic and Tanh 16, OpDataReduce 44, Pad 56,
+// StridedSlice 84, SquaredDifference 112, OpDataSvdf 36, OpDataLSTM 688, OpDataBatchMatmul 32;
+// RESHAPE, SQUEEZE, EXPAND_DIMS, TRANSPOSE, SPLIT, SPLIT_V, UNPACK, RESIZE_*, MAXIMUM, MINIMUM
+// and REVERSE_V2 allocate none. 32-bit target (p = 4): the structs
 // with pointers shrink (OpDataConv 64, OpDataFullyConnected 32, SoftmaxParams 56); CMSIS-NN's
 // fully-connected OpData wraps the reference one with its buffer index and kernel-sum pointer,
 // 32 bytes more (calibrated: the dsp-m4 and ref-m55 arenas of the autoencoder, ten
@@ -127,7 +130,8 @@ int64_t OpDataBytes(const Operator& op, int p, bool cmsis) {
     case OpKind::kPrelu: case OpKind::kRelu: case OpKind::kRelu6: case OpKind::kReluN1To1:
     case OpKind::kRsqrt:
       return 28;
-    case OpKind::kQuantize: return 32;
+    case OpKind::kQuantize: case OpKind::kDequantize: return 32;
+    case OpKind::kSvdf: return 36;
     case OpKind::kLogistic: case OpKind::kTanh: return 16;
     case OpKind::kMean: case OpKind::kSum: case OpKind::kReduceMax: return 44;
     case OpKind::kPad: case OpKind::kPadV2: return 56;
@@ -137,7 +141,8 @@ int64_t OpDataBytes(const Operator& op, int p, bool cmsis) {
     case OpKind::kBatchMatMul: return p == 8 ? 32 : 16;  // three pointers, three bools
     case OpKind::kReshape: case OpKind::kSqueeze: case OpKind::kExpandDims:
     case OpKind::kTranspose: case OpKind::kSplit: case OpKind::kSplitV: case OpKind::kUnpack:
-    case OpKind::kResizeBilinear: case OpKind::kResizeNearestNeighbor:
+    case OpKind::kResizeBilinear: case OpKind::kResizeNearestNeighbor: case OpKind::kMaximum:
+    case OpKind::kMinimum:
       return 0;
     case OpKind::kOpaque:
       return op.opaque_name == "REVERSE_V2" ? 0 : 16;
@@ -213,7 +218,8 @@ int64_t CmsisNnScratchBytes(const CortexMWork& w, kernels::Isa isa) {
 // one-operator MEAN's head is 32 bytes above the sum buffer and its tail holds three handles);
 // REDUCE_MAX one int per input dimension and one per reduced axis; TRANSPOSE_CONV one
 // int32 (int8) or int64 (int16) accumulator per output element, then for an int16 bias its
-// int64 copy; UNIDIRECTIONAL_SEQUENCE_LSTM four gate buffers, each the size of the cell state
+// int64 copy; SVDF one int32 per batch and filter, and for int8 one per batch and unit;
+// UNIDIRECTIONAL_SEQUENCE_LSTM four gate buffers, each the size of the cell state
 // (batch x cells of the cell type). With CMSIS-NN the convolutions and average pooling ask for
 // CMSIS-NN's buffers instead (CmsisNnScratchBytes).
 KernelMemory DescribeKernel(const Graph& graph, int32_t index, const TflmArenaOptions& options) {
@@ -318,6 +324,19 @@ KernelMemory DescribeKernel(const Graph& graph, int32_t index, const TflmArenaOp
             k.scratch.push_back(8 * bias->num_elements());
           }
         }
+      }
+      break;
+    }
+    case OpKind::kSvdf: {
+      // One int32 (or float) per batch and filter; int8 adds one int32 per batch and unit
+      // (filters / rank).
+      const Tensor* feature = Input(sg, op, 1);
+      const auto* attrs = std::get_if<SvdfAttrs>(&op.attrs);
+      if (in != nullptr && feature != nullptr && !in->shape.empty() && !feature->shape.empty()) {
+        const int64_t batch = in->shape[0], filters = feature->shape[0];
+        const int64_t rank = attrs != nullptr && attrs->rank > 0 ? attrs->rank : 1;
+        k.scratch.push_back(4 * batch * filters);
+        if (in->dtype == DType::kInt8) k.scratch.push_back(4 * batch * (filters / rank));
       }
       break;
     }

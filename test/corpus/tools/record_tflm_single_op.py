@@ -83,7 +83,8 @@ def signature(model, op, kind):
     options = op.builtinOptions.__dict__ if op.builtinOptions is not None else None
     return json.dumps([kind, int(code.version), [tensor(t) for t in op.inputs],
                        [tensor(t) for t in op.outputs],
-                       [tensor(t) for t in (op.intermediates if op.intermediates is not None else [])],
+                       [tensor(t) for t in (op.intermediates if op.intermediates is not None
+                                            else [])],
                        str(options)], default=str)
 
 

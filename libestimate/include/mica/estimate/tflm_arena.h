@@ -20,11 +20,12 @@
 //           parsed builtin options per operator, kernels' persistent data (OpData from Init;
 //           from Prepare per-channel multipliers and shifts of convolutions and per-channel
 //           fully-connected layers, int16 softmax lookup tables, BATCH_MATMUL's transposed
-//           operand copy, CMSIS-NN MVE fully-connected kernel sums), scratch-buffer handles (1 word each), persistent TfLiteTensors for
-//           the graph inputs and outputs the application reads, variable tensors, and the
-//           allocator's own objects. Scratch requests of the reference kernels (MEAN/SUM,
-//           REDUCE_MAX, TRANSPOSE_CONV's accumulators, the LSTM's four gate buffers) and of
-//           CMSIS-NN's convolutions and pooling are planned in the head.
+//           operand copy, CMSIS-NN MVE fully-connected kernel sums), scratch-buffer handles
+//           (1 word each), persistent TfLiteTensors for the graph inputs and outputs the
+//           application reads, variable tensors, and the allocator's own objects. Scratch
+//           requests of the reference kernels (MEAN/SUM, REDUCE_MAX, TRANSPOSE_CONV's
+//           accumulators, SVDF's, the LSTM's four gate buffers) and of CMSIS-NN's convolutions
+//           and pooling are planned in the head.
 //
 // The word size is the build's pointer size: 4 on Cortex-M (the target), 8 on a 64-bit host
 // (TFLite Micro's Python interpreter), so the same model has two arenas. The tail is simulated
@@ -35,14 +36,15 @@
 // How exact (test/estimate/tflm_arena_test.cc):
 //   host, 64-bit, reference kernels (tflite-micro 0.dev20261023182759): head, tail and total
 //     byte for byte on the four MLPerf Tiny int8 models, on each of their 70 operators alone,
-//     and on the 85 models of the corpus the interpreter runs (test/corpus/reference/tflm:
+//     on the 85 models of the corpus the interpreter runs (test/corpus/reference/tflm:
 //     CNNs, transpose convolutions, GRU and LSTM models, per-channel fully-connected stacks,
-//     int16 variants). Struct sizes come from the interpreter's own allocation report on
-//     one-operator models cut from the corpus (test/corpus/tools/record_tflm_single_op.py;
-//     1,671 distinct operators, each checked byte for byte) and on prefixes of corpus models
-//     (which showed the 8-byte alignment of the host's fully-connected options), and agree
-//     with TFLite Micro's headers where those were read; the allocator's own objects
-//     (488 bytes) are measured the same way.
+//     int16 variants) and on the ten shared models recorded beside them (SVDF, LSTM, float
+//     models with QUANTIZE/DEQUANTIZE, MAXIMUM). Struct sizes come from the interpreter's own
+//     allocation report on one-operator models cut from the corpus (test/corpus/tools/
+//     record_tflm_single_op.py; 1,671 distinct operators, each checked byte for byte) and on
+//     prefixes of corpus models (which showed the 8-byte alignment of the host's
+//     fully-connected options), and agree with TFLite Micro's headers where those were read;
+//     the allocator's own objects (488 bytes) are measured the same way.
 //   target, 32-bit (TFLite Micro + CMSIS-NN measured on Cortex-M, 16 model x build figures):
 //     the head is TFLite Micro's plan (exact where the tail is known); the tail uses 32-bit
 //     struct sizes, and two figures are calibrated on the measurements: the allocator's own
