@@ -146,6 +146,31 @@ TEST_CASE("TFLite Micro arena: host build equals tflite-micro on every one-opera
   }
 }
 
+// Unary operators the corpus does not have (int8 one-operator models written by
+// test/data/tflm_arena/record_tflite_micro_unary.py, which recorded tflite-micro's report).
+TEST_CASE("TFLite Micro arena: host build equals tflite-micro on unary operators",
+          "[tflm_arena]") {
+  const std::string dir = std::string(MICA_TEST_DATA_DIR) + "/tflm_arena/";
+  auto rows = ReadCsv(dir + "tflite_micro_host_unary.csv");
+  REQUIRE(rows.size() == 8);
+  for (size_t r = 1; r < rows.size(); ++r) {
+    const std::vector<std::string>& c = rows[r];
+    REQUIRE(c.size() >= 7);
+    absl::StatusOr<Graph> g = LoadModel(dir + "unary/" + c[0] + ".tflite");
+    REQUIRE(g.ok());
+    TflmArenaOptions o;
+    o.pointer_bytes = 8;
+    o.kernels = TflmKernels::kReference;
+    absl::StatusOr<TflmArena> a = EstimateTflmArena(*g, o);
+    REQUIRE(a.ok());
+    INFO(c[0] << ": mica head " << a->head_bytes << " tail " << a->tail_bytes
+              << " vs tflite-micro " << c[4] << " / " << c[5]);
+    CHECK(a->head_bytes == std::stoll(c[4]));
+    CHECK(a->tail_bytes == std::stoll(c[5]));
+    CHECK(a->total_bytes == std::stoll(c[6]));
+  }
+}
+
 TEST_CASE("TFLite Micro arena: 32-bit targets never below the measured arena", "[tflm_arena]") {
   const std::string dir = ModelsDir();
   if (dir.empty()) {

@@ -104,10 +104,11 @@ void BuiltinData(const Operator& op, int p, KernelMemory* k) {
 // two buffer indices, two pointers), OpDataFullyConnected 72,
 // OpDataAdd 60, OpDataSub 52, OpDataMul 36, OpDataPooling 32, SoftmaxParams 80 (a double, ints
 // and table pointers), concatenation 80, HardSwish 20, LeakyRelu 24, PRelu 28, Quantize and
-// Dequantize 32, Relu/Relu6 28, Rsqrt 28, Logistic and Tanh 16, OpDataReduce 44, Pad 56,
-// StridedSlice 84, SquaredDifference 112, OpDataSvdf 36, OpDataLSTM 688, OpDataBatchMatmul 32;
-// RESHAPE, SQUEEZE, EXPAND_DIMS, TRANSPOSE, SPLIT, SPLIT_V, UNPACK, RESIZE_*, MAXIMUM, MINIMUM
-// and REVERSE_V2 allocate none. 32-bit target (p = 4): the structs
+// Dequantize 32, Relu 28, Relu6 8, Abs and Rsqrt 28, Logistic and Tanh 16, OpDataReduce 44,
+// Pad 56, StridedSlice 84, SquaredDifference 112, OpDataSvdf 36, OpDataLSTM 688,
+// OpDataBatchMatmul 32; RESHAPE, SQUEEZE, EXPAND_DIMS, TRANSPOSE, SPLIT, SPLIT_V, UNPACK,
+// RESIZE_*, MAXIMUM, MINIMUM, NEG, SQRT, LOG and REVERSE_V2 allocate none (ABS, NEG, SQRT, LOG
+// and RELU6: test/data/tflm_arena/unary, int8 one-operator models the corpus does not have). 32-bit target (p = 4): the structs
 // with pointers shrink (OpDataConv 64, OpDataFullyConnected 32, SoftmaxParams 56); CMSIS-NN's
 // fully-connected OpData wraps the reference one with its buffer index and kernel-sum pointer,
 // 32 bytes more (calibrated: the dsp-m4 and ref-m55 arenas of the autoencoder, ten
@@ -127,9 +128,9 @@ int64_t OpDataBytes(const Operator& op, int p, bool cmsis) {
     case OpKind::kConcatenation: return 80;
     case OpKind::kHardSwish: return 20;
     case OpKind::kLeakyRelu: return 24;
-    case OpKind::kPrelu: case OpKind::kRelu: case OpKind::kRelu6: case OpKind::kReluN1To1:
-    case OpKind::kRsqrt:
+    case OpKind::kPrelu: case OpKind::kRelu: case OpKind::kRsqrt: case OpKind::kAbs:
       return 28;
+    case OpKind::kRelu6: return 8;
     case OpKind::kQuantize: case OpKind::kDequantize: return 32;
     case OpKind::kSvdf: return 36;
     case OpKind::kLogistic: case OpKind::kTanh: return 16;
@@ -142,7 +143,7 @@ int64_t OpDataBytes(const Operator& op, int p, bool cmsis) {
     case OpKind::kReshape: case OpKind::kSqueeze: case OpKind::kExpandDims:
     case OpKind::kTranspose: case OpKind::kSplit: case OpKind::kSplitV: case OpKind::kUnpack:
     case OpKind::kResizeBilinear: case OpKind::kResizeNearestNeighbor: case OpKind::kMaximum:
-    case OpKind::kMinimum:
+    case OpKind::kMinimum: case OpKind::kNeg: case OpKind::kSqrt: case OpKind::kLog:
       return 0;
     case OpKind::kOpaque:
       return op.opaque_name == "REVERSE_V2" ? 0 : 16;
