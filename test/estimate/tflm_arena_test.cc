@@ -146,17 +146,17 @@ TEST_CASE("TFLite Micro arena: host build equals tflite-micro on every one-opera
   }
 }
 
-// Unary operators the corpus does not have (int8 one-operator models written by
-// test/data/tflm_arena/record_tflite_micro_unary.py, which recorded tflite-micro's report).
-TEST_CASE("TFLite Micro arena: host build equals tflite-micro on unary operators",
+// Operators the corpus does not have (int8 one-operator models written by
+// test/data/tflm_arena/record_tflite_micro_ops.py, which recorded tflite-micro's report).
+TEST_CASE("TFLite Micro arena: host build equals tflite-micro on operators the corpus lacks",
           "[tflm_arena]") {
   const std::string dir = std::string(MICA_TEST_DATA_DIR) + "/tflm_arena/";
-  auto rows = ReadCsv(dir + "tflite_micro_host_unary.csv");
-  REQUIRE(rows.size() == 8);
+  auto rows = ReadCsv(dir + "tflite_micro_host_ops.csv");
+  REQUIRE(rows.size() == 21);
   for (size_t r = 1; r < rows.size(); ++r) {
     const std::vector<std::string>& c = rows[r];
     REQUIRE(c.size() >= 7);
-    absl::StatusOr<Graph> g = LoadModel(dir + "unary/" + c[0] + ".tflite");
+    absl::StatusOr<Graph> g = LoadModel(dir + "ops/" + c[0] + ".tflite");
     REQUIRE(g.ok());
     TflmArenaOptions o;
     o.pointer_bytes = 8;

@@ -64,8 +64,11 @@ const Tensor* Output(const Subgraph& sg, const Operator& op, size_t i) {
 // byte-aligned), TfLiteResizeBilinearParams and TfLiteResizeNearestNeighborParams 2 (two bools),
 // TfLiteSplitParams and TfLiteSplitVParams 4, TfLiteStridedSliceParams 24 (five masks and a
 // bool), TfLiteUnpackParams 8, TfLiteUnidirectionalSequenceLSTMParams 16 (activation, two clips,
-// three bools), TfLiteBatchMatMulParams 3 (three bools), TfLiteSVDFParams 12. Operators
-// without options (PAD, RELU, LOGISTIC, QUANTIZE, MAXIMUM, ...) parse nothing. Sizes: the
+// three bools), TfLiteBatchMatMulParams 3 (three bools), TfLiteSVDFParams 12,
+// TfLiteArgMaxParams/ArgMin, TfLiteDivParams, TfLiteSpaceToDepthParams and
+// TfLiteDepthToSpaceParams 4, TfLiteGatherParams and TfLitePackParams 8, TfLiteSqueezeParams 36.
+// Operators without options (PAD, PADV2, RELU, LOGISTIC, QUANTIZE, MAXIMUM, SLICE, EXPAND_DIMS,
+// ...) parse nothing. Sizes: the
 // interpreter's tail on a one-operator model less every category it reports, the scratch
 // handles and the allocator's objects (the report counts an allocation's alignment padding
 // with it, so this is the struct's size). The
@@ -93,6 +96,12 @@ void BuiltinData(const Operator& op, int p, KernelMemory* k) {
     case OpKind::kUnidirectionalSequenceLstm: set(16, 4); break;
     case OpKind::kBatchMatMul: set(3, 1); break;
     case OpKind::kSvdf: set(12, 4); break;
+    case OpKind::kArgMax: case OpKind::kArgMin: case OpKind::kDiv: case OpKind::kSpaceToDepth:
+    case OpKind::kDepthToSpace:
+      set(4, 4);
+      break;
+    case OpKind::kGather: case OpKind::kPack: set(8, 4); break;
+    case OpKind::kSqueeze: set(36, 4); break;
     default: break;
   }
 }
@@ -105,10 +114,11 @@ void BuiltinData(const Operator& op, int p, KernelMemory* k) {
 // OpDataAdd 60, OpDataSub 52, OpDataMul 36, OpDataPooling 32, SoftmaxParams 80 (a double, ints
 // and table pointers), concatenation 80, HardSwish 20, LeakyRelu 24, PRelu 28, Quantize and
 // Dequantize 32, Relu 28, Relu6 8, Abs and Rsqrt 28, Logistic and Tanh 16, OpDataReduce 44,
-// Pad 56, StridedSlice 84, SquaredDifference 112, OpDataSvdf 36, OpDataLSTM 688,
-// OpDataBatchMatmul 32; RESHAPE, SQUEEZE, EXPAND_DIMS, TRANSPOSE, SPLIT, SPLIT_V, UNPACK,
-// RESIZE_*, MAXIMUM, MINIMUM, NEG, SQRT, LOG and REVERSE_V2 allocate none (ABS, NEG, SQRT, LOG
-// and RELU6: test/data/tflm_arena/unary, int8 one-operator models the corpus does not have). 32-bit target (p = 4): the structs
+// Pad and PadV2 56, StridedSlice 84, SquaredDifference 112, OpDataSvdf 36, OpDataLSTM 688,
+// OpDataBatchMatmul 32, Div 28, SpaceToDepth and DepthToSpace 20, Gather 12; RESHAPE, SQUEEZE,
+// EXPAND_DIMS, TRANSPOSE, SPLIT, SPLIT_V, UNPACK, PACK, SLICE, RESIZE_*, MAXIMUM, MINIMUM, NEG,
+// SQRT, LOG, ARG_MAX, ARG_MIN and REVERSE_V2 allocate none (the operators the corpus does not
+// have: test/data/tflm_arena/ops, int8 one-operator models recorded the same way). 32-bit target (p = 4): the structs
 // with pointers shrink (OpDataConv 64, OpDataFullyConnected 32, SoftmaxParams 56); CMSIS-NN's
 // fully-connected OpData wraps the reference one with its buffer index and kernel-sum pointer,
 // 32 bytes more (calibrated: the dsp-m4 and ref-m55 arenas of the autoencoder, ten
@@ -132,6 +142,9 @@ int64_t OpDataBytes(const Operator& op, int p, bool cmsis) {
       return 28;
     case OpKind::kRelu6: return 8;
     case OpKind::kQuantize: case OpKind::kDequantize: return 32;
+    case OpKind::kDiv: return 28;
+    case OpKind::kSpaceToDepth: case OpKind::kDepthToSpace: return 20;
+    case OpKind::kGather: return 12;
     case OpKind::kSvdf: return 36;
     case OpKind::kLogistic: case OpKind::kTanh: return 16;
     case OpKind::kMean: case OpKind::kSum: case OpKind::kReduceMax: return 44;
@@ -144,6 +157,7 @@ int64_t OpDataBytes(const Operator& op, int p, bool cmsis) {
     case OpKind::kTranspose: case OpKind::kSplit: case OpKind::kSplitV: case OpKind::kUnpack:
     case OpKind::kResizeBilinear: case OpKind::kResizeNearestNeighbor: case OpKind::kMaximum:
     case OpKind::kMinimum: case OpKind::kNeg: case OpKind::kSqrt: case OpKind::kLog:
+    case OpKind::kArgMax: case OpKind::kArgMin: case OpKind::kPack: case OpKind::kSlice:
       return 0;
     case OpKind::kOpaque:
       return op.opaque_name == "REVERSE_V2" ? 0 : 16;
