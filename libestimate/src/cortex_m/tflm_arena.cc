@@ -118,13 +118,13 @@ void BuiltinData(const Operator& op, int p, KernelMemory* k) {
 // OpDataBatchMatmul 32, Div 28, SpaceToDepth and DepthToSpace 20, Gather 12; RESHAPE, SQUEEZE,
 // EXPAND_DIMS, TRANSPOSE, SPLIT, SPLIT_V, UNPACK, PACK, SLICE, RESIZE_*, MAXIMUM, MINIMUM, NEG,
 // SQRT, LOG, ARG_MAX, ARG_MIN and REVERSE_V2 allocate none (the operators the corpus does not
-// have: test/data/tflm_arena/ops, int8 one-operator models recorded the same way). 32-bit target (p = 4): the structs
-// with pointers shrink (OpDataConv 64, OpDataFullyConnected 32, SoftmaxParams 56); CMSIS-NN's
-// fully-connected OpData wraps the reference one with its buffer index and kernel-sum pointer,
-// 32 bytes more (calibrated: the dsp-m4 and ref-m55 arenas of the autoencoder, ten
-// fully-connected layers, differ by 320 bytes); the others are pointer-free or not measured on
-// a target and keep the host size, which a 32-bit layout never exceeds. Operators not measured
-// count 16 bytes.
+// have: test/data/tflm_arena/ops, int8 one-operator models recorded the same way). 32-bit
+// target (p = 4): the structs with pointers shrink (OpDataConv 64, OpDataFullyConnected 32,
+// SoftmaxParams 56, OpDataBatchMatmul 16); CMSIS-NN's fully-connected OpData wraps the
+// reference one with its buffer index and kernel-sum pointer, 32 bytes more (calibrated: the
+// dsp-m4 and ref-m55 arenas of the autoencoder, ten fully-connected layers, differ by 320
+// bytes); the others are pointer-free or not measured on a target and keep the host size,
+// which a 32-bit layout never exceeds. Operators not measured count 16 bytes.
 int64_t OpDataBytes(const Operator& op, int p, bool cmsis) {
   switch (op.kind) {
     case OpKind::kConv2D: case OpKind::kDepthwiseConv2D: return p == 8 ? 80 : 64;
