@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -26,50 +27,140 @@ constexpr int64_t kTargetBookkeepingBytes = 176;
 
 int64_t RoundUp(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
 
-// Bytes of the builtin-options struct TFLite Micro parses for `kind` into the tail (C structs
-// of ints, 4-byte aligned, the same for both pointer sizes): TfLiteConvParams and
-// TfLiteDepthwiseConvParams 28, TfLitePoolParams 40, TfLiteReshapeParams 36,
-// TfLiteFullyConnectedParams 32, TfLiteSoftmaxParams 4, TfLiteAddParams/Sub/Mul 8,
-// TfLiteTransposeConvParams 24. (The host figures are measured with tflite-micro on one-operator
-// models; the struct definitions agree.)
-int64_t BuiltinDataBytes(OpKind kind, int p) {
-  switch (kind) {
-    case OpKind::kConv2D: case OpKind::kDepthwiseConv2D: return 28;
-    case OpKind::kTransposeConv: return 24;
-    case OpKind::kAveragePool2D: case OpKind::kMaxPool2D: return 40;
-    case OpKind::kReshape: return 36;
-    case OpKind::kFullyConnected: return p == 8 ? 32 : 16;
-    case OpKind::kSoftmax: return 4;
-    case OpKind::kAdd: case OpKind::kSub: case OpKind::kMul: return 8;
-    default: return 0;
+// What one operator's kernel asks TFLite Micro for, in the order it asks: the builtin-options
+// struct parsed into the tail, the persistent buffers of its Init and Prepare (each 16-aligned),
+// and the scratch buffers it requests in Prepare (planned in the head, one handle each in the
+// tail).
+struct KernelMemory {
+  int64_t builtin_bytes = 0;
+  int64_t builtin_align = 4;
+  std::vector<int64_t> init;
+  std::vector<int64_t> prepare;  // per-channel multipliers and shifts
+  std::vector<int64_t> tables;   // lookup tables
+  std::vector<int64_t> buffers;  // other Prepare buffers (BATCH_MATMUL's operand copy, ...)
+  int64_t kernel_sums = 0;  // CMSIS-NN MVE fully connected (a Prepare buffer, reported apart)
+  std::vector<int64_t> scratch;
+};
+
+const Tensor* At(const Subgraph& sg, int32_t t) {
+  return t >= 0 && t < static_cast<int32_t>(sg.tensors.size()) ? &sg.tensors[t] : nullptr;
+}
+
+const Tensor* Input(const Subgraph& sg, const Operator& op, size_t i) {
+  return i < op.inputs.size() ? At(sg, op.inputs[i]) : nullptr;
+}
+
+const Tensor* Output(const Subgraph& sg, const Operator& op, size_t i) {
+  return i < op.outputs.size() ? At(sg, op.outputs[i]) : nullptr;
+}
+
+// The builtin-options struct TFLite Micro's flatbuffer parser allocates for `op`, with its
+// alignment (C structs of ints, floats and bools; the same for both pointer sizes unless noted):
+// TfLiteConvParams and TfLiteDepthwiseConvParams 28, TfLiteTransposeConvParams 20,
+// TfLitePoolParams 40, TfLiteReshapeParams 36, TfLiteFullyConnectedParams 32 and 8-aligned on
+// the host build (16, 4-aligned, on the measured 32-bit target), TfLiteSoftmaxParams 4,
+// TfLiteAddParams and TfLiteSubParams 8 (activation, a bool), TfLiteMulParams 4,
+// TfLiteConcatenationParams 8, TfLiteLeakyReluParams 4, TfLiteReducerParams 1 (a bool,
+// byte-aligned), TfLiteResizeBilinearParams and TfLiteResizeNearestNeighborParams 2 (two bools),
+// TfLiteSplitParams and TfLiteSplitVParams 4, TfLiteStridedSliceParams 24 (five masks and a
+// bool), TfLiteUnpackParams 8, TfLiteUnidirectionalSequenceLSTMParams 16 (activation, two clips,
+// three bools), TfLiteBatchMatMulParams 3 (three bools), TfLiteSVDFParams 12,
+// TfLiteArgMaxParams/ArgMin, TfLiteDivParams, TfLiteSpaceToDepthParams and
+// TfLiteDepthToSpaceParams 4, TfLiteGatherParams and TfLitePackParams 8, TfLiteSqueezeParams 36.
+// Operators without options (PAD, PADV2, RELU, LOGISTIC, QUANTIZE, MAXIMUM, SLICE, EXPAND_DIMS,
+// ...) parse nothing. Sizes: the
+// interpreter's tail on a one-operator model less every category it reports, the scratch
+// handles and the allocator's objects (the report counts an allocation's alignment padding
+// with it, so this is the struct's size). The
+// fully-connected alignment: a 1-byte MEAN option before a fully-connected one leaves the
+// host's tail 4 bytes longer than 4-byte alignment gives (activation_silu_64, residual_add_64,
+// densenet_b2222_64 and 10 more corpus models, each 16 bytes short without it).
+void BuiltinData(const Operator& op, int p, KernelMemory* k) {
+  auto set = [&](int64_t bytes, int64_t align) {
+    k->builtin_bytes = bytes;
+    k->builtin_align = align;
+  };
+  switch (op.kind) {
+    case OpKind::kConv2D: case OpKind::kDepthwiseConv2D: set(28, 4); break;
+    case OpKind::kTransposeConv: set(20, 4); break;
+    case OpKind::kAveragePool2D: case OpKind::kMaxPool2D: set(40, 4); break;
+    case OpKind::kReshape: set(36, 4); break;
+    case OpKind::kFullyConnected: set(p == 8 ? 32 : 16, p == 8 ? 8 : 4); break;
+    case OpKind::kSoftmax: case OpKind::kMul: case OpKind::kLeakyRelu: set(4, 4); break;
+    case OpKind::kAdd: case OpKind::kSub: case OpKind::kConcatenation: set(8, 4); break;
+    case OpKind::kMean: case OpKind::kSum: case OpKind::kReduceMax: set(1, 1); break;
+    case OpKind::kResizeBilinear: case OpKind::kResizeNearestNeighbor: set(2, 1); break;
+    case OpKind::kSplit: case OpKind::kSplitV: set(4, 4); break;
+    case OpKind::kStridedSlice: set(24, 4); break;
+    case OpKind::kUnpack: set(8, 4); break;
+    case OpKind::kUnidirectionalSequenceLstm: set(16, 4); break;
+    case OpKind::kBatchMatMul: set(3, 1); break;
+    case OpKind::kSvdf: set(12, 4); break;
+    case OpKind::kArgMax: case OpKind::kArgMin: case OpKind::kDiv: case OpKind::kSpaceToDepth:
+    case OpKind::kDepthToSpace:
+      set(4, 4);
+      break;
+    case OpKind::kGather: case OpKind::kPack: set(8, 4); break;
+    case OpKind::kSqueeze: set(36, 4); break;
+    default: break;
   }
 }
 
-// Bytes of the OpData a kernel allocates in Init (one 16-aligned persistent buffer). The host
-// build (p = 8) is TFLite Micro's Python interpreter, built with USE_TFLM_COMPRESSION (two more
-// ints in conv and fully connected); the target build (p = 4) without it. OpDataConv: 4 padding
-// ints, 3 zero points, multiplier, shift, 2 pointers, 2 clamps, a buffer index (80 / 64 bytes
-// rounded); OpDataFullyConnected: 9 ints, 2 pointers and a bool (72 / 48); OpDataAdd (60, no
-// pointers); OpDataPooling (32); SoftmaxParams (a double, ints and 5 table pointers: 80 / 56).
-// CMSIS-NN's fully-connected OpData wraps the reference one with its buffer index and kernel-sum
-// pointer: 32 bytes more on the target (calibrated: the dsp-m4 and ref-m55 arenas of the
-// autoencoder, ten fully-connected layers, differ by 320 bytes).
-int64_t OpDataBytes(OpKind kind, int p, bool cmsis) {
-  switch (kind) {
-    case OpKind::kConv2D: case OpKind::kDepthwiseConv2D: case OpKind::kTransposeConv:
-      return p == 8 ? 80 : 64;
-    case OpKind::kFullyConnected:
-      return (p == 8 ? 72 : 32) + (cmsis ? 32 : 0);
-    case OpKind::kAdd: case OpKind::kSub:
-      return 60;
-    case OpKind::kMul:
-      return 36;
-    case OpKind::kAveragePool2D: case OpKind::kMaxPool2D:
-      return 32;
-    case OpKind::kSoftmax:
-      return p == 8 ? 80 : 56;
+// The OpData a kernel allocates in Init (one persistent buffer; 0: the kernel has none). Host
+// build (p = 8): TFLite Micro's Python interpreter, the interpreter's persistent-buffer report
+// on one-operator models (its requested bytes less the graph input and output pointer
+// arrays), built with USE_TFLM_COMPRESSION: OpDataConv 80, transpose convolution 88 (ConvParams,
+// two buffer indices, two pointers), OpDataFullyConnected 72,
+// OpDataAdd 60, OpDataSub 52, OpDataMul 36, OpDataPooling 32, SoftmaxParams 80 (a double, ints
+// and table pointers), concatenation 80, HardSwish 20, LeakyRelu 24, PRelu 28, Quantize and
+// Dequantize 32, Relu 28, Relu6 8, Abs and Rsqrt 28, Logistic and Tanh 16, OpDataReduce 44,
+// Pad and PadV2 56, StridedSlice 84, SquaredDifference 112, OpDataSvdf 36, OpDataLSTM 688,
+// OpDataBatchMatmul 32, Div 28, SpaceToDepth and DepthToSpace 20, Gather 12; RESHAPE, SQUEEZE,
+// EXPAND_DIMS, TRANSPOSE, SPLIT, SPLIT_V, UNPACK, PACK, SLICE, RESIZE_*, MAXIMUM, MINIMUM, NEG,
+// SQRT, LOG, ARG_MAX, ARG_MIN and REVERSE_V2 allocate none (the operators the corpus does not
+// have: test/data/tflm_arena/ops, int8 one-operator models recorded the same way). 32-bit
+// target (p = 4): the structs with pointers shrink (OpDataConv 64, OpDataFullyConnected 32,
+// SoftmaxParams 56, OpDataBatchMatmul 16); CMSIS-NN's fully-connected OpData wraps the
+// reference one with its buffer index and kernel-sum pointer, 32 bytes more (calibrated: the
+// dsp-m4 and ref-m55 arenas of the autoencoder, ten fully-connected layers, differ by 320
+// bytes); the others are pointer-free or not measured on a target and keep the host size,
+// which a 32-bit layout never exceeds. Operators not measured count 16 bytes.
+int64_t OpDataBytes(const Operator& op, int p, bool cmsis) {
+  switch (op.kind) {
+    case OpKind::kConv2D: case OpKind::kDepthwiseConv2D: return p == 8 ? 80 : 64;
+    case OpKind::kTransposeConv: return 88;
+    case OpKind::kFullyConnected: return (p == 8 ? 72 : 32) + (cmsis ? 32 : 0);
+    case OpKind::kAdd: return 60;
+    case OpKind::kSub: return 52;
+    case OpKind::kMul: return 36;
+    case OpKind::kAveragePool2D: case OpKind::kMaxPool2D: return 32;
+    case OpKind::kSoftmax: return p == 8 ? 80 : 56;
+    case OpKind::kConcatenation: return 80;
+    case OpKind::kHardSwish: return 20;
+    case OpKind::kLeakyRelu: return 24;
+    case OpKind::kPrelu: case OpKind::kRelu: case OpKind::kRsqrt: case OpKind::kAbs:
+      return 28;
+    case OpKind::kRelu6: return 8;
+    case OpKind::kQuantize: case OpKind::kDequantize: return 32;
+    case OpKind::kDiv: return 28;
+    case OpKind::kSpaceToDepth: case OpKind::kDepthToSpace: return 20;
+    case OpKind::kGather: return 12;
+    case OpKind::kSvdf: return 36;
+    case OpKind::kLogistic: case OpKind::kTanh: return 16;
+    case OpKind::kMean: case OpKind::kSum: case OpKind::kReduceMax: return 44;
+    case OpKind::kPad: case OpKind::kPadV2: return 56;
+    case OpKind::kStridedSlice: return 84;
+    case OpKind::kSquaredDifference: return 112;
+    case OpKind::kUnidirectionalSequenceLstm: return 688;
+    case OpKind::kBatchMatMul: return p == 8 ? 32 : 16;  // three pointers, three bools
     case OpKind::kReshape: case OpKind::kSqueeze: case OpKind::kExpandDims:
+    case OpKind::kTranspose: case OpKind::kSplit: case OpKind::kSplitV: case OpKind::kUnpack:
+    case OpKind::kResizeBilinear: case OpKind::kResizeNearestNeighbor: case OpKind::kMaximum:
+    case OpKind::kMinimum: case OpKind::kNeg: case OpKind::kSqrt: case OpKind::kLog:
+    case OpKind::kArgMax: case OpKind::kArgMin: case OpKind::kPack: case OpKind::kSlice:
       return 0;
+    case OpKind::kOpaque:
+      return op.opaque_name == "REVERSE_V2" ? 0 : 16;
     default:
       return 16;
   }
@@ -131,8 +222,150 @@ int64_t CmsisNnScratchBytes(const CortexMWork& w, kernels::Isa isa) {
   }
 }
 
-const Tensor* At(const Subgraph& sg, int32_t t) {
-  return t >= 0 && t < static_cast<int32_t>(sg.tensors.size()) ? &sg.tensors[t] : nullptr;
+// Everything `op` (operator `index` of the main subgraph) asks of the allocator; see
+// KernelMemory. Persistent buffers in Prepare: per-channel output multipliers and shifts (two
+// int32 arrays of the filter's output channels) for every convolution, and for a fully
+// connected layer whose filter is quantized per channel; the two int16 lookup tables
+// (513 entries each) of an int16 softmax; BATCH_MATMUL's quantization block and transposed
+// operand (see below); CMSIS-NN's MVE fully-connected kernel sums. Scratch
+// requests of the reference kernels: MEAN and SUM of int8, uint8 and int16 one int32 per output
+// element, then (every type) one int per input dimension and one per reduced axis (measured: a
+// one-operator MEAN's head is 32 bytes above the sum buffer and its tail holds three handles);
+// REDUCE_MAX one int per input dimension and one per reduced axis; TRANSPOSE_CONV one
+// int32 (int8) or int64 (int16) accumulator per output element, then for an int16 bias its
+// int64 copy; SVDF one int32 per batch and filter, and for int8 one per batch and unit;
+// UNIDIRECTIONAL_SEQUENCE_LSTM four gate buffers, each the size of the cell state
+// (batch x cells of the cell type). With CMSIS-NN the convolutions and average pooling ask for
+// CMSIS-NN's buffers instead (CmsisNnScratchBytes).
+KernelMemory DescribeKernel(const Graph& graph, int32_t index, const TflmArenaOptions& options) {
+  const Subgraph& sg = graph.main();
+  const Operator& op = sg.ops[static_cast<size_t>(index)];
+  const int p = options.pointer_bytes;
+  const bool cmsis = options.kernels == TflmKernels::kCmsisNn;
+  KernelMemory k;
+  BuiltinData(op, p, &k);
+  if (const int64_t od = OpDataBytes(op, p, cmsis); od > 0) k.init.push_back(od);
+  const Tensor* in = Input(sg, op, 0);
+  const Tensor* out = Output(sg, op, 0);
+  const int64_t channels = out != nullptr && !out->shape.empty() ? out->shape.back() : 0;
+  switch (op.kind) {
+    case OpKind::kConv2D: case OpKind::kDepthwiseConv2D: case OpKind::kTransposeConv:
+      if (channels > 0) {
+        k.prepare.push_back(4 * channels);
+        k.prepare.push_back(4 * channels);
+      }
+      break;
+    case OpKind::kFullyConnected: {
+      const Tensor* filter = Input(sg, op, 1);
+      if (filter != nullptr && filter->quant.per_channel()) {
+        const int64_t n = static_cast<int64_t>(filter->quant.scale.size());
+        k.prepare.push_back(4 * n);
+        k.prepare.push_back(4 * n);
+      }
+      if (cmsis && options.isa == kernels::Isa::kMve && out != nullptr &&
+          out->dtype == DType::kInt8 && channels > 0) {
+        k.kernel_sums = 4 * channels;
+      }
+      break;
+    }
+    case OpKind::kBatchMatMul: {
+      // OpDataBatchMatmul's quantization block (7 ints) for int8/int16, a transposed copy of an
+      // operand that is not already transposed (a TfLiteEvalTensor, its dims, its data: the
+      // right-hand side unless adj_y, the left-hand side if adj_x), and the output's writable
+      // dims copy.
+      const Tensor* rhs = Input(sg, op, 1);
+      const auto* attrs = std::get_if<BatchMatMulAttrs>(&op.attrs);
+      const bool adj_x = attrs != nullptr && attrs->adj_x;
+      const bool adj_y = attrs != nullptr && attrs->adj_y;
+      if (in != nullptr && (in->dtype == DType::kInt8 || in->dtype == DType::kInt16)) {
+        k.buffers.push_back(28);
+      }
+      auto transposed = [&](const Tensor* t) {
+        if (t == nullptr) return;
+        k.buffers.push_back(3 * p);
+        k.buffers.push_back(4 + 4 * static_cast<int64_t>(t->shape.size()));
+        k.buffers.push_back(static_cast<int64_t>(t->num_bytes()));
+      };
+      if (adj_x) transposed(in);
+      if (!adj_y) transposed(rhs);
+      if (out != nullptr) k.buffers.push_back(4 + 4 * static_cast<int64_t>(out->shape.size()));
+      break;
+    }
+    case OpKind::kSoftmax:
+      if (in != nullptr && in->dtype == DType::kInt16) {
+        k.tables.push_back(2 * 513);
+        k.tables.push_back(2 * 513);
+      }
+      break;
+    default:
+      break;
+  }
+  if (cmsis) {
+    absl::StatusOr<CortexMWork> w = DescribeCortexMWork(graph, index);
+    if (w.ok() && w->dtype == DType::kInt8) {
+      if (const int64_t b = CmsisNnScratchBytes(*w, options.isa); b > 0) k.scratch.push_back(b);
+    }
+  }
+  switch (op.kind) {
+    case OpKind::kMean: case OpKind::kSum: {
+      if (in != nullptr && out != nullptr &&
+          (in->dtype == DType::kInt8 || in->dtype == DType::kUInt8 ||
+           in->dtype == DType::kInt16)) {
+        k.scratch.push_back(4 * out->num_elements());
+      }
+      const Tensor* axis = Input(sg, op, 1);
+      if (in != nullptr && axis != nullptr) {
+        k.scratch.push_back(4 * static_cast<int64_t>(in->shape.size()));
+        k.scratch.push_back(4 * axis->num_elements());
+      }
+      break;
+    }
+    case OpKind::kReduceMax: {
+      const Tensor* axis = Input(sg, op, 1);
+      if (in != nullptr && axis != nullptr) {
+        k.scratch.push_back(4 * static_cast<int64_t>(in->shape.size()));
+        k.scratch.push_back(4 * axis->num_elements());
+      }
+      break;
+    }
+    case OpKind::kTransposeConv: {
+      const Tensor* x = Input(sg, op, 2);
+      const Tensor* bias = Input(sg, op, 3);
+      if (x != nullptr && out != nullptr) {
+        if (x->dtype == DType::kInt8) k.scratch.push_back(4 * out->num_elements());
+        if (x->dtype == DType::kInt16) {
+          k.scratch.push_back(8 * out->num_elements());
+          if (bias != nullptr && bias->dtype == DType::kInt16) {
+            k.scratch.push_back(8 * bias->num_elements());
+          }
+        }
+      }
+      break;
+    }
+    case OpKind::kSvdf: {
+      // One int32 (or float) per batch and filter; int8 adds one int32 per batch and unit
+      // (filters / rank).
+      const Tensor* feature = Input(sg, op, 1);
+      const auto* attrs = std::get_if<SvdfAttrs>(&op.attrs);
+      if (in != nullptr && feature != nullptr && !in->shape.empty() && !feature->shape.empty()) {
+        const int64_t batch = in->shape[0], filters = feature->shape[0];
+        const int64_t rank = attrs != nullptr && attrs->rank > 0 ? attrs->rank : 1;
+        k.scratch.push_back(4 * batch * filters);
+        if (in->dtype == DType::kInt8) k.scratch.push_back(4 * batch * (filters / rank));
+      }
+      break;
+    }
+    case OpKind::kUnidirectionalSequenceLstm: {
+      const Tensor* cell = Input(sg, op, 19);  // the cell state
+      if (cell != nullptr) {
+        for (int b = 0; b < 4; ++b) k.scratch.push_back(static_cast<int64_t>(cell->num_bytes()));
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  return k;
 }
 
 }  // namespace
@@ -161,7 +394,6 @@ absl::StatusOr<TflmArena> EstimateTflmArena(const Graph& graph, const TflmArenaO
   }
   if (graph.subgraphs.empty()) return absl::InvalidArgumentError("graph has no subgraph");
   const Subgraph& sg = graph.main();
-  const bool cmsis = options.kernels == TflmKernels::kCmsisNn;
   const int32_t n_t = static_cast<int32_t>(sg.tensors.size());
   const int32_t n_ops = static_cast<int32_t>(sg.ops.size());
 
@@ -179,7 +411,8 @@ absl::StatusOr<TflmArena> EstimateTflmArena(const Graph& graph, const TflmArenaO
   };
   for (int32_t t : sg.inputs) create(t, 0);
   for (int32_t t : sg.outputs) create(t, 0);
-  std::vector<int64_t> scratch(n_ops, 0);
+  std::vector<KernelMemory> kernels(static_cast<size_t>(n_ops));
+  std::vector<int64_t> scratch(n_ops, 0);  // per operator, each request rounded up to 16
   for (int32_t i = 0; i < n_ops; ++i) {
     const Operator& op = sg.ops[i];
     for (int32_t t : op.outputs) create(t, i + 1);
@@ -189,10 +422,8 @@ absl::StatusOr<TflmArena> EstimateTflmArena(const Graph& graph, const TflmArenaO
     for (int32_t t : op.outputs) {
       if (t >= 0 && t < n_t) last[t] = i + 1;
     }
-    if (cmsis) {
-      absl::StatusOr<CortexMWork> w = DescribeCortexMWork(graph, i);
-      if (w.ok() && w->dtype == DType::kInt8) scratch[i] = CmsisNnScratchBytes(*w, options.isa);
-    }
+    kernels[static_cast<size_t>(i)] = DescribeKernel(graph, i, options);
+    for (int64_t b : kernels[static_cast<size_t>(i)].scratch) scratch[i] += RoundUp(b, kAlign);
   }
   for (int32_t t : sg.outputs) {
     if (t >= 0 && t < n_t) last[t] = n_ops;
@@ -210,10 +441,13 @@ absl::StatusOr<TflmArena> EstimateTflmArena(const Graph& graph, const TflmArenaO
   int64_t n_scratch = 0;
   TflmArena a;
   for (int32_t i = 0; i < n_ops; ++i) {
-    if (scratch[i] <= 0) continue;
-    buffers.push_back({n_t + i, i + 1, i + 1, static_cast<size_t>(scratch[i])});
-    a.scratch_bytes += RoundUp(scratch[i], kAlign);
-    ++n_scratch;
+    for (int64_t b : kernels[static_cast<size_t>(i)].scratch) {
+      ++n_scratch;
+      if (b <= 0) continue;
+      buffers.push_back({n_t + static_cast<int32_t>(n_scratch) - 1, i + 1, i + 1,
+                         static_cast<size_t>(b)});
+    }
+    a.scratch_bytes += scratch[i];
   }
   auto plan_peak = [](std::vector<TensorLifetime> list) -> absl::StatusOr<ArenaPlan> {
     std::reverse(list.begin(), list.end());
@@ -280,32 +514,31 @@ absl::StatusOr<TflmArena> EstimateTflmArena(const Graph& graph, const TflmArenaO
   const int64_t nodes = tail.Allocate(int64_t{n_ops} * 8 * p, struct_align);
   int64_t builtin = 0, opdata = 0, opdata_n = 0, per_channel = 0, per_channel_n = 0;
   int64_t kernel_sums = 0, kernel_sums_n = 0, variables = 0, variables_n = 0;
-  for (const Operator& op : sg.ops) {
-    const int64_t bytes = BuiltinDataBytes(op.kind, p);
-    if (bytes > 0) builtin += tail.Allocate(bytes, 4);
+  int64_t tables = 0, tables_n = 0, other = 0, other_n = 0;
+  for (const KernelMemory& k : kernels) {
+    if (k.builtin_bytes > 0) builtin += tail.Allocate(k.builtin_bytes, k.builtin_align);
   }
-  for (const Operator& op : sg.ops) {
-    const int64_t od = OpDataBytes(op.kind, p, cmsis);
-    if (od > 0) {
-      opdata += tail.Allocate(od, kAlign);
+  for (const KernelMemory& k : kernels) {
+    for (int64_t b : k.init) {
+      opdata += tail.Allocate(b, kAlign);
       ++opdata_n;
     }
   }
-  for (const Operator& op : sg.ops) {
-    const bool conv_like = op.kind == OpKind::kConv2D || op.kind == OpKind::kDepthwiseConv2D ||
-                           op.kind == OpKind::kTransposeConv;
-    const Tensor* out = op.outputs.empty() ? nullptr : At(sg, op.outputs[0]);
-    const int64_t channels = out != nullptr && !out->shape.empty() ? out->shape.back() : 0;
-    if (conv_like && channels > 0) {
-      // Per-channel output multipliers and shifts: two int32 arrays.
-      per_channel += tail.Allocate(4 * channels, kAlign);
-      per_channel += tail.Allocate(4 * channels, kAlign);
-      per_channel_n += 2;
+  for (const KernelMemory& k : kernels) {
+    for (int64_t b : k.prepare) {
+      per_channel += tail.Allocate(b, kAlign);
+      ++per_channel_n;
     }
-    if (cmsis && options.isa == kernels::Isa::kMve && op.kind == OpKind::kFullyConnected &&
-        out != nullptr && out->dtype == DType::kInt8 && channels > 0) {
-      // CMSIS-NN's MVE fully-connected kernel keeps the weight sums per output (int32).
-      kernel_sums += tail.Allocate(4 * channels, kAlign);
+    for (int64_t b : k.tables) {
+      tables += tail.Allocate(b, kAlign);
+      ++tables_n;
+    }
+    for (int64_t b : k.buffers) {
+      other += tail.Allocate(b, kAlign);
+      ++other_n;
+    }
+    if (k.kernel_sums > 0) {
+      kernel_sums += tail.Allocate(k.kernel_sums, kAlign);
       ++kernel_sums_n;
     }
   }
@@ -336,6 +569,8 @@ absl::StatusOr<TflmArena> EstimateTflmArena(const Graph& graph, const TflmArenaO
       {"builtin options", builtin, n_ops},
       {"kernel op data", opdata, opdata_n},
       {"per-channel quantization", per_channel, per_channel_n},
+      {"lookup tables", tables, tables_n},
+      {"kernel buffers", other, other_n},
       {"kernel sums (MVE)", kernel_sums, kernel_sums_n},
       {"scratch handles", handles, n_scratch},
       {"variable tensors", variables, variables_n},

@@ -4,7 +4,7 @@
 Needs only Python (numpy for the .npy files). Checks: every ok Vela row has its per-layer file
 with per_layer_rows rows whose sums equal the totals; every name_id is in names.txt; the CPU
 fallback count matches cpu_fallbacks.csv; every TFLite Micro output file exists and has the
-recorded dtype, shape and CRC-32; with --corpus-root/--shared-root, every model_sha256 still
+recorded dtype, shape and CRC-32; every single-operator arena row adds up; with --corpus-root/--shared-root, every model_sha256 still
 matches its file. Exits 1 and lists the problems otherwise.
 """
 
@@ -97,9 +97,22 @@ def main():
                         or f"{zlib.crc32(y.tobytes()):08x}" != r["crc32"]):
                     problems.append(f"tflm {r['source']}/{r['model']} output {r['output']}: "
                                     "file differs from its row")
+    n_single = 0
+    single = ref / "tflm" / "single_op.csv"
+    if single.exists():
+        with open(single, newline="") as f:
+            for r in csv.DictReader(f):
+                check_sha(r["source"], f"models/{r['model']}.tflite", r["model_sha256"])
+                if r["status"] != "ok":
+                    continue
+                n_single += 1
+                if int(r["head_bytes"]) + int(r["tail_bytes"]) != int(r["total_bytes"]):
+                    problems.append(f"tflm single_op {r['model']} operator {r['op_index']}: "
+                                    "head + tail != total")
     for p in problems:
         print(p)
-    print(f"vela rows: {n_ok} ok, {n_err} errors; tflm outputs: {n_out}; "
+    print(f"vela rows: {n_ok} ok, {n_err} errors; tflm outputs: {n_out}, single operators: "
+          f"{n_single}; "
           f"problems: {len(problems)}")
     return 1 if problems else 0
 

@@ -17,10 +17,15 @@
 //           go later-added first. Each buffer takes the first gap between time-overlapping
 //           placed buffers walked in offset order.
 //   tail  = TfLiteEvalTensor per tensor (3 words), NodeAndRegistration per operator (8 words),
-//           parsed builtin options per operator, kernels' persistent data (OpData, per-channel
-//           multipliers and shifts, CMSIS-NN MVE fully-connected kernel sums), scratch-buffer
-//           handles (1 word each), persistent TfLiteTensors for the graph inputs and outputs
-//           the application reads, variable tensors, and the allocator's own objects.
+//           parsed builtin options per operator, kernels' persistent data (OpData from Init;
+//           from Prepare per-channel multipliers and shifts of convolutions and per-channel
+//           fully-connected layers, int16 softmax lookup tables, BATCH_MATMUL's transposed
+//           operand copy, CMSIS-NN MVE fully-connected kernel sums), scratch-buffer handles
+//           (1 word each), persistent TfLiteTensors for the graph inputs and outputs the
+//           application reads, variable tensors, and the allocator's own objects. Scratch
+//           requests of the reference kernels (MEAN/SUM, REDUCE_MAX, TRANSPOSE_CONV's
+//           accumulators, SVDF's, the LSTM's four gate buffers) and of CMSIS-NN's convolutions
+//           and pooling are planned in the head.
 //
 // The word size is the build's pointer size: 4 on Cortex-M (the target), 8 on a 64-bit host
 // (TFLite Micro's Python interpreter), so the same model has two arenas. The tail is simulated
@@ -30,19 +35,28 @@
 //
 // How exact (test/estimate/tflm_arena_test.cc):
 //   host, 64-bit, reference kernels (tflite-micro 0.dev20261023182759): head, tail and total
-//     byte for byte on the four MLPerf Tiny int8 models and on each of their 70 operators alone
-//     (struct sizes read from TFLite Micro's headers; the allocator's own objects, 488 bytes,
-//     measured on one-operator models).
+//     byte for byte on the four MLPerf Tiny int8 models, on each of their 70 operators alone,
+//     on the 85 models of the corpus the interpreter runs (test/corpus/reference/tflm:
+//     CNNs, transpose convolutions, GRU and LSTM models, per-channel fully-connected stacks,
+//     int16 variants) and on the ten shared models recorded beside them (SVDF, LSTM, float
+//     models with QUANTIZE/DEQUANTIZE, MAXIMUM). Struct sizes come from the interpreter's own
+//     allocation report on one-operator models cut from the corpus (test/corpus/tools/
+//     record_tflm_single_op.py; 1,671 distinct operators, each checked byte for byte) and on
+//     prefixes of corpus models (which showed the 8-byte alignment of the host's
+//     fully-connected options), and agree with TFLite Micro's headers where those were read;
+//     the allocator's own objects (488 bytes) are measured the same way.
 //   target, 32-bit (TFLite Micro + CMSIS-NN measured on Cortex-M, 16 model x build figures):
 //     the head is TFLite Micro's plan (exact where the tail is known); the tail uses 32-bit
 //     struct sizes, and two figures are calibrated on the measurements: the allocator's own
 //     objects (176 bytes, the smallest keeping every estimate at or above the measured arena)
 //     and the CMSIS-NN fully-connected OpData (32 bytes over the reference one). Result: 0 to
-//     56 bytes above the measured arena (at most +0.35 %), never below.
+//     56 bytes above the measured arena (at most +0.35 %), never below. Kernels not in those
+//     models keep their 64-bit OpData size on the target (an upper bound: a 32-bit layout is
+//     never larger) and the reference kernels' scratch (CMSIS-NN's own transpose-convolution
+//     and LSTM buffers are not modelled).
 // Not modelled: offline-planned offsets (OfflineMemoryAllocation metadata), control flow
-// subgraphs (IF/WHILE), kernels' OpData beyond the table in tflm_arena.cc (other operators
-// count 16 bytes), int16 and float kernels' scratch, the temporary head use during Prepare.
-//
+// subgraphs (IF/WHILE), kernels the corpus does not exercise (their OpData counts 16 bytes,
+// no Prepare buffers or scratch), the temporary head use during Prepare.
 //   mica::estimate::TflmArenaOptions o;               // 32-bit target, CMSIS-NN
 //   o.isa = mica::kernels::Isa::kMve;
 //   MICA_ASSIGN_OR_RETURN(mica::estimate::TflmArena a, mica::estimate::EstimateTflmArena(g, o));
