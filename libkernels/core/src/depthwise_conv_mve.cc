@@ -3,6 +3,10 @@
 // gathered per-channel parameters and narrowed back to channel order), then four channels per
 // step in int32 lanes (VLDRB.S32) and a VCTP32-predicated tail. Other depth multipliers use the
 // scalar body.
+// DepthwiseConv16x8, depth multiplier 1 and at most kDepthwise16x8MaxTaps taps: eight channels
+// per step (VLD1.16 inputs, VLDRB.S16 weights, VMULLB / VMULLT into even / odd int32 lanes,
+// exact as each product is at most 2^22), the int64 bias and TFLite's int64 requantization per
+// channel; other cases use the scalar body.
 #include <type_traits>
 
 #include "depthwise_conv_internal.h"
@@ -198,6 +202,79 @@ KernelStatus DepthwiseConvMve(const DepthwiseConvParams& params, const PerChanne
     return DepthwiseConvScalar(params, quant, input, filter, bias, output, scratch);
   }
   DepthwiseMult1(params, quant, input, filter, bias, output);
+  return KernelStatus::kOk;
+}
+
+namespace {
+
+void Depthwise16x8Mult1(const DepthwiseConvParams& p, const PerChannelRequant& q,
+                        const int16_t* input, const int8_t* filter, const int64_t* bias,
+                        int16_t* out) {
+  const int32_t c_count = p.input.c;
+  const DepthwiseStrides st = DepthwiseStridesOf(p, c_count);
+  // Parameters in locals: the output stores could alias p and q.
+  const int32_t lo = p.activation.min, hi = p.activation.max;
+  const int32_t* const mult = q.multiplier;
+  const int32_t* const shift = q.shift;
+  const auto finish = [=](int32_t acc, int32_t c) {
+    int64_t a = acc;
+    if (bias != nullptr) a += bias[c];
+    return static_cast<int16_t>(Clamp(MultiplyByQuantizedMultiplier64(a, mult[c], shift[c]),
+                                      lo, hi));
+  };
+  ForEachDepthwisePixel(p, input, filter, out, c_count, [&](DepthwiseTaps<int16_t> t, int16_t* o) {
+    for (int32_t c = 0; c < c_count; c += 8) {
+      const int32_t left = c_count - c;
+      int32x4_t even = vdupq_n_s32(0), odd = even;
+      const int16_t* xr = t.x_first + c;
+      const int8_t* wr = t.w_first + c;
+      if (left >= 8) {
+        for (int32_t r = 0; r < t.rows; ++r, xr += st.x_row, wr += st.w_row) {
+          const int16_t* x = xr;
+          const int8_t* w = wr;
+          for (int32_t k = t.cols; k > 0; --k, x += st.x_col, w += st.w_col) {
+            const int16x8_t xv = vld1q_s16(x), wv = vldrbq_s16(w);
+            even = vaddq_s32(even, vmullbq_int_s16(xv, wv));
+            odd = vaddq_s32(odd, vmulltq_int_s16(xv, wv));
+          }
+        }
+      } else {
+        const mve_pred16_t pred = vctp16q(static_cast<uint32_t>(left));
+        for (int32_t r = 0; r < t.rows; ++r, xr += st.x_row, wr += st.w_row) {
+          const int16_t* x = xr;
+          const int8_t* w = wr;
+          for (int32_t k = t.cols; k > 0; --k, x += st.x_col, w += st.w_col) {
+            const int16x8_t xv = vldrhq_z_s16(x, pred), wv = vldrbq_z_s16(w, pred);
+            even = vaddq_s32(even, vmullbq_int_s16(xv, wv));
+            odd = vaddq_s32(odd, vmulltq_int_s16(xv, wv));
+          }
+        }
+      }
+      int32_t e[4], d[4];
+      vst1q_s32(e, even);
+      vst1q_s32(d, odd);
+      const int32_t n = left < 8 ? left : 8;
+      for (int32_t j = 0; j < n; ++j) {
+        o[c + j] = finish((j & 1) != 0 ? d[j >> 1] : e[j >> 1], c + j);
+      }
+    }
+  });
+}
+
+}  // namespace
+
+KernelStatus DepthwiseConv16x8Mve(const DepthwiseConvParams& params,
+                                  const PerChannelRequant& quant, const int16_t* input,
+                                  const int8_t* filter, const int64_t* bias, int16_t* output,
+                                  Scratch scratch) {
+  const KernelStatus st = CheckDepthwiseConv(params, quant, input, filter, output, scratch,
+                                             DepthwiseConv16x8ScratchBytes(params, Isa::kMve),
+                                             true);
+  if (st != KernelStatus::kOk) return st;
+  if (!Depthwise16x8Int32Taps(params)) {
+    return DepthwiseConv16x8Scalar(params, quant, input, filter, bias, output, scratch);
+  }
+  Depthwise16x8Mult1(params, quant, input, filter, bias, output);
   return KernelStatus::kOk;
 }
 
