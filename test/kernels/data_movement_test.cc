@@ -85,6 +85,31 @@ TEST_CASE("Transpose: every variant matches the reference", "[kernels][data]") {
       CheckTranspose<int16_t>(rng, v.fn, max_dim);
       CheckTranspose<int32_t>(rng, v.fn, max_dim);
     }
+    // NHWC <-> NCHW with every tile edge (the DSP body's 2-D tile path), int8 and int16.
+    for (const int32_t c : {1, 3, 4, 5, 8, 13}) {
+      for (const auto& perm : {std::vector<int32_t>{0, 3, 1, 2}, std::vector<int32_t>{0, 2, 3, 1}}) {
+        const Shape in{4, {2, 7, 9, c}};
+        const auto x8 = rng.Fill<int8_t>(static_cast<size_t>(in.elements()), -128, 127);
+        const auto x16 = rng.Fill<int16_t>(static_cast<size_t>(in.elements()), -32768, 32767);
+        std::vector<int8_t> y8(x8.size()), r8(x8.size());
+        std::vector<int16_t> y16(x16.size()), r16(x16.size());
+        REQUIRE(v.fn(in, perm.data(), x8.data(), y8.data(), 1) == KernelStatus::kOk);
+        REQUIRE(v.fn(in, perm.data(), x16.data(), y16.data(), 2) == KernelStatus::kOk);
+        Shape out;
+        out.rank = 4;
+        for (int i = 0; i < 4; ++i) out.dims[i] = in.dims[perm[i]];
+        for (int64_t o = 0; o < out.elements(); ++o) {
+          const auto oi = Unflatten(out, o);
+          std::vector<int32_t> ii(4);
+          for (int k = 0; k < 4; ++k) ii[perm[k]] = oi[k];
+          r8[o] = x8[Flatten(in, ii)];
+          r16[o] = x16[Flatten(in, ii)];
+        }
+        CAPTURE(c, perm);
+        REQUIRE(y8 == r8);
+        REQUIRE(y16 == r16);
+      }
+    }
     const int32_t bad[2] = {0, 0};
     int8_t buf[4];
     CHECK(v.fn(Shape{2, {2, 2}}, bad, buf, buf, 1) == KernelStatus::kArgError);

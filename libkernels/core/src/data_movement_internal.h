@@ -1,9 +1,11 @@
 // Private: the TRANSPOSE and PAD bodies, their argument checks and the outer loops every body
-// shares. A body differs only in its run functions:
-//   Copy(dst, src, bytes)                  a contiguous run
-//   Fill(dst, value, eb, n)                n copies of the eb-byte element at `value`
-//   Gather(dst, src, stride, eb, n)        dst[i] = src[i * stride] (elements of eb bytes)
-// passed as a struct of static functions (Runs).
+// shares. A body differs only in its run functions, a struct (Runs) of:
+//   static Copy(dst, src, bytes)             a contiguous run
+//   static Gather(dst, src, stride, eb, n)   dst[i] = src[i * stride] (elements of eb bytes)
+//   static Gather2D(dst, src, stride, eb, rows, n)   rows runs at once where the input's next
+//                                            dim is contiguous: dst[r * n + i] = src[i * stride
+//                                            + r]; only called when kGather2D is true
+//   Filler(value, eb), filler(dst, n)        n copies of the eb-byte element at `value`
 #ifndef MICA_KERNELS_DATA_MOVEMENT_INTERNAL_H_
 #define MICA_KERNELS_DATA_MOVEMENT_INTERNAL_H_
 
@@ -96,28 +98,50 @@ inline void TransposeWalk(const TransposePlan& plan, const char* src, char* dst,
   const int32_t run = plan.dims[inner];
   const int64_t run_stride = plan.stride[inner];
   const size_t run_bytes = static_cast<size_t>(run) * eb;
+  // A gathered run whose next outer dim is contiguous in the input (NHWC <-> NCHW) goes to
+  // Gather2D whole when the body has one: the two innermost dims form one block.
+  const bool two_d = Runs::kGather2D && run_stride != 1 && inner >= 1 &&
+                     plan.stride[inner - 1] == 1 && eb <= 2;
+  const int outer = two_d ? inner - 1 : inner;
+  const size_t block_bytes = two_d ? run_bytes * static_cast<size_t>(plan.dims[inner - 1])
+                                   : run_bytes;
   ptrdiff_t step[kMaxRank], wrap[kMaxRank];
-  for (int j = 0; j < inner; ++j) {
+  for (int j = 0; j < outer; ++j) {
     step[j] = static_cast<ptrdiff_t>(plan.stride[j] * static_cast<int64_t>(eb));
     wrap[j] = step[j] * plan.dims[j];
   }
-  int32_t idx[kMaxRank] = {};
-  ptrdiff_t off = 0;
-  while (true) {
-    if (run_stride == 1) {
-      Runs::Copy(dst, src + off, run_bytes);
-    } else {
-      Runs::Gather(dst, src + off, run_stride, eb, run);
+  // One loop per kind of run, so each keeps its state in registers; one outer dim (the usual
+  // case after merging) is a plain loop.
+  const auto walk = [&](auto&& body) {
+    if (outer <= 1) {
+      const int32_t count = outer == 1 ? plan.dims[0] : 1;
+      const ptrdiff_t st = outer == 1 ? step[0] : 0;
+      const char* s = src;
+      for (int32_t i = 0; i < count; ++i, s += st, dst += block_bytes) body(dst, s);
+      return;
     }
-    dst += run_bytes;
-    int j = inner - 1;
-    for (; j >= 0; --j) {
-      off += step[j];
-      if (++idx[j] < plan.dims[j]) break;
-      off -= wrap[j];
-      idx[j] = 0;
+    int32_t idx[kMaxRank] = {};
+    ptrdiff_t off = 0;
+    while (true) {
+      body(dst, src + off);
+      dst += block_bytes;
+      int j = outer - 1;
+      for (; j >= 0; --j) {
+        off += step[j];
+        if (++idx[j] < plan.dims[j]) break;
+        off -= wrap[j];
+        idx[j] = 0;
+      }
+      if (j < 0) break;
     }
-    if (j < 0) break;
+  };
+  if (two_d) {
+    const int32_t rows = plan.dims[inner - 1];
+    walk([=](char* d, const char* s) { Runs::Gather2D(d, s, run_stride, eb, rows, run); });
+  } else if (run_stride == 1) {
+    walk([=](char* d, const char* s) { Runs::Copy(d, s, run_bytes); });
+  } else {
+    walk([=](char* d, const char* s) { Runs::Gather(d, s, run_stride, eb, run); });
   }
 }
 
@@ -163,8 +187,9 @@ inline KernelStatus PadWith(const PadParams& p, const Shape& in_shape, const voi
   const bool empty = in_shape.elements() == 0;
   if (output == nullptr || (!empty && input == nullptr)) return KernelStatus::kArgError;
   char* dst = static_cast<char*>(output);
+  const typename Runs::Filler fill(pad_value, eb);
   if (empty) {  // all padding
-    Runs::Fill(dst, pad_value, eb, out_n);
+    fill(dst, out_n);
     return KernelStatus::kOk;
   }
   // Row dimension k: the innermost one with padding (or 0); the dims inside it are merged.
@@ -203,11 +228,11 @@ inline KernelStatus PadWith(const PadParams& p, const Shape& in_shape, const voi
   const char* src = static_cast<const char*>(input);
   while (true) {
     if (outside == 0) {
-      Runs::Fill(dst, pad_value, eb, before);
+      fill(dst, before);
       Runs::Copy(dst + before * ebs, src + off, static_cast<size_t>(in_row) * ebs);
-      Runs::Fill(dst + (before + in_row) * ebs, pad_value, eb, after);
+      fill(dst + (before + in_row) * ebs, after);
     } else {
-      Runs::Fill(dst, pad_value, eb, row);
+      fill(dst, row);
     }
     dst += row_bytes;
     int j = 0;
@@ -227,24 +252,31 @@ inline KernelStatus PadWith(const PadParams& p, const Shape& in_shape, const voi
 
 // Portable run functions (the scalar body's; SIMD bodies reuse what they do not change).
 struct PortableRuns {
+  static constexpr bool kGather2D = false;
   static void Copy(char* dst, const char* src, size_t bytes) {
     if (bytes != 0) __builtin_memcpy(dst, src, bytes);
   }
-  template <typename T>
-  static void FillT(char* dst, const void* value, int64_t n) {
-    T v;
-    __builtin_memcpy(&v, value, sizeof(T));
-    for (int64_t i = 0; i < n; ++i) __builtin_memcpy(dst + i * int64_t{sizeof(T)}, &v, sizeof(T));
-  }
-  static void Fill(char* dst, const void* value, size_t eb, int64_t n) {
-    if (eb == 1) {
-      FillT<uint8_t>(dst, value, n);
-    } else if (eb == 2) {
-      FillT<uint16_t>(dst, value, n);
-    } else {
-      FillT<uint32_t>(dst, value, n);
+  class Filler {
+   public:
+    Filler(const void* value, size_t eb) : eb_(eb) { __builtin_memcpy(&v_, value, eb); }
+    void operator()(char* dst, int64_t n) const {
+      if (eb_ == 1) {
+        FillT(dst, static_cast<uint8_t>(v_), n);
+      } else if (eb_ == 2) {
+        FillT(dst, static_cast<uint16_t>(v_), n);
+      } else {
+        FillT(dst, v_, n);
+      }
     }
-  }
+
+   private:
+    template <typename T>
+    static void FillT(char* dst, T v, int64_t n) {
+      for (int64_t i = 0; i < n; ++i) __builtin_memcpy(dst + i * int64_t{sizeof(T)}, &v, sizeof(T));
+    }
+    uint32_t v_ = 0;  // the element in its low eb bytes (little-endian)
+    size_t eb_;
+  };
   template <typename T>
   static void GatherT(char* dst, const char* src, int64_t stride, int32_t n) {
     const int64_t step = stride * int64_t{sizeof(T)};
@@ -254,6 +286,7 @@ struct PortableRuns {
       __builtin_memcpy(dst, &v, sizeof(T));
     }
   }
+  static void Gather2D(char*, const char*, int64_t, size_t, int32_t, int32_t) {}
   static void Gather(char* dst, const char* src, int64_t stride, size_t eb, int32_t n) {
     if (eb == 1) {
       GatherT<uint8_t>(dst, src, stride, n);

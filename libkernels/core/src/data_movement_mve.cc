@@ -31,24 +31,38 @@ struct MveRuns {
     }
   }
 
-  static void Fill(char* dst, const void* value, size_t eb, int64_t n) {
-    uint32_t v;
-    if (eb == 1) {
-      v = 0x01010101u * *static_cast<const uint8_t*>(value);
-    } else if (eb == 2) {
-      uint16_t h;
-      __builtin_memcpy(&h, value, 2);
-      v = h | (uint32_t{h} << 16);
-    } else {
-      __builtin_memcpy(&v, value, 4);
+  // The pad element replicated into a vector (VDUP); 16 bytes a store, a predicated tail.
+  class Filler {
+   public:
+    Filler(const void* value, size_t eb) : eb_(eb) {
+      uint32_t v;
+      if (eb == 1) {
+        v = 0x01010101u * *static_cast<const uint8_t*>(value);
+      } else if (eb == 2) {
+        uint16_t h;
+        __builtin_memcpy(&h, value, 2);
+        v = h | (uint32_t{h} << 16);
+      } else {
+        __builtin_memcpy(&v, value, 4);
+      }
+      v_ = v;
     }
-    const uint8x16_t pattern = vreinterpretq_u8_u32(vdupq_n_u32(v));
-    uint8_t* d = reinterpret_cast<uint8_t*>(dst);
-    const size_t bytes = static_cast<size_t>(n) * eb;
-    for (size_t i = bytes >> 4; i > 0; --i, d += 16) vst1q_u8(d, pattern);
-    const uint32_t tail = static_cast<uint32_t>(bytes & 15);
-    if (tail != 0) vstrbq_p_u8(d, pattern, Tail8(tail));
-  }
+    void operator()(char* dst, int64_t n) const {
+      const uint8x16_t pattern = vreinterpretq_u8_u32(vdupq_n_u32(v_));
+      uint8_t* d = reinterpret_cast<uint8_t*>(dst);
+      const size_t bytes = static_cast<size_t>(n) * eb_;
+      for (size_t i = bytes >> 4; i > 0; --i, d += 16) vst1q_u8(d, pattern);
+      const uint32_t tail = static_cast<uint32_t>(bytes & 15);
+      if (tail != 0) vstrbq_p_u8(d, pattern, Tail8(tail));
+    }
+
+   private:
+    uint32_t v_;
+    size_t eb_;
+  };
+
+  static constexpr bool kGather2D = false;
+  static void Gather2D(char*, const char*, int64_t, size_t, int32_t, int32_t) {}
 
   static void Gather8(uint8_t* d, const uint8_t* s, uint32_t stride, int32_t n) {
     if (stride <= 17) {  // 15 * stride fits a byte offset
