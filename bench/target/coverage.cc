@@ -72,6 +72,7 @@ bool Equal(const void* x, const void* y, size_t n) {
 void FillRequant16(int32_t n, int32_t shift_lo, int32_t shift_hi) {
   for (int32_t i = 0; i < n; ++i) {
     g_mult[i] = static_cast<int32_t>(0x40000000u + (Next() & 0x3FFFFFFFu));
+    if (Chance(5)) g_mult[i] = static_cast<int32_t>(0x7FFF0000u + (Next() & 0xFFFFu));  // Q15 cap
     g_shift[i] = Uniform(shift_lo, shift_hi);
   }
 }
@@ -235,7 +236,8 @@ struct Dw16Case {
     p.output = {1, oh, ow, oc};
     p.activation = Chance(30) ? ActivationRange{-30000, 20000} : ActivationRange{-32768, 32767};
     with_bias = Chance(80);
-    FillRequant16(oc, -16, 4);
+    // Shifts <= -2 take the MVE body's vector requantization; larger ones its per-channel one.
+    FillRequant16(oc, -16, Chance(60) ? -2 : 4);
   }
 };
 

@@ -5,8 +5,10 @@
 // scalar body.
 // DepthwiseConv16x8, depth multiplier 1 and at most kDepthwise16x8MaxTaps taps: eight channels
 // per step (VLD1.16 inputs, VLDRB.S16 weights, VMULLB / VMULLT into even / odd int32 lanes,
-// exact as each product is at most 2^22), the int64 bias and TFLite's int64 requantization per
-// channel; other cases use the scalar body.
+// exact as each product is at most 2^22), the int64 bias and TFLite's int64 requantization in
+// vectors when every shift is <= -2 and the biases fit (Requant16Lanes; else per channel);
+// other cases use the scalar body.
+#include <climits>
 #include <type_traits>
 
 #include "depthwise_conv_internal.h"
@@ -207,6 +209,43 @@ KernelStatus DepthwiseConvMve(const DepthwiseConvParams& params, const PerChanne
 
 namespace {
 
+// Whether the eight-channel groups may requantize in vectors (Requant16Lanes): every shift
+// <= -2 (TFLite's total shift 15 - shift >= 17) and every bias small enough that bias plus an
+// accumulator of `taps` products (each at most 2^22) fits int32. O(channels), once per call.
+bool Requant16LanesOk(const PerChannelRequant& q, const int64_t* bias, int32_t channels,
+                      int64_t taps) {
+  const int64_t bias_max = INT32_MAX - taps * (int64_t{1} << 22);
+  for (int32_t c = 0; c < channels; ++c) {
+    if (q.shift[c] > -2) return false;
+    if (bias != nullptr && (bias[c] > bias_max || bias[c] < -bias_max)) return false;
+  }
+  return true;
+}
+
+// TFLite's int64 16x8 requantization of four channels ch, ch + 2, ch + 4, ch + 6 (one even or
+// odd accumulator vector), exact under Requant16LanesOk: with P = (acc + bias) * reduced and
+// t = 15 - shift >= 17, (P + 2^(t-1)) >> t = VRSHL(VMULH(acc + bias, reduced << 16), t - 16)
+// (VMULH is floor(P / 2^16); the dropped bits cannot carry past the rounding bit). Stored
+// narrowed to int16 with a halfword scatter.
+inline void Requant16Lanes(int32x4_t acc, int32_t ch, const int32_t* mult, const int32_t* shift,
+                           const int64_t* bias, int32x4_t lo, int32x4_t hi, int16_t* o) {
+  const uint32x4_t lanes = vidupq_n_u32(0, 2);  // 0, 2, 4, 6
+  const int32x4_t m = vldrwq_gather_shifted_offset_s32(mult + ch, lanes);
+  const int32x4_t sh = vldrwq_gather_shifted_offset_s32(shift + ch, lanes);
+  // Q31 -> Q15, rounded and capped at 0x7FFF, placed in the high half-word.
+  uint32x4_t reduced = vshrq_n_u32(vaddq_n_u32(vreinterpretq_u32_s32(m), 0x8000u), 16);
+  reduced = vminq_u32(reduced, vdupq_n_u32(0x7FFFu));
+  if (bias != nullptr) {  // the low words of the int64 biases (they fit int32)
+    const int32_t* b32 = reinterpret_cast<const int32_t*>(bias + ch);
+    acc = vaddq_s32(acc, vldrwq_gather_shifted_offset_s32(b32, vidupq_n_u32(0, 4)));
+  }
+  int32x4_t v = vmulhq_s32(acc, vreinterpretq_s32_u32(vshlq_n_u32(reduced, 16)));
+  v = vrshlq_s32(v, vaddq_n_s32(sh, 1));
+  v = vminq_s32(vmaxq_s32(v, lo), hi);
+  vstrhq_scatter_shifted_offset_s32(o + ch, lanes, v);
+}
+
+template <bool kVectorRequant>
 void Depthwise16x8Mult1(const DepthwiseConvParams& p, const PerChannelRequant& q,
                         const int16_t* input, const int8_t* filter, const int64_t* bias,
                         int16_t* out) {
@@ -250,6 +289,12 @@ void Depthwise16x8Mult1(const DepthwiseConvParams& p, const PerChannelRequant& q
           }
         }
       }
+      if (kVectorRequant && left >= 8) {
+        const int32x4_t lo_v = vdupq_n_s32(lo), hi_v = vdupq_n_s32(hi);
+        Requant16Lanes(even, c, mult, shift, bias, lo_v, hi_v, o);
+        Requant16Lanes(odd, c + 1, mult, shift, bias, lo_v, hi_v, o);
+        continue;
+      }
       int32_t e[4], d[4];
       vst1q_s32(e, even);
       vst1q_s32(d, odd);
@@ -274,7 +319,11 @@ KernelStatus DepthwiseConv16x8Mve(const DepthwiseConvParams& params,
   if (!Depthwise16x8Int32Taps(params)) {
     return DepthwiseConv16x8Scalar(params, quant, input, filter, bias, output, scratch);
   }
-  Depthwise16x8Mult1(params, quant, input, filter, bias, output);
+  if (Requant16LanesOk(quant, bias, params.output.c, int64_t{params.filter.h} * params.filter.w)) {
+    Depthwise16x8Mult1<true>(params, quant, input, filter, bias, output);
+  } else {
+    Depthwise16x8Mult1<false>(params, quant, input, filter, bias, output);
+  }
   return KernelStatus::kOk;
 }
 
