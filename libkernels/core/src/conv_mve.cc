@@ -255,6 +255,21 @@ KernelStatus ConvMve(const ConvParams& params, const PerChannelRequant& quant,
 
 namespace {
 
+// Two output channels' dot products over the window rows: `rows` runs of `run` int16 inputs
+// (x_row apart) against the filter rows f0 and f0 + k_total (f_row apart). Out of line so the
+// loop keeps its pointers and both 64-bit accumulators in registers (inlined into the pixel
+// loop, GCC spills a pointer per step).
+__attribute__((noinline)) void Dot16x8Pair(const int16_t* x, ptrdiff_t x_row, const int8_t* f0,
+                                           int32_t f_row, int32_t k_total, int32_t rows,
+                                           int32_t run, int64_t acc[2]) {
+  int64_t a0 = 0, a1 = 0;
+  for (int32_t r = 0; r < rows; ++r, x += x_row, f0 += f_row) {
+    mve::DotS16S8x2<false>(x, f0, f0 + k_total, run, 0, &a0, &a1);
+  }
+  acc[0] = a0;
+  acc[1] = a1;
+}
+
 void Conv16x8Runs(const ConvParams& p, const PerChannelRequant& q, const int16_t* input,
                   const int8_t* filter, const int64_t* bias, int16_t* out) {
   const int32_t in_h = p.input.h, in_w = p.input.w, c = p.input.c;
@@ -286,14 +301,11 @@ void Conv16x8Runs(const ConvParams& p, const PerChannelRequant& q, const int16_t
         const int32_t f_first = (ky_lo * k_w + kx_lo) * c;
         int32_t oc = 0;
         for (; oc + 2 <= out_c; oc += 2) {
-          const int8_t* f = filter + static_cast<ptrdiff_t>(oc) * k_total + f_first;
-          const int16_t* x = x_first;
-          int64_t a0 = 0, a1 = 0;
-          for (int32_t ky = ky_lo; ky < ky_hi; ++ky, x += x_row, f += k_w * c) {
-            mve::DotS16S8x2<false>(x, f, f + k_total, run, 0, &a0, &a1);
-          }
-          out[oc] = finish(a0, oc);
-          out[oc + 1] = finish(a1, oc + 1);
+          int64_t acc[2];
+          Dot16x8Pair(x_first, x_row, filter + static_cast<ptrdiff_t>(oc) * k_total + f_first,
+                      k_w * c, k_total, ky_hi - ky_lo, run, acc);
+          out[oc] = finish(acc[0], oc);
+          out[oc + 1] = finish(acc[1], oc + 1);
         }
         if (oc < out_c) {
           const int8_t* f = filter + static_cast<ptrdiff_t>(oc) * k_total + f_first;
