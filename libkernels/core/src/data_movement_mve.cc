@@ -129,10 +129,10 @@ struct MveRuns {
   }
 
   static void Gather(char* dst, const char* src, int64_t stride, size_t eb, int32_t n) {
-    // Offsets are 32-bit: 3 strides (in bytes for int8, in elements otherwise) must fit.
+    // Offsets are 32-bit: 3 strides, in bytes, must fit.
     const bool aligned =
         ((reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src)) & (eb - 1)) == 0;
-    if (stride > UINT32_MAX / 4 || !aligned) {
+    if (stride > static_cast<int64_t>(UINT32_MAX / (4 * eb)) || !aligned) {
       PortableRuns::Gather(dst, src, stride, eb, n);
     } else if (eb == 1) {
       Gather8(reinterpret_cast<uint8_t*>(dst), reinterpret_cast<const uint8_t*>(src),
