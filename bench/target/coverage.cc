@@ -444,6 +444,14 @@ void RunCoverage() {
     for (int i = 0; i < 4; ++i) c.perm[i] = swap[i];
     c.Fill();
     Time("transpose_hw_32x16x8", TransposeVariants(), c, 4096);
+    // Channel shuffle (ShuffleNet, 2 groups of 32): [8x8, 2, 32] -> [8x8, 32, 2].
+    c.in.rank = 5;
+    const int32_t shuffle_dims[5] = {1, 8, 8, 2, 32};
+    for (int i = 0; i < 5; ++i) c.in.dims[i] = shuffle_dims[i];
+    const int32_t shuffle[5] = {0, 1, 2, 4, 3};
+    for (int i = 0; i < 5; ++i) c.perm[i] = shuffle[i];
+    c.Fill();
+    Time("transpose_shuffle_g2_8x8x64", TransposeVariants(), c, 4096);
     c.in = Shape4(1, 24, 24, 4);  // int16
     const int32_t nchw[4] = {0, 3, 1, 2};
     for (int i = 0; i < 4; ++i) c.perm[i] = nchw[i];

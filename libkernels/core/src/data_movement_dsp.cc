@@ -113,6 +113,10 @@ struct DspRuns {
     const ptrdiff_t s = static_cast<ptrdiff_t>(stride * static_cast<int64_t>(eb));
     const ptrdiff_t row_bytes = static_cast<ptrdiff_t>(n) * static_cast<ptrdiff_t>(eb);
     const int32_t tile = eb == 1 ? 4 : 2;
+    if (n < tile) {  // no whole tile (a channel shuffle): column by column
+      Edge(dst, src, stride, eb, rows, n, row_bytes);
+      return;
+    }
     int32_t r = 0;
     for (; r + tile <= rows; r += tile) {
       const char* x = src + r * static_cast<ptrdiff_t>(eb);
@@ -136,14 +140,21 @@ struct DspRuns {
           dsp::Store32(d + row_bytes + 2 * i, Pkhtb(w1, w0));
         }
       }
-      for (int32_t k = 0; k < tile; ++k) {
-        PortableRuns::Gather(d + k * row_bytes + i * static_cast<ptrdiff_t>(eb),
-                             x + k * static_cast<ptrdiff_t>(eb), stride, eb, n - i);
+      if (i < n) {  // the tile rows' last columns
+        Edge(d + i * static_cast<ptrdiff_t>(eb), x, stride, eb, tile, n - i, row_bytes);
       }
     }
-    for (; r < rows; ++r) {
-      PortableRuns::Gather(dst + r * row_bytes, src + r * static_cast<ptrdiff_t>(eb), stride, eb,
-                           n);
+    if (r < rows) {  // the last rows
+      Edge(dst + r * row_bytes, src + r * static_cast<ptrdiff_t>(eb), stride, eb, rows - r, n,
+           row_bytes);
+    }
+  }
+  static void Edge(char* dst, const char* src, int64_t stride, size_t eb, int32_t rows,
+                   int32_t n, ptrdiff_t dst_row) {
+    if (eb == 1) {
+      PortableRuns::Gather2DT<uint8_t>(dst, src, stride, rows, n, dst_row);
+    } else {
+      PortableRuns::Gather2DT<uint16_t>(dst, src, stride, rows, n, dst_row);
     }
   }
 

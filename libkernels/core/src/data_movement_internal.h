@@ -4,7 +4,7 @@
 //   static Gather(dst, src, stride, eb, n)   dst[i] = src[i * stride] (elements of eb bytes)
 //   static Gather2D(dst, src, stride, eb, rows, n)   rows runs at once where the input's next
 //                                            dim is contiguous: dst[r * n + i] = src[i * stride
-//                                            + r]; only called when kGather2D is true
+//                                            + r] (eb 1 or 2; only called when kGather2D)
 //   Filler(value, eb), filler(dst, n)        n copies of the eb-byte element at `value`
 #ifndef MICA_KERNELS_DATA_MOVEMENT_INTERNAL_H_
 #define MICA_KERNELS_DATA_MOVEMENT_INTERNAL_H_
@@ -98,8 +98,8 @@ inline void TransposeWalk(const TransposePlan& plan, const char* src, char* dst,
   const int32_t run = plan.dims[inner];
   const int64_t run_stride = plan.stride[inner];
   const size_t run_bytes = static_cast<size_t>(run) * eb;
-  // A gathered run whose next outer dim is contiguous in the input (NHWC <-> NCHW) goes to
-  // Gather2D whole when the body has one: the two innermost dims form one block.
+  // A gathered run whose next outer dim is contiguous in the input (NHWC <-> NCHW, a channel
+  // shuffle) goes to Gather2D whole: the two innermost dims form one block.
   const bool two_d = Runs::kGather2D && run_stride != 1 && inner >= 1 &&
                      plan.stride[inner - 1] == 1 && eb <= 2;
   const int outer = two_d ? inner - 1 : inner;
@@ -252,7 +252,7 @@ inline KernelStatus PadWith(const PadParams& p, const Shape& in_shape, const voi
 
 // Portable run functions (the scalar body's; SIMD bodies reuse what they do not change).
 struct PortableRuns {
-  static constexpr bool kGather2D = false;
+  static constexpr bool kGather2D = true;
   static void Copy(char* dst, const char* src, size_t bytes) {
     if (bytes != 0) __builtin_memcpy(dst, src, bytes);
   }
@@ -286,7 +286,44 @@ struct PortableRuns {
       __builtin_memcpy(dst, &v, sizeof(T));
     }
   }
-  static void Gather2D(char*, const char*, int64_t, size_t, int32_t, int32_t) {}
+  // rows x n block, element by element: dst[r * n + i] = src[i * stride + r] (dst rows
+  // dst_row bytes apart). Few columns (a channel shuffle): column by column, reading the input
+  // contiguously; else row by row.
+  template <typename T>
+  static void Gather2DT(char* dst, const char* src, int64_t stride, int32_t rows, int32_t n,
+                        ptrdiff_t dst_row) {
+    const ptrdiff_t step = static_cast<ptrdiff_t>(stride * int64_t{sizeof(T)});
+    if (n < rows) {
+      for (int32_t i = 0; i < n; ++i, src += step, dst += sizeof(T)) {
+        const char* x = src;
+        char* d = dst;
+        for (int32_t r = 0; r < rows; ++r, x += sizeof(T), d += dst_row) {
+          T v;
+          __builtin_memcpy(&v, x, sizeof(T));
+          __builtin_memcpy(d, &v, sizeof(T));
+        }
+      }
+      return;
+    }
+    for (int32_t r = 0; r < rows; ++r, dst += dst_row) {
+      const char* x = src + r * static_cast<ptrdiff_t>(sizeof(T));
+      char* d = dst;
+      for (int32_t i = 0; i < n; ++i, x += step, d += sizeof(T)) {
+        T v;
+        __builtin_memcpy(&v, x, sizeof(T));
+        __builtin_memcpy(d, &v, sizeof(T));
+      }
+    }
+  }
+  static void Gather2D(char* dst, const char* src, int64_t stride, size_t eb, int32_t rows,
+                       int32_t n) {
+    const ptrdiff_t dst_row = static_cast<ptrdiff_t>(n) * static_cast<ptrdiff_t>(eb);
+    if (eb == 1) {
+      Gather2DT<uint8_t>(dst, src, stride, rows, n, dst_row);
+    } else {
+      Gather2DT<uint16_t>(dst, src, stride, rows, n, dst_row);
+    }
+  }
   static void Gather(char* dst, const char* src, int64_t stride, size_t eb, int32_t n) {
     if (eb == 1) {
       GatherT<uint8_t>(dst, src, stride, n);
