@@ -80,15 +80,55 @@ def build_and_run(variant, shared, build_dir, jobs):
     done = False
     for line in out.stdout.splitlines():
         f = line.split()
-        if len(f) == 7 and f[0] in ("anchor", "layer"):
+        if len(f) == 7 and f[0] in ("anchor", "layer", "variant"):
             results.append({"table": f[0], "case": f[1], "isa": f[2], "insn": int(f[3]),
                             "macs": int(f[4]), "crc": f[5], "status": f[6]})
+        elif len(f) == 6 and f[0] == "sweep":
+            results.append({"table": "sweep", "case": f[1], "isa": f[2], "cases": int(f[3]),
+                            "mismatches": int(f[4]), "status": f[5]})
         elif line.strip() == "bench: done":
             done = True
     if not done or out.returncode != 0:
         sys.stderr.write(out.stdout + out.stderr)
         raise RuntimeError(f"{variant}: firmware did not finish (exit {out.returncode})")
     return results
+
+
+def report_coverage(variant, results, seen):
+    """The coverage ops (coverage.cc): sweeps of every body against the scalar one, and each
+    body's instructions per call on a fixed shape, its ratio to the scalar body of the same
+    build; every body's CRC of a case must agree within and across builds."""
+    failures = []
+    sweeps = [r for r in results if r["table"] == "sweep"]
+    if sweeps:
+        print(f"\n| sweep ({variant} build) | body | cases | mismatches vs scalar |")
+        print("|---|---|---:|---:|")
+        for r in sweeps:
+            print(f"| {r['case']} | {r['isa']} | {r['cases']} | {r['mismatches']} |")
+            if r["mismatches"] != 0 or r["status"] != "ok":
+                failures.append(f"{variant} sweep {r['case']} {r['isa']}: {r['mismatches']} "
+                                f"of {r['cases']} cases differ from the scalar body")
+    rows = [r for r in results if r["table"] == "variant"]
+    if rows:
+        print(f"\n| case ({variant} build) | body | instructions | work | per unit | "
+              f"vs scalar body | CRC |")
+        print("|---|---|---:|---:|---:|---:|---|")
+        scalar = {r["case"]: r["insn"] for r in rows if r["isa"] == "scalar"}
+        for r in rows:
+            base = scalar.get(r["case"])
+            ratio = f"{r['insn'] / base:.3f}" if base else ""
+            per = f"{r['insn'] / r['macs']:.3f}" if r["macs"] else ""
+            other = seen.setdefault(r["case"], (f"{variant}/{r['isa']}", r["crc"]))
+            ok = r["status"] == "ok" and other[1] == r["crc"]
+            print(f"| {r['case']} | {r['isa']} | {r['insn']} | {r['macs']} | {per} | {ratio} | "
+                  f"{'match' if ok else 'MISMATCH ' + r['crc']} |")
+            if not ok:
+                failures.append(f"{variant} {r['case']} {r['isa']}: CRC {r['crc']} "
+                                f"({r['status']}), {other[1]} on {other[0]}")
+        for case in dict.fromkeys(r["case"] for r in rows):
+            if not any(r["case"] == case and r["isa"] == variant for r in rows):
+                failures.append(f"{variant} {case}: no {variant} body in the build")
+    return failures
 
 
 def main():
@@ -116,6 +156,7 @@ def main():
     failures = []
     recorded = []
     layer_seen = {}
+    variant_seen = {}
     for variant in a.variants.split(","):
         if variant not in VARIANTS:
             ap.error(f"unknown variant {variant}")
@@ -171,6 +212,8 @@ def main():
             if a.check and want is None:
                 failures.append(f"{variant} {r['case']}: no CRC recorded in limits.csv")
             recorded.append((variant, r["case"], "", r["crc"]))
+
+        failures += report_coverage(variant, results, variant_seen)
 
     if a.record:
         with open(LIMITS, "w", newline="") as f:

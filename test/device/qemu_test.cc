@@ -101,14 +101,16 @@ TEST_CASE("shared models run bit-exactly on QEMU: Cortex-M55 scalar", "[device][
 }
 
 // Corpus models (test/corpus/models) with the operators the shared models lack (MEAN, the
-// activations, PRELU, CONCATENATION, STRIDED_SLICE, SPLIT, uint8 QUANTIZE, int16 graphs),
-// bit-exact on QEMU against the host executor's outputs for seeded inputs, on the three builds.
+// activations, PRELU, CONCATENATION, STRIDED_SLICE, SPLIT, TRANSPOSE, uint8 QUANTIZE, int16
+// graphs), bit-exact on QEMU against the host executor's outputs for seeded inputs, on the
+// three builds.
 TEST_CASE("corpus models run bit-exactly on QEMU against the host executor", "[device][qemu]") {
   const char* const kCorpus[] = {
       "activation_hswish_64",   "activation_prelu_64",  "activation_silu_64_i16",
       "activation_linear_64",   "activation_leaky_64_s24", "activation_relu6_64_i16",
       "detector_ssd_96_p50",    "pad_conv_sym_s2_64_u8", "unet_deconv_s2_64",
       "audio_tcn_64x32",        "rnn_lstm32_20x16",     "residual_csp_split_64",
+      "shufflenet_g2_64",  // TRANSPOSE (the *_i16 models above: conv / depthwise / FC 16x8)
   };
   const std::string dir = testing::SourceDir() + "/test/corpus/models/";
   for (const auto& [build, isa] : {std::pair{"m55-mve", kernels::Isa::kMve},

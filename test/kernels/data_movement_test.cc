@@ -33,8 +33,10 @@ int64_t Flatten(const Shape& s, const std::vector<int32_t>& idx) {
 }
 
 template <typename T>
-void CheckTranspose(ElemRng& rng) {
-  Shape in = testing::RandomShape(rng, 6, 5);
+void CheckTranspose(ElemRng& rng, kernels::TransposeFn fn = kernels::Transpose,
+                    int max_dim = 5) {
+  Shape in = testing::RandomShape(rng, 6, max_dim);
+  while (in.elements() > 20000) in.dims[rng.Uniform(0, in.rank - 1)] = 1;
   std::vector<int32_t> perm(in.rank);
   std::iota(perm.begin(), perm.end(), 0);
   std::shuffle(perm.begin(), perm.end(), std::mt19937(rng.Uniform(0, 1 << 30)));
@@ -43,7 +45,7 @@ void CheckTranspose(ElemRng& rng) {
   for (int i = 0; i < in.rank; ++i) out.dims[i] = in.dims[perm[i]];
   const auto x = rng.Fill<T>(static_cast<size_t>(in.elements()), -30000, 30000);
   std::vector<T> y(x.size());
-  REQUIRE(kernels::Transpose(in, perm.data(), x.data(), y.data(), sizeof(T)) == KernelStatus::kOk);
+  REQUIRE(fn(in, perm.data(), x.data(), y.data(), sizeof(T)) == KernelStatus::kOk);
   for (int64_t o = 0; o < out.elements(); ++o) {
     const auto oi = Unflatten(out, o);
     std::vector<int32_t> ii(in.rank);
@@ -67,6 +69,99 @@ TEST_CASE("Transpose matches the reference up to rank 6", "[kernels][data]") {
   CHECK(kernels::Transpose(Shape{2, {2, 2}}, bad, buf, buf, 1) == KernelStatus::kArgError);
   const int32_t ok[2] = {1, 0};
   CHECK(kernels::Transpose(Shape{2, {2, 2}}, ok, buf, buf, 3) == KernelStatus::kArgError);
+}
+
+TEST_CASE("Transpose: every variant matches the reference", "[kernels][data]") {
+  const uint64_t seed = testing::TestSeed(0x7A7);
+  CAPTURE(seed);
+  ElemRng rng(seed);
+  REQUIRE(kernels::TransposeVariants().size() >= 2);  // scalar and dsp on the host
+  for (const auto& v : kernels::TransposeVariants()) {
+    CAPTURE(v.name);
+    for (int iter = 0; iter < 60; ++iter) {
+      CAPTURE(iter);
+      const int max_dim = iter % 2 == 0 ? 5 : 40;  // long runs and large strides too
+      CheckTranspose<int8_t>(rng, v.fn, max_dim);
+      CheckTranspose<int16_t>(rng, v.fn, max_dim);
+      CheckTranspose<int32_t>(rng, v.fn, max_dim);
+    }
+    // NHWC <-> NCHW with every tile edge (the DSP body's 2-D tile path), int8 and int16.
+    for (const int32_t c : {1, 3, 4, 5, 8, 13}) {
+      for (const auto& perm : {std::vector<int32_t>{0, 3, 1, 2}, std::vector<int32_t>{0, 2, 3, 1}}) {
+        const Shape in{4, {2, 7, 9, c}};
+        const auto x8 = rng.Fill<int8_t>(static_cast<size_t>(in.elements()), -128, 127);
+        const auto x16 = rng.Fill<int16_t>(static_cast<size_t>(in.elements()), -32768, 32767);
+        std::vector<int8_t> y8(x8.size()), r8(x8.size());
+        std::vector<int16_t> y16(x16.size()), r16(x16.size());
+        REQUIRE(v.fn(in, perm.data(), x8.data(), y8.data(), 1) == KernelStatus::kOk);
+        REQUIRE(v.fn(in, perm.data(), x16.data(), y16.data(), 2) == KernelStatus::kOk);
+        Shape out;
+        out.rank = 4;
+        for (int i = 0; i < 4; ++i) out.dims[i] = in.dims[perm[i]];
+        for (int64_t o = 0; o < out.elements(); ++o) {
+          const auto oi = Unflatten(out, o);
+          std::vector<int32_t> ii(4);
+          for (int k = 0; k < 4; ++k) ii[perm[k]] = oi[k];
+          r8[o] = x8[Flatten(in, ii)];
+          r16[o] = x16[Flatten(in, ii)];
+        }
+        CAPTURE(c, perm);
+        REQUIRE(y8 == r8);
+        REQUIRE(y16 == r16);
+      }
+    }
+    const int32_t bad[2] = {0, 0};
+    int8_t buf[4];
+    CHECK(v.fn(Shape{2, {2, 2}}, bad, buf, buf, 1) == KernelStatus::kArgError);
+  }
+}
+
+template <typename T>
+void CheckPad(ElemRng& rng, kernels::PadFn fn, int max_rank, int max_dim, int max_pad) {
+  Shape in = testing::RandomShape(rng, max_rank, max_dim);
+  if (rng.Chance(0.1)) in.dims[rng.Uniform(0, in.rank - 1)] = 0;  // all padding
+  kernels::PadParams p;
+  Shape out = in;
+  for (int k = 0; k < in.rank; ++k) {
+    p.before[k] = rng.Chance(0.4) ? 0 : rng.Uniform(0, max_pad);
+    p.after[k] = rng.Chance(0.4) ? 0 : rng.Uniform(0, max_pad);
+    out.dims[k] += p.before[k] + p.after[k];
+  }
+  CAPTURE(testing::ShapeString(in), testing::ShapeString(out));
+  const auto x = rng.Fill<T>(static_cast<size_t>(in.elements()), -30000, 30000);
+  const T pad = static_cast<T>(rng.Uniform(-30000, 30000));
+  std::vector<T> y(static_cast<size_t>(out.elements()), T{0x55});
+  REQUIRE(fn(p, in, x.data(), &pad, y.data(), sizeof(T)) == KernelStatus::kOk);
+  for (int64_t o = 0; o < out.elements(); ++o) {
+    auto idx = Unflatten(out, o);
+    bool inside = true;
+    for (int k = 0; k < in.rank; ++k) {
+      idx[k] -= p.before[k];
+      inside = inside && idx[k] >= 0 && idx[k] < in.dims[k];
+    }
+    REQUIRE(y[o] == (inside ? x[Flatten(in, idx)] : pad));
+  }
+}
+
+TEST_CASE("Pad: every variant matches the reference", "[kernels][data]") {
+  const uint64_t seed = testing::TestSeed(0x7B7);
+  CAPTURE(seed);
+  ElemRng rng(seed);
+  REQUIRE(kernels::PadVariants().size() >= 2);
+  for (const auto& v : kernels::PadVariants()) {
+    CAPTURE(v.name);
+    for (int iter = 0; iter < 60; ++iter) {
+      CAPTURE(iter);
+      const bool big = iter % 2 == 1;
+      CheckPad<int8_t>(rng, v.fn, big ? 3 : 6, big ? 30 : 4, big ? 5 : 2);
+      CheckPad<int16_t>(rng, v.fn, big ? 3 : 6, big ? 30 : 4, big ? 5 : 2);
+      CheckPad<int32_t>(rng, v.fn, big ? 3 : 6, big ? 30 : 4, big ? 5 : 2);
+    }
+    kernels::PadParams neg;
+    neg.before[0] = -1;
+    int8_t val = 0, buf[4];
+    CHECK(v.fn(neg, Shape{1, {2}}, buf, &val, buf, 1) == KernelStatus::kArgError);
+  }
 }
 
 TEST_CASE("Pad matches the reference", "[kernels][data]") {

@@ -291,6 +291,56 @@ TEST_CASE("Minimum, Maximum and SquaredDifference match the reference", "[kernel
   }
 }
 
+TEST_CASE("Minimum / Maximum: every variant matches the reference on random broadcasts",
+          "[kernels][minmax]") {
+  const uint64_t seed = testing::TestSeed(0x3131);
+  CAPTURE(seed);
+  ElemRng rng(seed);
+  auto mn = [](int32_t a, int32_t b) { return std::min(a, b); };
+  auto mx = [](int32_t a, int32_t b) { return std::max(a, b); };
+  REQUIRE(kernels::MinimumVariants().size() >= 2);  // scalar and dsp (emulated) on the host
+  for (int iter = 0; iter < 120; ++iter) {
+    CAPTURE(iter);
+    Shape s1, s2, so;
+    if (iter % 3 == 0) {
+      // Long runs (vector loops and every tail length), either input possibly one element.
+      so.rank = rng.Uniform(1, 3);
+      for (int i = 0; i < so.rank; ++i) so.dims[i] = rng.Uniform(1, 4);
+      so.dims[so.rank - 1] = rng.Uniform(1, 80);
+      s1 = so;
+      s2 = so;
+      if (rng.Chance(0.3)) s2 = Shape{};  // rank 0: one element
+      if (rng.Chance(0.2)) std::swap(s1, s2);
+    } else {
+      RandomShapes(rng, &s1, &s2, &so);
+    }
+    CAPTURE(testing::ShapeString(s1), testing::ShapeString(s2), testing::ShapeString(so));
+    for (const auto& v : kernels::MinimumVariants()) {
+      CAPTURE(v.name);
+      CheckBinary<int8_t>(rng, v.fn, mn, -128, 127, s1, s2, so);
+    }
+    for (const auto& v : kernels::MaximumVariants()) {
+      CAPTURE(v.name);
+      CheckBinary<int8_t>(rng, v.fn, mx, -128, 127, s1, s2, so);
+    }
+    for (const auto& v : kernels::Minimum16Variants()) {
+      CAPTURE(v.name);
+      CheckBinary<int16_t>(rng, v.fn, mn, -32768, 32767, s1, s2, so);
+    }
+    for (const auto& v : kernels::Maximum16Variants()) {
+      CAPTURE(v.name);
+      CheckBinary<int16_t>(rng, v.fn, mx, -32768, 32767, s1, s2, so);
+    }
+  }
+  // Shapes that do not broadcast are refused by every variant.
+  const Shape a{2, {3, 4}}, b{2, {2, 4}};
+  int8_t x[12] = {}, y[8] = {}, o[12] = {};
+  for (const auto& v : kernels::MinimumVariants()) {
+    CAPTURE(v.name);
+    REQUIRE(v.fn(a, x, b, y, a, o) == KernelStatus::kArgError);
+  }
+}
+
 TEST_CASE("Add with TFLite parameters approximates the real sum", "[kernels][add]") {
   // Hand-computable: scales 0.05 / 0.04 / 0.06 and zero points -128 (the CMSIS-NN anchor's
   // parameters): real values 0.05 * (a + 128) + 0.04 * (b + 128) within one output step.

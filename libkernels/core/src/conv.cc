@@ -68,8 +68,8 @@ KernelStatus Conv(const ConvParams& params, const PerChannelRequant& quant, cons
 KernelStatus Conv16x8(const ConvParams& params, const PerChannelRequant& quant,
                       const int16_t* input, const int8_t* filter, const int64_t* bias,
                       int16_t* output, Scratch scratch) {
-  return internal::MICA_KERNELS_BEST_DSP(Conv16x8)(params, quant, input, filter, bias, output,
-                                                   scratch);
+  return internal::MICA_KERNELS_BEST(Conv16x8)(params, quant, input, filter, bias, output,
+                                               scratch);
 }
 
 VariantList<ConvFn> ConvVariants() {
@@ -83,7 +83,8 @@ VariantList<ConvFn> ConvVariants() {
 VariantList<Conv16x8Fn> Conv16x8Variants() {
   static constexpr Variant<Conv16x8Fn> kVariants[] = {
       MICA_KERNELS_VARIANT_SCALAR(internal::Conv16x8Scalar)
-      MICA_KERNELS_VARIANT_DSP(internal::Conv16x8Dsp)};
+      MICA_KERNELS_VARIANT_DSP(internal::Conv16x8Dsp)
+      MICA_KERNELS_VARIANT_MVE(internal::Conv16x8Mve)};
   return MICA_KERNELS_VARIANT_LIST(kVariants);
 }
 

@@ -336,7 +336,7 @@ KernelStatus Conv16x8Dsp(const ConvParams& params, const PerChannelRequant& quan
   const KernelStatus st = CheckConv(params, quant, input, filter, output, scratch,
                                     Conv16x8ScratchBytes(params, Isa::kDsp), true);
   if (st != KernelStatus::kOk) return st;
-  if (params.input.c == params.filter.c && params.dilation.w == 1) {
+  if (Conv16x8IsRuns(params)) {
     Conv16x8Direct(params, quant, input, filter, bias, output);
     return KernelStatus::kOk;
   }

@@ -30,6 +30,15 @@ KernelStatus Conv16x8Scalar(const ConvParams& params, const PerChannelRequant& q
 KernelStatus Conv16x8Dsp(const ConvParams& params, const PerChannelRequant& quant,
                          const int16_t* input, const int8_t* filter, const int64_t* bias,
                          int16_t* output, Scratch scratch);
+KernelStatus Conv16x8Mve(const ConvParams& params, const PerChannelRequant& quant,
+                         const int16_t* input, const int8_t* filter, const int64_t* bias,
+                         int16_t* output, Scratch scratch);
+
+// The 16x8 SIMD bodies read each window row in place as one contiguous run: one group and
+// dilation_w 1 (other calls use the scalar body).
+inline bool Conv16x8IsRuns(const ConvParams& p) {
+  return p.input.c == p.filter.c && p.dilation.w == 1;
+}
 
 // The scalar loops without im2col (no scratch, no check): the fallback of SIMD bodies for
 // cases they do not cover.

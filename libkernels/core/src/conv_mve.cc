@@ -6,9 +6,13 @@
 // results are requantized branch-free in one vector and stored with one byte scatter. Other
 // cases (grouped, or offsets beyond int8) use the row-run path below when dilation_w is 1 and
 // the scalar body otherwise.
+// Conv16x8 (one group, dilation_w 1; else the scalar body): each output pixel's in-bounds
+// window rows are contiguous runs of int16 input, read in place against two filter rows at a
+// time (VLDRB.S16 widening, VMLALDAVA.S16 into TFLite's int64 accumulator).
 #include "conv_internal.h"
 #include "internal/im2col.h"
 #include "internal/mve_helpers.h"
+#include "internal/mve_s16.h"
 #include "internal/requantize.h"
 
 #if MICA_KERNELS_BUILD_MVE
@@ -246,6 +250,89 @@ KernelStatus ConvMve(const ConvParams& params, const PerChannelRequant& quant,
   } else {
     ConvLoopsInt8(params, quant, input, filter, bias, output);
   }
+  return KernelStatus::kOk;
+}
+
+namespace {
+
+// Two output channels' dot products over the window rows: `rows` runs of `run` int16 inputs
+// (x_row apart) against the filter rows f0 and f0 + k_total (f_row apart). Out of line so the
+// loop keeps its pointers and both 64-bit accumulators in registers (inlined into the pixel
+// loop, GCC spills a pointer per step).
+__attribute__((noinline)) void Dot16x8Pair(const int16_t* x, ptrdiff_t x_row, const int8_t* f0,
+                                           int32_t f_row, int32_t k_total, int32_t rows,
+                                           int32_t run, int64_t acc[2]) {
+  int64_t a0 = 0, a1 = 0;
+  for (int32_t r = 0; r < rows; ++r, x += x_row, f0 += f_row) {
+    mve::DotS16S8x2<false>(x, f0, f0 + k_total, run, 0, &a0, &a1);
+  }
+  acc[0] = a0;
+  acc[1] = a1;
+}
+
+void Conv16x8Runs(const ConvParams& p, const PerChannelRequant& q, const int16_t* input,
+                  const int8_t* filter, const int64_t* bias, int16_t* out) {
+  const int32_t in_h = p.input.h, in_w = p.input.w, c = p.input.c;
+  const int32_t k_h = p.filter.h, k_w = p.filter.w, out_c = p.output.c;
+  const int32_t k_total = k_h * k_w * c;
+  // Parameters in locals: the output stores could alias p and q.
+  const int32_t lo = p.activation.min, hi = p.activation.max;
+  const int32_t* const mult = q.multiplier;
+  const int32_t* const shift = q.shift;
+  const auto finish = [=](int64_t acc, int32_t oc) {
+    if (bias != nullptr) acc += bias[oc];
+    return static_cast<int16_t>(
+        Clamp(MultiplyByQuantizedMultiplier64(acc, mult[oc], shift[oc]), lo, hi));
+  };
+  for (int32_t b = 0; b < p.input.n; ++b) {
+    const int16_t* image = input + static_cast<ptrdiff_t>(b) * in_h * in_w * c;
+    for (int32_t oy = 0; oy < p.output.h; ++oy) {
+      const int32_t y0 = oy * p.stride.h - p.padding.h;
+      int32_t ky_lo, ky_hi;
+      TapRange(y0, k_h, p.dilation.h, in_h, &ky_lo, &ky_hi);
+      for (int32_t ox = 0; ox < p.output.w; ++ox, out += out_c) {
+        const int32_t x0 = ox * p.stride.w - p.padding.w;
+        int32_t kx_lo, kx_hi;
+        TapRange(x0, k_w, 1, in_w, &kx_lo, &kx_hi);
+        const int32_t run = (kx_hi - kx_lo) * c;
+        const int16_t* x_first =
+            image + (static_cast<ptrdiff_t>(y0 + ky_lo * p.dilation.h) * in_w + x0 + kx_lo) * c;
+        const ptrdiff_t x_row = static_cast<ptrdiff_t>(p.dilation.h) * in_w * c;
+        const int32_t f_first = (ky_lo * k_w + kx_lo) * c;
+        int32_t oc = 0;
+        for (; oc + 2 <= out_c; oc += 2) {
+          int64_t acc[2];
+          Dot16x8Pair(x_first, x_row, filter + static_cast<ptrdiff_t>(oc) * k_total + f_first,
+                      k_w * c, k_total, ky_hi - ky_lo, run, acc);
+          out[oc] = finish(acc[0], oc);
+          out[oc + 1] = finish(acc[1], oc + 1);
+        }
+        if (oc < out_c) {
+          const int8_t* f = filter + static_cast<ptrdiff_t>(oc) * k_total + f_first;
+          const int16_t* x = x_first;
+          int64_t a = 0;
+          for (int32_t ky = ky_lo; ky < ky_hi; ++ky, x += x_row, f += k_w * c) {
+            a = mve::DotS16S8<false>(x, f, run, 0, a);
+          }
+          out[oc] = finish(a, oc);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+KernelStatus Conv16x8Mve(const ConvParams& params, const PerChannelRequant& quant,
+                         const int16_t* input, const int8_t* filter, const int64_t* bias,
+                         int16_t* output, Scratch scratch) {
+  const KernelStatus st = CheckConv(params, quant, input, filter, output, scratch,
+                                    Conv16x8ScratchBytes(params, Isa::kMve), true);
+  if (st != KernelStatus::kOk) return st;
+  if (!Conv16x8IsRuns(params)) {
+    return Conv16x8Scalar(params, quant, input, filter, bias, output, scratch);
+  }
+  Conv16x8Runs(params, quant, input, filter, bias, output);
   return KernelStatus::kOk;
 }
 

@@ -1,6 +1,9 @@
-// Data-movement kernels (byte copies; one body for every ISA).
+// Data-movement kernels: the scalar TRANSPOSE and PAD bodies (portable run functions over the
+// shared walkers of data_movement_internal.h) and the single body of CONCATENATION,
+// STRIDED_SLICE, SLICE and SPLIT (byte copies).
 #include <climits>
 
+#include "data_movement_internal.h"
 #include "internal/broadcast.h"
 #include "mica/kernels/data_movement.h"
 
@@ -8,29 +11,11 @@ namespace mica {
 namespace kernels {
 namespace {
 
+using internal::ValidElementBytes;
 using internal::ValidShape;
-
-inline bool ValidElementBytes(size_t b) { return b == 1 || b == 2 || b == 4; }
 
 inline void CopyElement(void* dst, const void* src, size_t bytes) {
   __builtin_memcpy(dst, src, bytes);
-}
-
-// Right-aligns a shape to kMaxRank dimensions (leading 1s).
-inline void Pad6(const Shape& s, int32_t* d) {
-  for (int i = 0; i < kMaxRank; ++i) {
-    const int k = s.rank - (kMaxRank - i);
-    d[i] = k >= 0 ? s.dims[k] : 1;
-  }
-}
-
-// Row-major strides (in elements) of 6 right-aligned dims.
-inline void Strides6(const int32_t* d, int64_t* st) {
-  int64_t s = 1;
-  for (int i = kMaxRank - 1; i >= 0; --i) {
-    st[i] = s;
-    s *= d[i];
-  }
 }
 
 // Copies the 6-d box described by dims / source strides (in elements) from `src` (starting at
@@ -60,97 +45,19 @@ void CopyBox(const int32_t* dims, const int64_t* sstride, const char* src, int64
 
 }  // namespace
 
-KernelStatus Transpose(const Shape& in_shape, const int32_t* perm, const void* input,
-                       void* output, size_t eb) {
-  if (!ValidShape(in_shape) || !ValidElementBytes(eb) || perm == nullptr) {
-    return KernelStatus::kArgError;
-  }
-  const int r = in_shape.rank;
-  bool used[kMaxRank] = {};
-  for (int i = 0; i < r; ++i) {
-    if (perm[i] < 0 || perm[i] >= r || used[perm[i]]) return KernelStatus::kArgError;
-    used[perm[i]] = true;
-  }
-  if (in_shape.elements() == 0) return KernelStatus::kOk;
-  if (input == nullptr || output == nullptr) return KernelStatus::kArgError;
-  // Output dims (right-aligned) and, for each, the input stride it walks.
-  int64_t in_strides[kMaxRank];
-  {
-    int64_t s = 1;
-    for (int i = r - 1; i >= 0; --i) {
-      in_strides[i] = s;
-      s *= in_shape.dims[i];
-    }
-  }
-  int32_t dims[kMaxRank];
-  int64_t sstride[kMaxRank];
-  for (int i = 0; i < kMaxRank; ++i) {
-    const int k = r - (kMaxRank - i);
-    dims[i] = k >= 0 ? in_shape.dims[perm[k]] : 1;
-    sstride[i] = k >= 0 ? in_strides[perm[k]] : 0;
-  }
-  CopyBox(dims, sstride, static_cast<const char*>(input), 0, static_cast<char*>(output), eb);
-  return KernelStatus::kOk;
+namespace internal {
+
+KernelStatus TransposeScalar(const Shape& in_shape, const int32_t* perm, const void* input,
+                             void* output, size_t eb) {
+  return TransposeWith<PortableRuns>(in_shape, perm, input, output, eb);
 }
 
-KernelStatus Pad(const PadParams& p, const Shape& in_shape, const void* input,
-                 const void* pad_value, void* output, size_t eb) {
-  if (!ValidShape(in_shape) || !ValidElementBytes(eb) || pad_value == nullptr) {
-    return KernelStatus::kArgError;
-  }
-  const int r = in_shape.rank;
-  int32_t in6[kMaxRank], out6[kMaxRank], before6[kMaxRank];
-  for (int i = 0; i < kMaxRank; ++i) {
-    const int k = r - (kMaxRank - i);
-    if (k >= 0) {
-      if (p.before[k] < 0 || p.after[k] < 0 ||
-          int64_t{in_shape.dims[k]} + p.before[k] + p.after[k] > INT32_MAX) {
-        return KernelStatus::kArgError;
-      }
-      in6[i] = in_shape.dims[k];
-      before6[i] = p.before[k];
-      out6[i] = in_shape.dims[k] + p.before[k] + p.after[k];
-    } else {
-      in6[i] = 1;
-      before6[i] = 0;
-      out6[i] = 1;
-    }
-  }
-  int64_t out_n = 1;
-  for (int i = 0; i < kMaxRank; ++i) out_n *= out6[i];
-  if (out_n == 0) return KernelStatus::kOk;
-  if (output == nullptr || (in_shape.elements() > 0 && input == nullptr)) {
-    return KernelStatus::kArgError;
-  }
-  const char* src = static_cast<const char*>(input);
-  char* dst = static_cast<char*>(output);
-  int64_t ist[kMaxRank];
-  Strides6(in6, ist);
-  size_t o = 0;
-  int32_t idx[kMaxRank];
-  for (idx[0] = 0; idx[0] < out6[0]; ++idx[0])
-    for (idx[1] = 0; idx[1] < out6[1]; ++idx[1])
-      for (idx[2] = 0; idx[2] < out6[2]; ++idx[2])
-        for (idx[3] = 0; idx[3] < out6[3]; ++idx[3])
-          for (idx[4] = 0; idx[4] < out6[4]; ++idx[4]) {
-            bool inside = true;
-            int64_t base = 0;
-            for (int i = 0; i < kMaxRank - 1; ++i) {
-              const int32_t v = idx[i] - before6[i];
-              if (v < 0 || v >= in6[i]) inside = false;
-              base += v * ist[i];
-            }
-            for (int32_t f = 0; f < out6[5]; ++f, ++o) {
-              const int32_t v = f - before6[5];
-              if (inside && v >= 0 && v < in6[5]) {
-                CopyElement(dst + o * eb, src + (base + v) * static_cast<int64_t>(eb), eb);
-              } else {
-                CopyElement(dst + o * eb, pad_value, eb);
-              }
-            }
-          }
-  return KernelStatus::kOk;
+KernelStatus PadScalar(const PadParams& p, const Shape& in_shape, const void* input,
+                       const void* pad_value, void* output, size_t eb) {
+  return PadWith<PortableRuns>(p, in_shape, input, pad_value, output, eb);
 }
+
+}  // namespace internal
 
 KernelStatus Concatenation(int32_t axis, int32_t num_inputs, const Shape* in_shapes,
                            const void* const* inputs, const Shape& out_shape, void* output,

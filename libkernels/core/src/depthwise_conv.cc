@@ -51,8 +51,8 @@ KernelStatus DepthwiseConv(const DepthwiseConvParams& params, const PerChannelRe
 KernelStatus DepthwiseConv16x8(const DepthwiseConvParams& params, const PerChannelRequant& quant,
                                const int16_t* input, const int8_t* filter, const int64_t* bias,
                                int16_t* output, Scratch scratch) {
-  return internal::MICA_KERNELS_BEST_DSP(DepthwiseConv16x8)(params, quant, input, filter, bias,
-                                                            output, scratch);
+  return internal::MICA_KERNELS_BEST(DepthwiseConv16x8)(params, quant, input, filter, bias,
+                                                        output, scratch);
 }
 
 VariantList<DepthwiseConvFn> DepthwiseConvVariants() {
@@ -66,7 +66,8 @@ VariantList<DepthwiseConvFn> DepthwiseConvVariants() {
 VariantList<DepthwiseConv16x8Fn> DepthwiseConv16x8Variants() {
   static constexpr Variant<DepthwiseConv16x8Fn> kVariants[] = {
       MICA_KERNELS_VARIANT_SCALAR(internal::DepthwiseConv16x8Scalar)
-      MICA_KERNELS_VARIANT_DSP(internal::DepthwiseConv16x8Dsp)};
+      MICA_KERNELS_VARIANT_DSP(internal::DepthwiseConv16x8Dsp)
+      MICA_KERNELS_VARIANT_MVE(internal::DepthwiseConv16x8Mve)};
   return MICA_KERNELS_VARIANT_LIST(kVariants);
 }
 

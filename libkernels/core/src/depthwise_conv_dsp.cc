@@ -163,7 +163,7 @@ KernelStatus DepthwiseConv16x8Dsp(const DepthwiseConvParams& params,
                                              DepthwiseConv16x8ScratchBytes(params, Isa::kDsp),
                                              true);
   if (st != KernelStatus::kOk) return st;
-  if (params.depth_multiplier != 1 || int64_t{params.filter.h} * params.filter.w > 511) {
+  if (!Depthwise16x8Int32Taps(params)) {
     return DepthwiseConv16x8Scalar(params, quant, input, filter, bias, output, scratch);
   }
   Depthwise16x8Mult1(params, quant, input, filter, bias, output);

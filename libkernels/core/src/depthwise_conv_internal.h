@@ -32,6 +32,19 @@ KernelStatus DepthwiseConv16x8Dsp(const DepthwiseConvParams& params,
                                   const PerChannelRequant& quant, const int16_t* input,
                                   const int8_t* filter, const int64_t* bias, int16_t* output,
                                   Scratch scratch);
+KernelStatus DepthwiseConv16x8Mve(const DepthwiseConvParams& params,
+                                  const PerChannelRequant& quant, const int16_t* input,
+                                  const int8_t* filter, const int64_t* bias, int16_t* output,
+                                  Scratch scratch);
+
+// The 16x8 SIMD bodies sum each channel's products in int32 before adding the int64 bias: every
+// product of an int16 input and an int8 weight is at most 2^22 in magnitude, so up to 511 taps
+// sum exactly (TFLite's int64 accumulator holds the same value). They run depth multiplier 1
+// with at most that many taps; other calls use the scalar body.
+constexpr int64_t kDepthwise16x8MaxTaps = 511;
+inline bool Depthwise16x8Int32Taps(const DepthwiseConvParams& p) {
+  return p.depth_multiplier == 1 && int64_t{p.filter.h} * p.filter.w <= kDepthwise16x8MaxTaps;
+}
 
 // The in-bounds taps of one output pixel: a rows x cols block starting at x_first (input, at
 // channel 0) and w_first (filter, at channel 0). Tap (r, k) of input channel ic and output

@@ -3,6 +3,13 @@
 // gathered per-channel parameters and narrowed back to channel order), then four channels per
 // step in int32 lanes (VLDRB.S32) and a VCTP32-predicated tail. Other depth multipliers use the
 // scalar body.
+// DepthwiseConv16x8, depth multiplier 1 and at most kDepthwise16x8MaxTaps taps: eight channels
+// per step (VLD1.16 inputs, VLDRB.S16 weights, VMULLB / VMULLT into even / odd int32 lanes,
+// exact as each product is at most 2^22), the int64 bias and TFLite's int64 requantization in
+// vectors when every shift is <= -2 and the biases fit (Requant16Apply, channel groups outermost
+// so each group's parameters are formed once; else per channel); other cases use the scalar
+// body.
+#include <climits>
 #include <type_traits>
 
 #include "depthwise_conv_internal.h"
@@ -198,6 +205,162 @@ KernelStatus DepthwiseConvMve(const DepthwiseConvParams& params, const PerChanne
     return DepthwiseConvScalar(params, quant, input, filter, bias, output, scratch);
   }
   DepthwiseMult1(params, quant, input, filter, bias, output);
+  return KernelStatus::kOk;
+}
+
+namespace {
+
+// Whether the eight-channel groups may requantize in vectors (Requant16Apply): every shift
+// <= -2 (TFLite's total shift 15 - shift >= 17) and every bias small enough that bias plus an
+// accumulator of `taps` products (each at most 2^22) fits int32. O(channels), once per call.
+bool Requant16LanesOk(const PerChannelRequant& q, const int64_t* bias, int32_t channels,
+                      int64_t taps) {
+  const int64_t bias_max = INT32_MAX - taps * (int64_t{1} << 22);
+  for (int32_t c = 0; c < channels; ++c) {
+    if (q.shift[c] > -2) return false;
+    if (bias != nullptr && (bias[c] > bias_max || bias[c] < -bias_max)) return false;
+  }
+  return true;
+}
+
+// TFLite's int64 16x8 requantization of four channels ch, ch + 2, ch + 4, ch + 6 (one even or
+// odd accumulator vector), exact under Requant16LanesOk: with P = (acc + bias) * reduced and
+// t = 15 - shift >= 17, (P + 2^(t-1)) >> t = VRSHL(VMULH(acc + bias, reduced << 16), t - 16)
+// (VMULH is floor(P / 2^16); the dropped bits cannot carry past the rounding bit).
+struct Requant16Params {
+  int32x4_t mult;   // the Q15 multiplier in the high half-word
+  int32x4_t shift;  // -(t - 16)
+  int32x4_t bias;   // the biases' low words (they fit int32), or 0
+};
+inline Requant16Params Requant16ParamsOf(int32_t ch, const int32_t* mult, const int32_t* shift,
+                                         const int64_t* bias) {
+  const uint32x4_t lanes = vidupq_n_u32(0, 2);  // 0, 2, 4, 6
+  const int32x4_t m = vldrwq_gather_shifted_offset_s32(mult + ch, lanes);
+  // Q31 -> Q15, rounded and capped at 0x7FFF.
+  uint32x4_t reduced = vshrq_n_u32(vaddq_n_u32(vreinterpretq_u32_s32(m), 0x8000u), 16);
+  reduced = vminq_u32(reduced, vdupq_n_u32(0x7FFFu));
+  Requant16Params r;
+  r.mult = vreinterpretq_s32_u32(vshlq_n_u32(reduced, 16));
+  r.shift = vaddq_n_s32(vldrwq_gather_shifted_offset_s32(shift + ch, lanes), 1);
+  r.bias = bias == nullptr ? vdupq_n_s32(0)
+                           : vldrwq_gather_shifted_offset_s32(
+                                 reinterpret_cast<const int32_t*>(bias + ch), vidupq_n_u32(0, 4));
+  return r;
+}
+// Requantizes and stores (narrowed to int16, halfword scatter) at o[0], o[2], o[4], o[6].
+inline void Requant16Apply(int32x4_t acc, const Requant16Params& r, int32x4_t lo, int32x4_t hi,
+                           int16_t* o) {
+  int32x4_t v = vmulhq_s32(vaddq_s32(acc, r.bias), r.mult);
+  v = vrshlq_s32(v, r.shift);
+  v = vminq_s32(vmaxq_s32(v, lo), hi);
+  vstrhq_scatter_shifted_offset_s32(o, vidupq_n_u32(0, 2), v);
+}
+
+// Eight channels (fewer when `left` < 8: predicated) of one output pixel over its tap block:
+// even / odd channel products summed in int32 lanes. Out of line so the tap loop keeps the
+// strides and pointers in registers (inlined into the pixel loop, GCC reloads them per tap).
+__attribute__((noinline)) void Taps16x8(const int16_t* xr, const int8_t* wr, int32_t rows,
+                                        int32_t cols, const DepthwiseStrides& st, int32_t left,
+                                        int32x4_t* even_out, int32x4_t* odd_out) {
+  const ptrdiff_t x_row = st.x_row, w_row = st.w_row, x_col = st.x_col, w_col = st.w_col;
+  int32x4_t even = vdupq_n_s32(0), odd = even;
+  if (left >= 8) {
+    for (int32_t r = 0; r < rows; ++r, xr += x_row, wr += w_row) {
+      const int16_t* x = xr;
+      const int8_t* w = wr;
+      for (int32_t k = cols; k > 0; --k, x += x_col, w += w_col) {
+        const int16x8_t xv = vld1q_s16(x), wv = vldrbq_s16(w);
+        even = vaddq_s32(even, vmullbq_int_s16(xv, wv));
+        odd = vaddq_s32(odd, vmulltq_int_s16(xv, wv));
+      }
+    }
+  } else {
+    const mve_pred16_t pred = vctp16q(static_cast<uint32_t>(left));
+    for (int32_t r = 0; r < rows; ++r, xr += x_row, wr += w_row) {
+      const int16_t* x = xr;
+      const int8_t* w = wr;
+      for (int32_t k = cols; k > 0; --k, x += x_col, w += w_col) {
+        const int16x8_t xv = vldrhq_z_s16(x, pred), wv = vldrbq_z_s16(w, pred);
+        even = vaddq_s32(even, vmullbq_int_s16(xv, wv));
+        odd = vaddq_s32(odd, vmulltq_int_s16(xv, wv));
+      }
+    }
+  }
+  *even_out = even;
+  *odd_out = odd;
+}
+
+// kVectorRequant (Requant16LanesOk): channel groups of eight outermost, each group's
+// requantization parameters formed once and applied in vectors at every pixel; the channel tail
+// (and every channel otherwise) is requantized per channel.
+template <bool kVectorRequant>
+void Depthwise16x8Mult1(const DepthwiseConvParams& p, const PerChannelRequant& q,
+                        const int16_t* input, const int8_t* filter, const int64_t* bias,
+                        int16_t* out) {
+  const int32_t c_count = p.input.c;
+  const DepthwiseStrides st = DepthwiseStridesOf(p, c_count);
+  // Parameters in locals: the output stores could alias p and q.
+  const int32_t lo = p.activation.min, hi = p.activation.max;
+  const int32_t* const mult = q.multiplier;
+  const int32_t* const shift = q.shift;
+  const auto finish = [=](int32_t acc, int32_t c) {
+    int64_t a = acc;
+    if (bias != nullptr) a += bias[c];
+    return static_cast<int16_t>(Clamp(MultiplyByQuantizedMultiplier64(a, mult[c], shift[c]),
+                                      lo, hi));
+  };
+  int32_t c0 = 0;  // first channel requantized per channel
+  if (kVectorRequant) {
+    const int32x4_t lo_v = vdupq_n_s32(lo), hi_v = vdupq_n_s32(hi);
+    for (; c0 + 8 <= c_count; c0 += 8) {
+      const int32_t c = c0;
+      const Requant16Params pe = Requant16ParamsOf(c, mult, shift, bias);
+      const Requant16Params po = Requant16ParamsOf(c + 1, mult, shift, bias);
+      ForEachDepthwisePixel(p, input, filter, out, c_count,
+                            [&](DepthwiseTaps<int16_t> t, int16_t* o) {
+                              int32x4_t even, odd;
+                              Taps16x8(t.x_first + c, t.w_first + c, t.rows, t.cols, st, 8,
+                                       &even, &odd);
+                              Requant16Apply(even, pe, lo_v, hi_v, o + c);
+                              Requant16Apply(odd, po, lo_v, hi_v, o + c + 1);
+                            });
+    }
+    if (c0 == c_count) return;
+  }
+  ForEachDepthwisePixel(p, input, filter, out, c_count, [&](DepthwiseTaps<int16_t> t, int16_t* o) {
+    for (int32_t c = c0; c < c_count; c += 8) {
+      const int32_t left = c_count - c;
+      int32x4_t even, odd;
+      Taps16x8(t.x_first + c, t.w_first + c, t.rows, t.cols, st, left, &even, &odd);
+      int32_t e[4], d[4];
+      vst1q_s32(e, even);
+      vst1q_s32(d, odd);
+      const int32_t n = left < 8 ? left : 8;
+      for (int32_t j = 0; j < n; ++j) {
+        o[c + j] = finish((j & 1) != 0 ? d[j >> 1] : e[j >> 1], c + j);
+      }
+    }
+  });
+}
+
+}  // namespace
+
+KernelStatus DepthwiseConv16x8Mve(const DepthwiseConvParams& params,
+                                  const PerChannelRequant& quant, const int16_t* input,
+                                  const int8_t* filter, const int64_t* bias, int16_t* output,
+                                  Scratch scratch) {
+  const KernelStatus st = CheckDepthwiseConv(params, quant, input, filter, output, scratch,
+                                             DepthwiseConv16x8ScratchBytes(params, Isa::kMve),
+                                             true);
+  if (st != KernelStatus::kOk) return st;
+  if (!Depthwise16x8Int32Taps(params)) {
+    return DepthwiseConv16x8Scalar(params, quant, input, filter, bias, output, scratch);
+  }
+  if (Requant16LanesOk(quant, bias, params.output.c, int64_t{params.filter.h} * params.filter.w)) {
+    Depthwise16x8Mult1<true>(params, quant, input, filter, bias, output);
+  } else {
+    Depthwise16x8Mult1<false>(params, quant, input, filter, bias, output);
+  }
   return KernelStatus::kOk;
 }
 

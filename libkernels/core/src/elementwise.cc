@@ -57,13 +57,6 @@ KernelStatus SquaredDifferenceT(const AddParams& p, const Shape& s1, const T* in
   });
 }
 
-template <typename T, bool kMin>
-KernelStatus MinMaxT(const Shape& s1, const T* in1, const Shape& s2, const T* in2,
-                     const Shape& so, T* out) {
-  return internal::BinaryElementwise(s1, in1, s2, in2, so, out, [](T a, T b) {
-    return kMin ? (a < b ? a : b) : (a > b ? a : b);
-  });
-}
 }  // namespace
 
 KernelStatus SquaredDifference(const SquaredDifferenceParams& p, const Shape& s1,
@@ -78,19 +71,19 @@ KernelStatus SquaredDifference16(const SquaredDifferenceParams& p, const Shape& 
 }
 KernelStatus Minimum(const Shape& s1, const int8_t* in1, const Shape& s2, const int8_t* in2,
                      const Shape& so, int8_t* out) {
-  return MinMaxT<int8_t, true>(s1, in1, s2, in2, so, out);
+  return MICA_ELEMENTWISE_BEST(Minimum)(s1, in1, s2, in2, so, out);
 }
 KernelStatus Maximum(const Shape& s1, const int8_t* in1, const Shape& s2, const int8_t* in2,
                      const Shape& so, int8_t* out) {
-  return MinMaxT<int8_t, false>(s1, in1, s2, in2, so, out);
+  return MICA_ELEMENTWISE_BEST(Maximum)(s1, in1, s2, in2, so, out);
 }
 KernelStatus Minimum16(const Shape& s1, const int16_t* in1, const Shape& s2, const int16_t* in2,
                        const Shape& so, int16_t* out) {
-  return MinMaxT<int16_t, true>(s1, in1, s2, in2, so, out);
+  return MICA_ELEMENTWISE_BEST(Minimum16)(s1, in1, s2, in2, so, out);
 }
 KernelStatus Maximum16(const Shape& s1, const int16_t* in1, const Shape& s2, const int16_t* in2,
                        const Shape& so, int16_t* out) {
-  return MinMaxT<int16_t, false>(s1, in1, s2, in2, so, out);
+  return MICA_ELEMENTWISE_BEST(Maximum16)(s1, in1, s2, in2, so, out);
 }
 
 VariantList<AddFn> AddVariants() {
@@ -125,6 +118,35 @@ VariantList<MulFn> MulVariants() {
 VariantList<Mul16Fn> Mul16Variants() {
   static constexpr Variant<Mul16Fn> kVariants[] = {
       MICA_KERNELS_VARIANT_SCALAR(internal::Mul16Scalar)};
+  return MICA_KERNELS_VARIANT_LIST(kVariants);
+}
+
+VariantList<MinMaxFn> MinimumVariants() {
+  static constexpr Variant<MinMaxFn> kVariants[] = {
+      MICA_KERNELS_VARIANT_SCALAR(internal::MinimumScalar)
+      MICA_KERNELS_VARIANT_DSP(internal::MinimumDsp)
+      MICA_KERNELS_VARIANT_MVE(internal::MinimumMve)};
+  return MICA_KERNELS_VARIANT_LIST(kVariants);
+}
+VariantList<MinMaxFn> MaximumVariants() {
+  static constexpr Variant<MinMaxFn> kVariants[] = {
+      MICA_KERNELS_VARIANT_SCALAR(internal::MaximumScalar)
+      MICA_KERNELS_VARIANT_DSP(internal::MaximumDsp)
+      MICA_KERNELS_VARIANT_MVE(internal::MaximumMve)};
+  return MICA_KERNELS_VARIANT_LIST(kVariants);
+}
+VariantList<MinMax16Fn> Minimum16Variants() {
+  static constexpr Variant<MinMax16Fn> kVariants[] = {
+      MICA_KERNELS_VARIANT_SCALAR(internal::Minimum16Scalar)
+      MICA_KERNELS_VARIANT_DSP(internal::Minimum16Dsp)
+      MICA_KERNELS_VARIANT_MVE(internal::Minimum16Mve)};
+  return MICA_KERNELS_VARIANT_LIST(kVariants);
+}
+VariantList<MinMax16Fn> Maximum16Variants() {
+  static constexpr Variant<MinMax16Fn> kVariants[] = {
+      MICA_KERNELS_VARIANT_SCALAR(internal::Maximum16Scalar)
+      MICA_KERNELS_VARIANT_DSP(internal::Maximum16Dsp)
+      MICA_KERNELS_VARIANT_MVE(internal::Maximum16Mve)};
   return MICA_KERNELS_VARIANT_LIST(kVariants);
 }
 

@@ -1,4 +1,5 @@
-// DSP (Armv7E-M SIMD32) bodies of the hot int8 elementwise ops: ADD and MUL.
+// DSP (Armv7E-M SIMD32) bodies of the hot int8 elementwise ops (ADD and MUL) and of MINIMUM /
+// MAXIMUM (int8 and int16).
 //
 // The same-shape case (residual adds, the common one) loads four int8 per input as one 32-bit
 // word and widens it to two halfword pairs with the offset added (SXTAB16, SXTAB16 ROR 8);
@@ -42,7 +43,89 @@ void SameShapeLoop(const int8_t* in1, const int8_t* in2, int8_t* out, int64_t n,
   }
 }
 
+// Lane-wise minimum (kMin) or maximum of four int8 (k16: two int16) in a word: SSUB8 (SSUB16)
+// sets each lane's GE flag where a >= b and SEL picks b or a by it. One asm statement keeps the
+// two instructions together (nothing may set the GE flags in between).
+template <bool kMin, bool k16>
+inline uint32_t MinMaxLanes(uint32_t a, uint32_t b) {
+#if MICA_KERNELS_HAVE_DSP
+  uint32_t r;
+  if (k16) {
+    if (kMin) {
+      __asm__("ssub16 %0, %1, %2\n\tsel %0, %2, %1" : "=&r"(r) : "r"(a), "r"(b) : "cc");
+    } else {
+      __asm__("ssub16 %0, %1, %2\n\tsel %0, %1, %2" : "=&r"(r) : "r"(a), "r"(b) : "cc");
+    }
+  } else {
+    if (kMin) {
+      __asm__("ssub8 %0, %1, %2\n\tsel %0, %2, %1" : "=&r"(r) : "r"(a), "r"(b) : "cc");
+    } else {
+      __asm__("ssub8 %0, %1, %2\n\tsel %0, %1, %2" : "=&r"(r) : "r"(a), "r"(b) : "cc");
+    }
+  }
+  return r;
+#else
+  const int bits = k16 ? 16 : 8;
+  const uint32_t mask = k16 ? 0xFFFFu : 0xFFu;
+  uint32_t r = 0;
+  for (int s = 0; s < 32; s += bits) {
+    const uint32_t ua = (a >> s) & mask, ub = (b >> s) & mask;
+    const int32_t sa = k16 ? int32_t{static_cast<int16_t>(ua)} : int32_t{static_cast<int8_t>(ua)};
+    const int32_t sb = k16 ? int32_t{static_cast<int16_t>(ub)} : int32_t{static_cast<int8_t>(ub)};
+    const bool ge = sa >= sb;  // SEL: GE ? first : second
+    r |= (kMin ? (ge ? ub : ua) : (ge ? ua : ub)) << s;
+  }
+  return r;
+#endif
+}
+
+// One run of MINIMUM / MAXIMUM (BinaryRows' row function): two words a step, then the tail.
+template <typename T, bool kMin>
+void MinMaxRow(const T* a, const T* b, bool b_one, T* out, int32_t n) {
+  constexpr bool k16 = sizeof(T) == 2;
+  constexpr int32_t kLanes = 4 / static_cast<int32_t>(sizeof(T));
+  int32_t i = 0;
+  if (b_one) {
+    const uint32_t v = k16 ? dsp::Pack16(*b, *b) : 0x01010101u * static_cast<uint8_t>(*b);
+    for (; i + 2 * kLanes <= n; i += 2 * kLanes) {
+      const uint32_t x0 = dsp::Load32(a + i), x1 = dsp::Load32(a + i + kLanes);
+      dsp::Store32(out + i, MinMaxLanes<kMin, k16>(x0, v));
+      dsp::Store32(out + i + kLanes, MinMaxLanes<kMin, k16>(x1, v));
+    }
+  } else {
+    for (; i + 2 * kLanes <= n; i += 2 * kLanes) {
+      const uint32_t x0 = dsp::Load32(a + i), x1 = dsp::Load32(a + i + kLanes);
+      const uint32_t y0 = dsp::Load32(b + i), y1 = dsp::Load32(b + i + kLanes);
+      dsp::Store32(out + i, MinMaxLanes<kMin, k16>(x0, y0));
+      dsp::Store32(out + i + kLanes, MinMaxLanes<kMin, k16>(x1, y1));
+    }
+  }
+  const T* bb = b_one ? b : b + i;
+  const int32_t step = b_one ? 0 : 1;
+  for (; i < n; ++i, bb += step) {
+    const T x = a[i], y = *bb;
+    out[i] = kMin ? (x < y ? x : y) : (x > y ? x : y);
+  }
+}
+
 }  // namespace
+
+KernelStatus MinimumDsp(const Shape& s1, const int8_t* in1, const Shape& s2, const int8_t* in2,
+                        const Shape& so, int8_t* out) {
+  return BinaryRows(s1, in1, s2, in2, so, out, MinMaxRow<int8_t, true>);
+}
+KernelStatus MaximumDsp(const Shape& s1, const int8_t* in1, const Shape& s2, const int8_t* in2,
+                        const Shape& so, int8_t* out) {
+  return BinaryRows(s1, in1, s2, in2, so, out, MinMaxRow<int8_t, false>);
+}
+KernelStatus Minimum16Dsp(const Shape& s1, const int16_t* in1, const Shape& s2,
+                          const int16_t* in2, const Shape& so, int16_t* out) {
+  return BinaryRows(s1, in1, s2, in2, so, out, MinMaxRow<int16_t, true>);
+}
+KernelStatus Maximum16Dsp(const Shape& s1, const int16_t* in1, const Shape& s2,
+                          const int16_t* in2, const Shape& so, int16_t* out) {
+  return BinaryRows(s1, in1, s2, in2, so, out, MinMaxRow<int16_t, false>);
+}
 
 KernelStatus AddDsp(const AddParams& p, const Shape& s1, const int8_t* in1, const Shape& s2,
                     const int8_t* in2, const Shape& so, int8_t* out) {

@@ -6,6 +6,7 @@
 #include <climits>
 #include <cstdint>
 
+#include "internal/broadcast.h"
 #include "internal/requantize.h"
 #include "mica/kernels/elementwise.h"
 
@@ -86,6 +87,57 @@ inline int32_t SquaredDifferenceElement(const AddParams& p, int32_t a, int32_t b
   return Clamp(out, p.activation.min, p.activation.max);
 }
 
+// The outer loop every MINIMUM / MAXIMUM body shares: validates like BinaryElementwise, then
+// merges the output's innermost dimensions while each input walks them either contiguously or
+// not at all (a broadcast input), and calls `row(a, b, b_one, out, n)` once per run of n
+// output elements: out[i] = op(a[i], b_one ? b[0] : b[i]). A run where only input 1 is
+// broadcast is passed with the inputs swapped (MINIMUM and MAXIMUM commute). A body differs
+// only in its row function.
+template <typename T, typename Row>
+inline KernelStatus BinaryRows(const Shape& s1, const T* in1, const Shape& s2, const T* in2,
+                               const Shape& so, T* out, Row row) {
+  BroadcastPlan plan;
+  if (!PlanBroadcast(s1, s2, so, &plan)) return KernelStatus::kArgError;
+  const int64_t n = so.elements();
+  if (n == 0) return KernelStatus::kOk;
+  if (in1 == nullptr || in2 == nullptr || out == nullptr) return KernelStatus::kArgError;
+  // Innermost dimensions [k, kMaxRank) form one run of `len` elements per input walked
+  // contiguously (c1/c2) or held (stride 0).
+  int k = kMaxRank;
+  int64_t len = 1;
+  bool c1 = true, z1 = true, c2 = true, z2 = true;
+  while (k > 0) {
+    const int j = k - 1;
+    if (plan.dims[j] != 1) {
+      const bool nc1 = c1 && plan.stride1[j] == len, nz1 = z1 && plan.stride1[j] == 0;
+      const bool nc2 = c2 && plan.stride2[j] == len, nz2 = z2 && plan.stride2[j] == 0;
+      if (!(nc1 || nz1) || !(nc2 || nz2) || len * plan.dims[j] > INT32_MAX) break;
+      c1 = nc1, z1 = nz1, c2 = nc2, z2 = nz2;
+      len *= plan.dims[j];
+    }
+    k = j;
+  }
+  const int32_t run = static_cast<int32_t>(len);
+  // A run of one element, or one that neither input walks, uses input 1 as the walker.
+  const bool swap = z1 && !z2;
+  int32_t idx[kMaxRank] = {};
+  int64_t o = 0;
+  while (true) {
+    int64_t a = 0, b = 0;
+    for (int j = 0; j < k; ++j) a += idx[j] * plan.stride1[j], b += idx[j] * plan.stride2[j];
+    if (swap) {
+      row(in2 + b, in1 + a, true, out + o, run);
+    } else {
+      row(in1 + a, in2 + b, z2 && run > 1, out + o, run);
+    }
+    o += run;
+    int j = k - 1;
+    while (j >= 0 && ++idx[j] == plan.dims[j]) idx[j--] = 0;
+    if (j < 0) break;
+  }
+  return KernelStatus::kOk;
+}
+
 // Variant bodies.
 KernelStatus AddScalar(const AddParams&, const Shape&, const int8_t*, const Shape&,
                        const int8_t*, const Shape&, int8_t*);
@@ -107,6 +159,21 @@ KernelStatus AddMve(const AddParams&, const Shape&, const int8_t*, const Shape&,
                     const Shape&, int8_t*);
 KernelStatus MulMve(const MulParams&, const Shape&, const int8_t*, const Shape&, const int8_t*,
                     const Shape&, int8_t*);
+
+// MINIMUM / MAXIMUM bodies (BinaryRows with a row function per ISA).
+#define MICA_KERNELS_MINMAX_BODIES(isa)                                                         \
+  KernelStatus Minimum##isa(const Shape&, const int8_t*, const Shape&, const int8_t*,            \
+                            const Shape&, int8_t*);                                             \
+  KernelStatus Maximum##isa(const Shape&, const int8_t*, const Shape&, const int8_t*,            \
+                            const Shape&, int8_t*);                                             \
+  KernelStatus Minimum16##isa(const Shape&, const int16_t*, const Shape&, const int16_t*,        \
+                              const Shape&, int16_t*);                                          \
+  KernelStatus Maximum16##isa(const Shape&, const int16_t*, const Shape&, const int16_t*,        \
+                              const Shape&, int16_t*);
+MICA_KERNELS_MINMAX_BODIES(Scalar)
+MICA_KERNELS_MINMAX_BODIES(Dsp)
+MICA_KERNELS_MINMAX_BODIES(Mve)
+#undef MICA_KERNELS_MINMAX_BODIES
 
 }  // namespace internal
 }  // namespace kernels

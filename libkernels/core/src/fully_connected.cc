@@ -56,8 +56,8 @@ KernelStatus FullyConnected16x8(const FullyConnectedParams& params,
                                 const PerChannelRequant& quant, const int16_t* input,
                                 const int8_t* weights, const int64_t* bias, int16_t* output,
                                 Scratch scratch) {
-  return internal::MICA_KERNELS_BEST_DSP(FullyConnected16x8)(params, quant, input, weights, bias,
-                                                             output, scratch);
+  return internal::MICA_KERNELS_BEST(FullyConnected16x8)(params, quant, input, weights, bias,
+                                                         output, scratch);
 }
 
 VariantList<FullyConnectedFn> FullyConnectedVariants() {
@@ -71,7 +71,8 @@ VariantList<FullyConnectedFn> FullyConnectedVariants() {
 VariantList<FullyConnected16x8Fn> FullyConnected16x8Variants() {
   static constexpr Variant<FullyConnected16x8Fn> kVariants[] = {
       MICA_KERNELS_VARIANT_SCALAR(internal::FullyConnected16x8Scalar)
-      MICA_KERNELS_VARIANT_DSP(internal::FullyConnected16x8Dsp)};
+      MICA_KERNELS_VARIANT_DSP(internal::FullyConnected16x8Dsp)
+      MICA_KERNELS_VARIANT_MVE(internal::FullyConnected16x8Mve)};
   return MICA_KERNELS_VARIANT_LIST(kVariants);
 }
 

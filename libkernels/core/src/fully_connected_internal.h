@@ -29,6 +29,10 @@ KernelStatus FullyConnected16x8Dsp(const FullyConnectedParams& params,
                                    const PerChannelRequant& quant, const int16_t* input,
                                    const int8_t* weights, const int64_t* bias, int16_t* output,
                                    Scratch scratch);
+KernelStatus FullyConnected16x8Mve(const FullyConnectedParams& params,
+                                   const PerChannelRequant& quant, const int16_t* input,
+                                   const int8_t* weights, const int64_t* bias, int16_t* output,
+                                   Scratch scratch);
 
 KernelStatus CheckFullyConnected(const FullyConnectedParams& p, const PerChannelRequant& quant,
                                  const void* input, const void* weights, void* output,

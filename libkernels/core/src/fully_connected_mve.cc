@@ -1,8 +1,11 @@
 // FullyConnected, MVE (Helium) body: four weight rows per pass with VMLADAVA.S8 on raw int8
 // lanes; offsets folded in exactly (mod 2^32) from the weight-row sums and the input sum:
 // sum (w + wo)(x + xo) = sum wx + xo sum w + wo sum x + n wo xo.
+// FullyConnected16x8: two weight rows per pass, int8 weights widened on load (plus the filter
+// offset) against int16 inputs, VMLALDAVA.S16 into TFLite's int64 accumulator.
 #include "fully_connected_internal.h"
 #include "internal/mve_helpers.h"
+#include "internal/mve_s16.h"
 #include "internal/requantize.h"
 
 #if MICA_KERNELS_BUILD_MVE
@@ -158,6 +161,59 @@ KernelStatus FullyConnectedMve(const FullyConnectedParams& p, const PerChannelRe
   WithRequantMode(Requant8ModeOf(bounded, p.activation.min, p.activation.max), [&](auto mode) {
     FullyConnectedInt8<decltype(mode)::value>(p, q, input, weights, bias, output);
   });
+  return KernelStatus::kOk;
+}
+
+namespace {
+
+template <bool kOffset>
+void FullyConnected16x8Rows(const FullyConnectedParams& p, const PerChannelRequant& q,
+                            const int16_t* input, const int8_t* weights, const int64_t* bias,
+                            int16_t* output) {
+  // Parameters in locals: the output stores could alias p and q.
+  const int32_t depth = p.input_depth, out_depth = p.output_depth;
+  const int16_t w_off = static_cast<int16_t>(p.filter_offset);
+  const int32_t lo = p.activation.min, hi = p.activation.max;
+  const int32_t channel_mask = p.per_channel ? -1 : 0;
+  const int32_t* const mult = q.multiplier;
+  const int32_t* const shift = q.shift;
+  const auto finish = [=](int64_t acc, int32_t o) {
+    if (bias != nullptr) acc += bias[o];
+    const int32_t c = o & channel_mask;
+    return static_cast<int16_t>(Clamp(MultiplyByQuantizedMultiplier64(acc, mult[c], shift[c]),
+                                      lo, hi));
+  };
+  for (int32_t b = 0; b < p.batches; ++b) {
+    const int16_t* x = input + static_cast<ptrdiff_t>(b) * depth;
+    int16_t* out = output + static_cast<ptrdiff_t>(b) * out_depth;
+    int32_t o = 0;
+    for (; o + 2 <= out_depth; o += 2) {
+      const int8_t* w0 = weights + static_cast<ptrdiff_t>(o) * depth;
+      int64_t a0 = 0, a1 = 0;
+      mve::DotS16S8x2<kOffset>(x, w0, w0 + depth, depth, w_off, &a0, &a1);
+      out[o] = finish(a0, o);
+      out[o + 1] = finish(a1, o + 1);
+    }
+    if (o < out_depth) {
+      const int8_t* w0 = weights + static_cast<ptrdiff_t>(o) * depth;
+      out[o] = finish(mve::DotS16S8<kOffset>(x, w0, depth, w_off, 0), o);
+    }
+  }
+}
+
+}  // namespace
+
+KernelStatus FullyConnected16x8Mve(const FullyConnectedParams& p, const PerChannelRequant& q,
+                                   const int16_t* input, const int8_t* weights,
+                                   const int64_t* bias, int16_t* output, Scratch scratch) {
+  const KernelStatus st = CheckFullyConnected(p, q, input, weights, output, scratch,
+                                              FullyConnected16x8ScratchBytes(p, Isa::kMve), true);
+  if (st != KernelStatus::kOk) return st;
+  if (p.filter_offset != 0) {
+    FullyConnected16x8Rows<true>(p, q, input, weights, bias, output);
+  } else {
+    FullyConnected16x8Rows<false>(p, q, input, weights, bias, output);
+  }
   return KernelStatus::kOk;
 }
 

@@ -20,6 +20,7 @@
 #include <cstdint>
 
 #include "mica/kernels/types.h"
+#include "mica/kernels/variants.h"
 
 namespace mica {
 namespace kernels {
@@ -35,6 +36,13 @@ struct PadParams {
 // Output shape is in_shape.dims[i] + before[i] + after[i]; `pad_value` points at one element.
 KernelStatus Pad(const PadParams& params, const Shape& in_shape, const void* input,
                  const void* pad_value, void* output, size_t element_bytes);
+
+// Run-time variant lists of TRANSPOSE and PAD (see variants.h); the other ops have one body.
+using TransposeFn = KernelStatus (*)(const Shape&, const int32_t*, const void*, void*, size_t);
+using PadFn = KernelStatus (*)(const PadParams&, const Shape&, const void*, const void*, void*,
+                               size_t);
+VariantList<TransposeFn> TransposeVariants();
+VariantList<PadFn> PadVariants();
 
 // Concatenates `num_inputs` tensors along `axis`; all other dimensions must match `out_shape`.
 KernelStatus Concatenation(int32_t axis, int32_t num_inputs, const Shape* in_shapes,

@@ -120,6 +120,14 @@ VariantList<AddFn> SubVariants();
 VariantList<Add16Fn> Sub16Variants();
 VariantList<MulFn> MulVariants();
 VariantList<Mul16Fn> Mul16Variants();
+using MinMaxFn = KernelStatus (*)(const Shape&, const int8_t*, const Shape&, const int8_t*,
+                                  const Shape&, int8_t*);
+using MinMax16Fn = KernelStatus (*)(const Shape&, const int16_t*, const Shape&, const int16_t*,
+                                    const Shape&, int16_t*);
+VariantList<MinMaxFn> MinimumVariants();
+VariantList<MinMaxFn> MaximumVariants();
+VariantList<MinMax16Fn> Minimum16Variants();
+VariantList<MinMax16Fn> Maximum16Variants();
 
 }  // namespace kernels
 }  // namespace mica
