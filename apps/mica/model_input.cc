@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/time/time.h"
@@ -180,6 +181,34 @@ std::vector<std::string> ExecuTorchMethods(const Graph& g) {
     return one.empty() ? std::vector<std::string>{} : std::vector<std::string>{one};
   }
   return absl::StrSplit(all, ',');
+}
+
+std::string ExecuTorchNotes(const Graph& g) {
+  if (g.source_format != ModelFormat::kExecuTorch || g.subgraphs.empty()) return "";
+  std::string out;
+  const std::vector<std::string> methods = ExecuTorchMethods(g);
+  if (methods.size() > 1) {
+    std::vector<std::string> quoted;
+    for (const std::string& m : methods) quoted.push_back("'" + PrintableText(m) + "'");
+    absl::StrAppend(&out, "\nExecuTorch program: method '",
+                    PrintableText(MetadataOr(g, "executorch.method", "")), "' checked (",
+                    methods.size(), " methods: ", absl::StrJoin(quoted, ", "),
+                    "; --method NAME checks another)\n");
+  }
+  const Subgraph& sg = g.main();
+  bool first = true;
+  for (size_t i = 0; i < sg.ops.size(); ++i) {
+    const Operator& op = sg.ops[i];
+    if (op.kind != OpKind::kOpaque || std::string(op.name()).rfind("delegate:", 0) != 0) continue;
+    if (first) {
+      absl::StrAppend(&out, "\nDelegated calls (run by another ExecuTorch backend; not costed "
+                            "in the figures above)\n");
+    }
+    first = false;
+    absl::StrAppend(&out, "  #", i, " ", PrintableText(std::string(op.name())), ": ",
+                    PrintableText(op.opaque_reason), "\n");
+  }
+  return out;
 }
 
 }  // namespace cli

@@ -33,6 +33,10 @@ std::string MetadataOr(const Graph& g, const std::string& key, const std::string
 // Every method of a loaded ExecuTorch program, in file order (the one read when it has one).
 std::vector<std::string> ExecuTorchMethods(const Graph& g);
 
+// For an ExecuTorch program with several methods or delegated calls: a text section naming
+// the method checked and each delegate call (backend id, blob size; opaque to mica). Else "".
+std::string ExecuTorchNotes(const Graph& g);
+
 }  // namespace cli
 }  // namespace mica
 

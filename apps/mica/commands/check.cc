@@ -585,6 +585,7 @@ int RunCheck(const std::vector<std::string>& args) {
   int qemu_rc = kExitOk;
   if (want_qemu && json) qemu_rc = MeasureQemuProfiles(*graph, &report, /*print=*/false);
   std::string text = json ? estimate::RenderCheckJson(report) : estimate::RenderCheckText(report);
+  if (!json) text += ExecuTorchNotes(*graph);
   if (!output.empty()) {
     if (IsSameFile(output, model_path)) {
       return Failure(absl::StrCat(output, ": is the model itself; the report needs another file"));
