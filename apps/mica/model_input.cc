@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -126,12 +129,18 @@ absl::StatusOr<std::string> ConvertPt2(const std::string& path, const std::strin
 }  // namespace
 
 bool IsPt2File(const std::string& path) {
-  auto bytes = ReadFileBytes(path, kMaxModelBytes);
-  if (!bytes.ok() || (*bytes)->size() < 4) return false;
-  const std::vector<uint8_t>& b = **bytes;
-  if (!(b[0] == 'P' && b[1] == 'K' && b[2] == 3 && b[3] == 4)) return false;
+  // Only a regular file is opened (a FIFO would block; LoadModel names what is wrong with
+  // others), and only a zip is read whole (for the archive_format entry when the name does not
+  // say .pt2).
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return false;
+  char magic[4] = {};
+  std::ifstream f(path, std::ios::binary);
+  if (!f.read(magic, sizeof(magic)) || std::memcmp(magic, "PK\x03\x04", 4) != 0) return false;
   if (EndsWithPt2(path)) return true;
-  const std::string_view text(reinterpret_cast<const char*>(b.data()), b.size());
+  auto bytes = ReadFileBytes(path, kMaxModelBytes);
+  if (!bytes.ok()) return false;
+  const std::string_view text(reinterpret_cast<const char*>((*bytes)->data()), (*bytes)->size());
   return text.find("/archive_format") != std::string_view::npos;
 }
 

@@ -175,6 +175,17 @@ TEST_CASE("a .pt2 is converted through ExecuTorch's exporter when it is installe
                          "--output-dir", out_dir}, with);
   CAPTURE(r.out, r.err);
   REQUIRE(r.exit_code == 0);
+  // A file the exporter cannot read: its last error line, in one line.
+  const std::string bad = testing::TempDir("executorch_bad_pt2") + "/cut.pt2";
+  std::vector<uint8_t> cut = testing::ReadFile(Data("tiny_pt2.pt2"));
+  cut.resize(cut.size() / 4);
+  std::ofstream(bad, std::ios::binary).write(reinterpret_cast<const char*>(cut.data()),
+                                             static_cast<std::streamsize>(cut.size()));
+  CliResult b = RunMica({"inspect", bad}, with);
+  CAPTURE(b.out, b.err);
+  CHECK(b.exit_code == 1);
+  CHECK(Has(b.err, "cut.pt2: ExecuTorch's exporter could not convert it to a .pte (exit 1): "));
+  CHECK(testing::CountLines(b.err) == 1);
   const std::vector<float> got = Floats(testing::ReadFile(out_dir + "/output_0.bin"));
   const std::vector<float> want = Floats(testing::ReadFile(Data("tiny_pt2.expected.bin")));
   REQUIRE(got.size() == want.size());
