@@ -162,20 +162,19 @@ absl::StatusOr<Graph> LoadModelInput(const std::string& path, const std::string&
         absl::StrCat("PyTorch ExportedProgram (.pt2) by ", *versions);
     return g;
   }
+  // The file is read once (it may be a pipe).
+  if (method.empty()) return LoadModel(path);
   auto bytes = ReadFileBytes(path, kMaxModelBytes);
   if (!bytes.ok()) return bytes.status();
   const bool executorch = (*bytes)->size() >= 8 &&
                           (std::equal((*bytes)->begin() + 4, (*bytes)->begin() + 8, "ET12") ||
                            IsBundledProgram(**bytes));
-  if (!method.empty()) {
-    if (!executorch) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          path, ": --method picks a method of an ExecuTorch program (.pte, .bpte, .pt2); this "
-          "file is not one"));
-    }
-    return LoadExecuTorch(*std::move(bytes), path, method);
+  if (!executorch) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": --method picks a method of an ExecuTorch program (.pte, .bpte, .pt2); this "
+        "file is not one"));
   }
-  return LoadModel(path);
+  return LoadExecuTorch(*std::move(bytes), path, method);
 }
 
 std::string MetadataOr(const Graph& g, const std::string& key, const std::string& fallback) {
