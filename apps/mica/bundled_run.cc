@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <memory>
+#include <optional>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -14,6 +16,8 @@
 #include "mica/base/file.h"
 #include "mica/base/text.h"
 #include "mica/command.h"
+#include "mica/device_run.h"
+#include "mica/kernels/types.h"
 #include "mica/model/load.h"
 #include "mica/runtime/executor.h"
 #include "mica/runtime/npy.h"
@@ -99,19 +103,35 @@ bool IsBundledProgramFile(const std::string& path) {
 }
 
 int RunBundledProgram(const std::string& path, const std::string& variant,
-                      const std::string& output_dir) {
-  auto isa = runtime::ParseIsa(variant);
-  if (!isa.ok()) return UsageError(absl::StrCat("run: ", isa.status().message()));
-  auto bundle = LoadBundledProgram(path);
+                      const std::string& output_dir, const std::string& method,
+                      const std::string& target, const std::string& firmware) {
+  const bool on_device = !target.empty();
+  std::string cpu;
+  absl::StatusOr<std::optional<kernels::Isa>> isa = std::optional<kernels::Isa>();
+  if (on_device) {
+    absl::StatusOr<kernels::Isa> device_isa = TargetIsa(target, variant, &cpu);
+    if (!device_isa.ok()) return Failure(std::string(device_isa.status().message()));
+    isa = std::optional<kernels::Isa>(*device_isa);
+  } else {
+    isa = runtime::ParseIsa(variant);
+    if (!isa.ok()) return UsageError(absl::StrCat("run: ", isa.status().message()));
+  }
+  auto bundle = LoadBundledProgram(path, method);
   if (!bundle.ok()) return Failure(std::string(bundle.status().message()));
   const Subgraph& sg = bundle->graph.main();
   if (bundle->test_cases.empty()) {
-    return Failure(absl::StrCat(path, ": the bundled program has no test cases"));
+    return Failure(absl::StrCat(path, ": the bundled program has no test cases",
+                                method.empty() ? "" : " for method ",
+                                method.empty() ? "" : "'" + PrintableText(method) + "'"));
   }
-  runtime::ExecutorOptions options;
-  options.isa = *isa;
-  auto exec = runtime::Executor::Create(bundle->graph, options);
-  if (!exec.ok()) return Failure(std::string(exec.status().message()));
+  std::unique_ptr<runtime::Executor> exec;
+  if (!on_device) {
+    runtime::ExecutorOptions options;
+    options.isa = *isa;
+    auto created = runtime::Executor::Create(bundle->graph, options);
+    if (!created.ok()) return Failure(std::string(created.status().message()));
+    exec = *std::move(created);
+  }
   bool pass = true;
   for (size_t c = 0; c < bundle->test_cases.size(); ++c) {
     const BundledTestCase& tc = bundle->test_cases[c];
@@ -134,18 +154,44 @@ int RunBundledProgram(const std::string& path, const std::string& variant,
       }
       inputs.push_back({b.dtype, t.shape, b.bytes});
     }
-    auto outputs = (*exec)->Run(inputs);
-    if (!outputs.ok()) return Failure(std::string(outputs.status().message()));
-    for (size_t i = 0; i < outputs->size(); ++i) {
-      pass = CompareOutput(i, (*outputs)[i], tc.expected_outputs[i]) && pass;
+    std::vector<runtime::HostTensor> outputs;
+    if (on_device) {
+      // The device runtime on QEMU computes the outputs; they are checked here, with the
+      // bundled-program tolerance for float outputs (the runner's own check is exact).
+      std::vector<std::vector<uint8_t>> raw_inputs;
+      for (const runtime::HostTensor& h : inputs) raw_inputs.push_back(h.bytes);
+      auto run = RunOnQemu(bundle->graph, **isa, raw_inputs, {}, firmware, false, cpu);
+      if (!run.ok()) return Failure(std::string(run.status().message()));
+      const fvp::SimulationResult& r = run->result;
+      if (r.outputs.size() != sg.outputs.size()) {
+        return Failure(absl::StrCat("the runner returned ", r.outputs.size(),
+                                    " outputs, the method has ", sg.outputs.size()));
+      }
+      if (c == 0) {
+        std::cout << "  on " << target << ": QEMU " << r.board << " (build " << run->build
+                  << ", variant " << kernels::IsaName(run->isa) << "), "
+                  << r.total_instructions << " instructions per inference, arena "
+                  << r.arena_bytes << " bytes\n";
+      }
+      for (size_t i = 0; i < r.outputs.size(); ++i) {
+        const Tensor& t = sg.tensors[sg.outputs[i]];
+        outputs.push_back({t.dtype, t.shape, r.outputs[i]});
+      }
+    } else {
+      auto host = exec->Run(inputs);
+      if (!host.ok()) return Failure(std::string(host.status().message()));
+      outputs = *std::move(host);
+    }
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      pass = CompareOutput(i, outputs[i], tc.expected_outputs[i]) && pass;
     }
     if (c == 0 && !output_dir.empty()) {
       std::error_code ec;
       std::filesystem::create_directories(output_dir, ec);
-      for (size_t i = 0; i < outputs->size(); ++i) {
+      for (size_t i = 0; i < outputs.size(); ++i) {
         const std::string base = absl::StrCat(output_dir, "/output_", i);
-        absl::Status s = WriteFileBytes(base + ".bin", (*outputs)[i].bytes);
-        if (s.ok()) s = runtime::WriteNpy(base + ".npy", (*outputs)[i]);
+        absl::Status s = WriteFileBytes(base + ".bin", outputs[i].bytes);
+        if (s.ok()) s = runtime::WriteNpy(base + ".npy", outputs[i]);
         if (!s.ok()) return Failure(std::string(s.message()));
       }
     }

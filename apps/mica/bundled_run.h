@@ -18,8 +18,14 @@ bool IsBundledProgramFile(const std::string& path);
 // outputs must be identical; float outputs may differ by at most 1e-5 + 1e-5 |expected| (the
 // bundled-program tolerance ExecuTorch's verification uses by default; identical bytes are
 // reported as such). Returns the exit code: 0 pass, 1 fail or error.
+// `method` picks the test suite (and the program's method) by name; "" for the first suite.
+//
+// With a Cortex-M `target` profile (not empty), the same is done on a simulated Cortex-M of
+// that profile (QEMU, through the device runtime and the runner `firmware`, "" for the one
+// built with mica): each test case runs on the device and its outputs are checked as above.
 int RunBundledProgram(const std::string& path, const std::string& variant,
-                      const std::string& output_dir);
+                      const std::string& output_dir, const std::string& method = "",
+                      const std::string& target = "", const std::string& firmware = "");
 
 }  // namespace cli
 }  // namespace mica

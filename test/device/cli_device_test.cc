@@ -7,6 +7,7 @@
 #include <fstream>
 #include <regex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mica/device/runtime.h"
@@ -123,6 +124,61 @@ TEST_CASE("mica run --target-profile gives the host's outputs from QEMU", "[devi
   CHECK(ops == 16);
   CHECK(sum <= total_instructions);
   CHECK(sum * 10 >= total_instructions * 9);
+}
+
+TEST_CASE("mica run X.bpte -t PROFILE checks the bundled outputs on QEMU",
+          "[device][cli][qemu][executorch]") {
+  if (fvp::FindProgram("qemu-system-arm").empty() ||
+      !fs::exists(std::string(MICA_FIRMWARE_DIR) + "/m55-mve/firmware/mica_runner.elf")) {
+    WARN("skipped: qemu-system-arm or the runner firmware is missing");
+    return;
+  }
+  const std::string data = testing::SourceDir() + "/test/executorch/";
+  const std::string dir = testing::TempDir("mica_run_bpte_target");
+  // ExecuTorch Cortex-M int8 programs (float in, float out through quantize/dequantize): the
+  // device runtime's outputs equal the expected outputs ExecuTorch recorded, on every build.
+  const std::pair<const char*, const char*> cases[] = {
+      {"cortex-m55", "(build m55-mve, variant mve)"},
+      {"cortex-m4", "(build m4-dsp, variant dsp)"},
+      {"cortex-m33", "(build m33-dsp, variant dsp)"},
+      {"cortex-m0", "(build m55-scalar, variant scalar)"},
+  };
+  for (const auto& [target, build] : cases) {
+    auto r = Mica({"run", data + "ds_cnn.bpte", "-t", target, "--output-dir", dir + "/" + target});
+    INFO(target << "\n" << r.stdout_text << r.stderr_text);
+    CHECK(r.exit_code == 0);
+    CHECK(r.stdout_text.find(std::string("on ") + target + ": QEMU ") != std::string::npos);
+    CHECK(r.stdout_text.find(build) != std::string::npos);
+    CHECK(r.stdout_text.find("output 0: float32 [1,12], 12 elements: identical bytes") !=
+          std::string::npos);
+    CHECK(r.stdout_text.find("Test_result: PASS") != std::string::npos);
+    CHECK(testing::ReadFile(dir + "/" + target + "/output_0.bin") ==
+          testing::ReadFile(data + "ds_cnn.expected.bin"));
+  }
+  auto ae = Mica({"run", data + "deep_autoencoder.bpte", "-t", "cortex-m55"});
+  INFO(ae.stdout_text << ae.stderr_text);
+  CHECK(ae.exit_code == 0);
+  CHECK(ae.stdout_text.find("640 elements: identical bytes") != std::string::npos);
+  // tiny_conv's expected output comes from ExecuTorch's Python reference, whose average pool
+  // rounds a .5 tie otherwise (test/executorch/README.md): FAIL, with the host's very bytes.
+  auto host = Mica({"run", data + "tiny_conv.bpte", "--output-dir", dir + "/tc_host"});
+  auto dev = Mica({"run", data + "tiny_conv.bpte", "-t", "cortex-m55", "--output-dir",
+                   dir + "/tc_qemu"});
+  INFO(dev.stdout_text << dev.stderr_text);
+  CHECK(host.exit_code == 1);
+  CHECK(dev.exit_code == 1);
+  CHECK(dev.stdout_text.find("5 differ (first at index 0") != std::string::npos);
+  CHECK(dev.stdout_text.find("Test_result: FAIL") != std::string::npos);
+  CHECK(testing::ReadFile(dir + "/tc_qemu/output_0.bin") ==
+        testing::ReadFile(dir + "/tc_host/output_0.bin"));
+  // A float program: the device runtime has no float kernels; one line names the operator.
+  auto f = Mica({"run", data + "tiny_float.bpte", "-t", "cortex-m55"});
+  CHECK(f.exit_code == 1);
+  CHECK(f.stderr_text.find("the device runtime has no float32 kernel") != std::string::npos);
+  CHECK(f.stdout_text.find("Test_result") == std::string::npos);
+  // Options that do not apply to a bundled program on the device.
+  auto u = Mica({"run", data + "ds_cnn.bpte", "-t", "cortex-m55", "--compare", dir});
+  CHECK(u.exit_code == 2);
 }
 
 TEST_CASE("mica check --backend corstone-300 drives an FVP on PATH, or says what is missing",

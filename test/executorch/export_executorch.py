@@ -17,7 +17,17 @@ The weights are seeded random (the architectures are what matters to the reader)
 are seeded too, so re-running gives the same files for the same versions.
 
 Usage: export_executorch.py OUT_DIR [MODEL ...]   (models: ds_cnn resnet8 mobilenet_v1_025
-       deep_autoencoder tiny_conv tiny_float)
+       deep_autoencoder tiny_conv tiny_float; extras: tiny_pt2 tiny_xnnpack tiny_methods)
+
+Extras (no Cortex-M flow):
+  tiny_pt2      tiny_pt2.pt2, a float ExportedProgram saved by torch.export.save (the .pt2 input
+                mica converts through ExecuTorch's exporter), with an input and the output of
+                the program ExecuTorch makes from it (to_edge_transform_and_lower, no
+                partitioner, run by the wheel's runtime)
+  tiny_xnnpack  tiny_xnnpack.pte, a float program whose graph is delegated to XNNPACK
+                (XnnpackPartitioner): one opaque delegate call
+  tiny_methods  tiny_methods.pte / .bpte, a program with two methods ("forward" and "scale"),
+                bundled with one test case per method (outputs from ExecuTorch's runtime)
 """
 import hashlib
 import json
@@ -181,6 +191,101 @@ def export(name, ctor, make_input, quantize, out_dir):
     return entry
 
 
+def _write(out_dir, files):
+    entry = {"files": {}}
+    for fname, data in files.items():
+        with open(os.path.join(out_dir, fname), "wb") as f:
+            f.write(data)
+        entry["files"][fname] = {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    return entry
+
+
+class _TinyPt2(torch.nn.Module):
+    """conv + relu + residual add + max pool, float: operators mica maps from the portable set."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(2, 2, 3, padding=1)
+        self.pool = torch.nn.MaxPool2d(2)
+
+    def forward(self, x):
+        return self.pool(x + torch.relu(self.conv(x)))
+
+
+def export_pt2(out_dir):
+    import io
+    from executorch.exir import to_edge_transform_and_lower
+    from executorch.runtime import Runtime
+    torch.manual_seed(0)
+    model = _TinyPt2().eval()
+    x = torch.rand(1, 2, 6, 6) * 2 - 1
+    ep = torch.export.export(model, (x,), strict=True)
+    buf = io.BytesIO()
+    torch.export.save(ep, buf)
+    pt2 = buf.getvalue()
+    # What mica's conversion does (apps/mica/model_input.cc), then ExecuTorch's runtime.
+    pte = to_edge_transform_and_lower(torch.export.load(io.BytesIO(pt2))).to_executorch().buffer
+    y = Runtime.get().load_program(pte).load_method("forward").execute([x])[0]
+    entry = _write(out_dir, {"tiny_pt2.pt2": pt2, "tiny_pt2.input.bin": x.numpy().tobytes(),
+                             "tiny_pt2.expected.bin": y.contiguous().numpy().tobytes()})
+    entry.update({"reference": "executorch runtime (the program converted from the .pt2)",
+                  "quantized": False, "output_dtype": str(y.dtype),
+                  "saved_by": f"torch.export.save, torch {torch.__version__}"})
+    return entry
+
+
+def export_xnnpack(out_dir):
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+    from executorch.exir import to_edge_transform_and_lower
+    torch.manual_seed(0)
+    model = _TinyPt2().eval()
+    x = torch.rand(1, 2, 6, 6) * 2 - 1
+    ep = torch.export.export(model, (x,), strict=True)
+    pte = to_edge_transform_and_lower(ep, partitioner=[XnnpackPartitioner()]).to_executorch().buffer
+    entry = _write(out_dir, {"tiny_xnnpack.pte": pte})
+    entry.update({"reference": "none (a delegated program: mica reports the delegate)",
+                  "quantized": False, "delegate": "XnnpackBackend (XnnpackPartitioner)"})
+    return entry
+
+
+def export_methods(out_dir):
+    from executorch.devtools import BundledProgram
+    from executorch.devtools.bundled_program.config import MethodTestCase, MethodTestSuite
+    from executorch.devtools.bundled_program.serialize import (
+        serialize_from_bundled_program_to_flatbuffer)
+    from executorch.exir import to_edge
+    from executorch.runtime import Runtime
+
+    class Forward(torch.nn.Module):
+        def forward(self, x):
+            return torch.relu(x) + 1.0
+
+    class Scale(torch.nn.Module):
+        def forward(self, x, y):
+            return torch.relu(x * y)
+
+    torch.manual_seed(0)
+    inputs = {"forward": (torch.rand(2, 3) * 2 - 1,),
+              "scale": (torch.rand(4) * 2 - 1, torch.rand(4) * 2 - 1)}
+    eps = {"forward": torch.export.export(Forward(), inputs["forward"], strict=True),
+           "scale": torch.export.export(Scale(), inputs["scale"], strict=True)}
+    et = to_edge(eps).to_executorch()
+    program = Runtime.get().load_program(et.buffer)
+    suites = []
+    for name, args in inputs.items():
+        y = program.load_method(name).execute(list(args))[0]
+        suites.append(MethodTestSuite(method_name=name, test_cases=[
+            MethodTestCase(inputs=list(args), expected_outputs=[y])]))
+    bpte = serialize_from_bundled_program_to_flatbuffer(BundledProgram(et, suites))
+    entry = _write(out_dir, {"tiny_methods.pte": et.buffer, "tiny_methods.bpte": bpte})
+    entry.update({"reference": "executorch runtime", "quantized": False,
+                  "methods": list(inputs)})
+    return entry
+
+
+_EXTRAS = {"tiny_pt2": export_pt2, "tiny_xnnpack": export_xnnpack, "tiny_methods": export_methods}
+
+
 def main():
     if len(sys.argv) < 2:
         print(__doc__, file=sys.stderr)
@@ -189,7 +294,7 @@ def main():
     os.makedirs(out_dir, exist_ok=True)
     stubbed = _stub_tosa_serializer()
     models = _models()
-    names = sys.argv[2:] or list(models)
+    names = sys.argv[2:] or list(models) + list(_EXTRAS)
     import executorch
     from importlib.metadata import version
     manifest_path = os.path.join(out_dir, "manifest.json")
@@ -203,6 +308,10 @@ def main():
                             "tosa_serializer": "stubbed (not on PyPI)" if stubbed else "installed"}
     manifest.setdefault("models", {})
     for name in names:
+        if name in _EXTRAS:
+            manifest["models"][name] = _EXTRAS[name](out_dir)
+            print(name, manifest["models"][name]["reference"])
+            continue
         ctor, make_input, quantize = models[name]
         manifest["models"][name] = export(name, ctor, make_input, quantize, out_dir)
         print(name, manifest["models"][name]["reference"])

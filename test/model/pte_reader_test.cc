@@ -115,6 +115,61 @@ TEST_CASE("A bundled program gives its program and its test case", "[pte]") {
   CHECK_FALSE(LoadBundledProgram(Data("tiny_conv.pte")).ok());
 }
 
+TEST_CASE("A program with several methods: the first by default, any by name", "[pte]") {
+  const std::vector<uint8_t> bytes = testing::ReadFile(Data("tiny_methods.pte"));
+  auto shared = std::make_shared<const std::vector<uint8_t>>(bytes);
+  absl::StatusOr<Graph> first = LoadExecuTorch(shared, "m.pte");
+  REQUIRE(first.ok());
+  CHECK(first->metadata.at("executorch.method") == "forward");
+  CHECK(first->metadata.at("executorch.methods") == "forward,scale");
+  CHECK(first->main().inputs.size() == 1);
+  absl::StatusOr<Graph> scale = LoadExecuTorch(shared, "m.pte", "scale");
+  REQUIRE(scale.ok());
+  CHECK(scale->metadata.at("executorch.method") == "scale");
+  CHECK(scale->main().name == "scale");
+  CHECK(scale->main().inputs.size() == 2);
+  CHECK(HasOp(*scale, OpKind::kMul));
+  CHECK(HasOp(*scale, OpKind::kRelu));
+  absl::StatusOr<Graph> none = LoadExecuTorch(shared, "m.pte", "backward");
+  REQUIRE_FALSE(none.ok());
+  CHECK(std::string(none.status().message()) ==
+        "m.pte: no method 'backward' (the program has 'forward', 'scale')");
+  // A one-method program records no method list.
+  absl::StatusOr<Graph> one = LoadModel(Data("tiny_conv.pte"));
+  REQUIRE(one.ok());
+  CHECK(one->metadata.count("executorch.methods") == 0);
+
+  // The bundled program: one suite per method; each suite loads its own method.
+  absl::StatusOr<BundledProgram> b = LoadBundledProgram(Data("tiny_methods.bpte"));
+  REQUIRE(b.ok());
+  CHECK(b->method == "forward");
+  REQUIRE(b->test_cases.size() == 1);
+  CHECK(b->test_cases[0].inputs.size() == 1);
+  absl::StatusOr<BundledProgram> bs = LoadBundledProgram(Data("tiny_methods.bpte"), "scale");
+  REQUIRE(bs.ok());
+  CHECK(bs->method == "scale");
+  CHECK(bs->graph.main().name == "scale");
+  REQUIRE(bs->test_cases.size() == 1);
+  CHECK(bs->test_cases[0].inputs.size() == 2);
+  CHECK(bs->test_cases[0].expected_outputs[0].shape == std::vector<int32_t>{4});
+  CHECK_FALSE(LoadBundledProgram(Data("tiny_methods.bpte"), "backward").ok());
+}
+
+TEST_CASE("A delegated call loads as an opaque operator naming its backend and blob", "[pte]") {
+  absl::StatusOr<Graph> g = LoadModel(Data("tiny_xnnpack.pte"));
+  REQUIRE(g.ok());
+  REQUIRE(g->main().ops.size() == 1);
+  const Operator& op = g->main().ops[0];
+  CHECK(op.kind == OpKind::kOpaque);
+  CHECK(op.opaque_name == "delegate:XnnpackBackend");
+  CHECK_THAT(op.opaque_reason, Catch::StartsWith("delegated to backend 'XnnpackBackend' ("));
+  CHECK_THAT(op.opaque_reason, Catch::EndsWith("-byte blob, opaque to mica)"));
+  REQUIRE(op.inputs.size() == 1);
+  REQUIRE(op.outputs.size() == 1);
+  CHECK(g->main().tensors[op.inputs[0]].shape == std::vector<int32_t>{1, 2, 6, 6});
+  CHECK(g->main().tensors[op.outputs[0]].shape == std::vector<int32_t>{1, 2, 3, 3});
+}
+
 TEST_CASE("Operators mica does not map load as opaque ones with a reason", "[pte]") {
   std::vector<uint8_t> bytes = testing::ReadFile(Data("tiny_float.pte"));
   // Rename the program's relu operator ("aten::relu" -> "aten::relv"): same length, so the

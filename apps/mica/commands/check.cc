@@ -48,6 +48,7 @@
 #include "mica/fvp/corstone.h"
 #include "mica/fvp/vela.h"
 #include "mica/model/load.h"
+#include "mica/model_input.h"
 
 namespace mica {
 namespace cli {
@@ -211,7 +212,7 @@ int RunSweep(const std::vector<std::string>& models, const std::vector<TargetPro
   auto work = [&] {
     for (size_t k = next++; k < models.size(); k = next++) {
       const std::string& path = models[k];
-      absl::StatusOr<Graph> graph = LoadModel(path);
+      absl::StatusOr<Graph> graph = LoadModelInput(path);
       std::vector<ProfileRun> runs;
       for (const TargetProfile& t : targets) {
         if (!graph.ok()) {
@@ -404,7 +405,7 @@ int RunCheck(const std::vector<std::string>& args) {
   std::vector<std::string> models, profiles, configs, backends;
   bool compatibility = false, performance = false, json = false, per_layer = false;
   std::string output, system_config, memory_mode, csv, html, models_from, shard, jobs_text = "1",
-      jsonl, summary_csv;
+      jsonl, summary_csv, method;
   p.Positional("MODEL", &models, 0, -1);
   p.Repeated("--target-profile", &profiles, "NAME[:OPTS]",
              "built-in target profile (see `mica targets`), optionally with its own "
@@ -453,6 +454,8 @@ int RunCheck(const std::vector<std::string>& args) {
            "several models: write one JSON object per model x profile to FILE (JSON Lines)");
   p.Option("--summary-csv", &summary_csv, "FILE",
            "several models: write one CSV row per model x profile to FILE");
+  p.Option("--method", &method, "NAME",
+           "ExecuTorch programs: the method to check (default: the first)");
   if (int rc = p.Parse(args); rc >= 0) return rc;
 
   if (!models_from.empty()) {
@@ -526,6 +529,9 @@ int RunCheck(const std::vector<std::string>& args) {
     return Failure("check: --backend vela: " + fvp::VelaInstallHint());
   }
 
+  if (sweep && !method.empty()) {
+    return UsageError("check: --method picks the method of one ExecuTorch program");
+  }
   if (sweep) {
     if (want_vela || want_qemu || !fvp_platform.empty() || per_layer || !html.empty() ||
         !output.empty()) {
@@ -538,7 +544,7 @@ int RunCheck(const std::vector<std::string>& args) {
   }
 
   const std::string& model_path = models[0];
-  absl::StatusOr<Graph> graph = LoadModel(model_path);
+  absl::StatusOr<Graph> graph = LoadModelInput(model_path, method);
   if (!graph.ok()) return Failure(std::string(graph.status().message()));
   if (graph->subgraphs.empty()) return Failure(model_path + ": model has no subgraph");
   if (want_vela && graph->source_format != ModelFormat::kTflite) {
@@ -579,6 +585,7 @@ int RunCheck(const std::vector<std::string>& args) {
   int qemu_rc = kExitOk;
   if (want_qemu && json) qemu_rc = MeasureQemuProfiles(*graph, &report, /*print=*/false);
   std::string text = json ? estimate::RenderCheckJson(report) : estimate::RenderCheckText(report);
+  if (!json) text += ExecuTorchNotes(*graph);
   if (!output.empty()) {
     if (IsSameFile(output, model_path)) {
       return Failure(absl::StrCat(output, ": is the model itself; the report needs another file"));

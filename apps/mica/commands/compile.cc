@@ -20,6 +20,7 @@
 #include "mica/command.h"
 #include "mica/estimate/target.h"
 #include "mica/model/load.h"
+#include "mica/model_input.h"
 #include "mica/runtime/executor.h"
 #include "mica/runtime/plan.h"
 
@@ -58,7 +59,7 @@ int RunCompile(const std::vector<std::string>& args) {
     }
     options.isa = **isa;
   }
-  auto graph = LoadModel(models[0]);
+  auto graph = LoadModelInput(models[0]);
   if (!graph.ok()) return Failure(std::string(graph.status().message()));
   auto plan = runtime::CompilePlan(*graph, options);
   if (!plan.ok()) return Failure(std::string(plan.status().message()));

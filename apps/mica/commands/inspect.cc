@@ -53,6 +53,7 @@
 #include "mica/estimate/text_table.h"
 #include "mica/model/analysis.h"
 #include "mica/model/load.h"
+#include "mica/model_input.h"
 
 namespace mica {
 namespace cli {
@@ -174,12 +175,15 @@ int RunInspect(const std::vector<std::string>& args) {
   ArgParser p("inspect");
   bool json = false;
   std::vector<std::string> models;
+  std::string method;
   p.Flag("--json", &json, "print JSON (schema mica.inspect/1) instead of a table");
+  p.Option("--method", &method, "NAME",
+           "ExecuTorch programs: the method to show (default: the first)");
   p.Positional("MODEL", &models, 1, 1);
   if (int rc = p.Parse(args); rc >= 0) return rc;
   const std::string& path = models[0];
 
-  absl::StatusOr<Graph> loaded = LoadModel(path);
+  absl::StatusOr<Graph> loaded = LoadModelInput(path, method);
   if (!loaded.ok()) return Failure(std::string(loaded.status().message()));
   const Graph& g = *loaded;
   if (g.subgraphs.empty()) return Failure(path + ": model has no subgraph");
@@ -211,6 +215,13 @@ int RunInspect(const std::vector<std::string>& args) {
     w.Key("format").String(FormatKey(g.source_format));
     w.Key("description").String(g.description);
     w.Key("subgraphs").Int(static_cast<int64_t>(g.subgraphs.size()));
+    if (g.source_format == ModelFormat::kExecuTorch) {
+      // The method shown and every method of the program, in file order.
+      w.Key("method").String(MetadataOr(g, "executorch.method", ""));
+      w.Key("methods").BeginArray();
+      for (const std::string& m : ExecuTorchMethods(g)) w.String(m);
+      w.EndArray();
+    }
     w.Key("inputs").BeginArray();
     for (int32_t t : sg.inputs) WriteTensor(w, sg, t);
     w.EndArray();
@@ -264,6 +275,20 @@ int RunInspect(const std::vector<std::string>& args) {
             << (g.subgraphs.size() > 1 ? "; showing subgraph 0" : "") << ")\n";
   if (!g.description.empty()) {
     std::cout << "about:     " << PrintableText(g.description) << "\n";
+  }
+  if (g.source_format == ModelFormat::kExecuTorch) {
+    const std::vector<std::string> methods = ExecuTorchMethods(g);
+    std::cout << "method:    '" << PrintableText(MetadataOr(g, "executorch.method", "")) << "'";
+    if (methods.size() > 1) {
+      std::vector<std::string> quoted;
+      for (const std::string& m : methods) quoted.push_back("'" + PrintableText(m) + "'");
+      std::cout << " (" << methods.size() << " methods: " << absl::StrJoin(quoted, ", ")
+                << "; --method NAME shows another)";
+    }
+    std::cout << "\n";
+    if (auto it = g.metadata.find("executorch.converted_from"); it != g.metadata.end()) {
+      std::cout << "converted: from a " << PrintableText(it->second) << "\n";
+    }
   }
   std::cout << "inputs:    " << IoSummary(sg, sg.inputs) << "\n";
   std::cout << "outputs:   " << IoSummary(sg, sg.outputs) << "\n\n";

@@ -56,6 +56,7 @@
 #include "mica/command.h"
 #include "mica/device_run.h"
 #include "mica/model/load.h"
+#include "mica/model_input.h"
 #include "mica/runtime/executor.h"
 #include "mica/runtime/npy.h"
 
@@ -415,7 +416,7 @@ int RunRun(const std::vector<std::string>& raw_args) {
   }
   ArgParser p("run");
   std::vector<std::string> models, inputs;
-  std::string output_dir, variant, compare_dir, target, backend, firmware, dump_dir;
+  std::string output_dir, variant, compare_dir, target, backend, firmware, dump_dir, method;
   std::string frames_text, top_k_text = "5";
   bool profile = false;
   p.Positional("MODEL", &models, 1, 1);
@@ -437,10 +438,24 @@ int RunRun(const std::vector<std::string>& raw_args) {
   p.Option("--compare", &compare_dir, "DIR", "compare with DIR/output_<i>.bin and t<k>.bin");
   p.Option("--top-k", &top_k_text, "K", "classes listed for a classifier output (default 5)");
   p.Flag("--profile", &profile, "print each operator's wall time");
+  p.Option("--method", &method, "NAME",
+           "ExecuTorch programs: the method to run (default: the first; a .bpte: the first "
+           "method with test cases)");
   if (int rc = p.Parse(args); rc >= 0) return rc;
-  // An ExecuTorch bundled program (.bpte) carries its inputs and expected outputs.
-  if (inputs.empty() && target.empty() && IsBundledProgramFile(models[0])) {
-    return RunBundledProgram(models[0], variant, output_dir);
+  // An ExecuTorch bundled program (.bpte) carries its inputs and expected outputs: checked on
+  // the host, or on a simulated Cortex-M with --target-profile.
+  if (inputs.empty() && IsBundledProgramFile(models[0])) {
+    if (!target.empty()) {
+      if (!backend.empty() && backend != "qemu") {
+        return Failure(absl::StrCat("run: backend '", backend, "' is not available (only qemu: "
+                                    "Arm's Corstone FVPs are not driven by this mica yet)"));
+      }
+      if (!compare_dir.empty() || !dump_dir.empty() || profile) {
+        return UsageError("run: a bundled program on --target-profile takes no --compare, "
+                          "--dump-all or --profile (it checks its own expected outputs)");
+      }
+    }
+    return RunBundledProgram(models[0], variant, output_dir, method, target, firmware);
   }
   if (output_dir.empty()) return UsageError("run: --output-dir DIR is required");
   if (dump_legacy && dump_dir.empty()) {
@@ -461,7 +476,7 @@ int RunRun(const std::vector<std::string>& raw_args) {
   auto isa = runtime::ParseIsa(variant);
   if (!isa.ok()) return UsageError(absl::StrCat("run: ", isa.status().message()));
 
-  auto graph = LoadModel(models[0]);
+  auto graph = LoadModelInput(models[0], method);
   if (!graph.ok()) return Failure(std::string(graph.status().message()));
   const Subgraph& sg = graph->main();
   const size_t n_in = sg.inputs.size();

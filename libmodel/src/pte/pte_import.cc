@@ -79,8 +79,9 @@ class Importer {
       // tensors at planned offsets); mica check --runtime executorch reports them.
       g_.metadata["executorch.planned_buffers"] = absl::StrJoin(p_.planned_buffers, ",");
     }
-    if (p_.num_plans > 1) {
-      g_.metadata["executorch.methods"] = absl::StrCat(p_.num_plans, " (mica reads the first)");
+    if (p_.method_names.size() > 1) {
+      // Every method, in file order (mica reads one: the first unless another is asked for).
+      g_.metadata["executorch.methods"] = absl::StrJoin(p_.method_names, ",");
     }
     for (int32_t v : p_.inputs) {
       MICA_ASSIGN_OR_RETURN(int32_t t, InputTensor(v, "input"));

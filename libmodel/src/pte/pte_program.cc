@@ -18,6 +18,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "bpte_schema_generated.h"
 #include "flatbuffers/flatbuffers.h"
 #include "mica/base/status_macros.h"
@@ -128,8 +129,8 @@ absl::StatusOr<int64_t> CheckShape(const std::vector<int32_t>& sizes,
 class ProgramParser {
  public:
   ProgramParser(const std::shared_ptr<const std::vector<uint8_t>>& bytes, std::string origin,
-                Graph* owner)
-      : bytes_(bytes), origin_(std::move(origin)), owner_(owner) {}
+                Graph* owner, std::string method)
+      : bytes_(bytes), origin_(std::move(origin)), owner_(owner), method_(std::move(method)) {}
 
   absl::StatusOr<Program> Parse() {
     const size_t size = bytes_->size();
@@ -181,9 +182,27 @@ class ProgramParser {
     const auto* plans = program.execution_plan();
     if (plans == nullptr || plans->size() == 0) return Error("program has no execution plan");
     out.num_plans = plans->size();
+    // Every method's name; the one asked for (by name), else the first, is read.
+    flatbuffers::uoffset_t chosen = 0;
+    bool found = method_.empty();
+    for (flatbuffers::uoffset_t i = 0; i < plans->size(); ++i) {
+      std::string name = ToString(plans->Get(i)->name());
+      MICA_RETURN_IF_ERROR(Charge(name.size(), "execution plan names: "));
+      if (!found && name == method_) {
+        chosen = i;
+        found = true;
+      }
+      out.method_names.push_back(std::move(name));
+    }
+    if (!found) {
+      std::vector<std::string> quoted;
+      for (const std::string& name : out.method_names) quoted.push_back(QuoteForMessage(name));
+      return Error(absl::StrCat("no method ", QuoteForMessage(method_), " (the program has ",
+                                absl::StrJoin(quoted, ", "), ")"));
+    }
     MICA_RETURN_IF_ERROR(ReadSegments(program));
-    const fb::ExecutionPlan& plan = *plans->Get(0);
-    out.method = ToString(plan.name());
+    const fb::ExecutionPlan& plan = *plans->Get(chosen);
+    out.method = out.method_names[chosen];
     const std::string where = absl::StrCat("method ", QuoteForMessage(out.method), ": ");
     MICA_RETURN_IF_ERROR(Charge(out.method.size(), where));
     if (const auto* sizes = plan.non_const_buffer_sizes()) {
@@ -527,6 +546,7 @@ class ProgramParser {
   const std::shared_ptr<const std::vector<uint8_t>>& bytes_;
   std::string origin_;
   Graph* owner_;
+  std::string method_;  // the method to read ("": the first)
   uint64_t segment_base_ = 0;
   bool has_segments_ = false;
   std::vector<Range> segments_;
@@ -536,12 +556,14 @@ class ProgramParser {
 }  // namespace
 
 absl::StatusOr<Program> ParseProgram(const std::shared_ptr<const std::vector<uint8_t>>& bytes,
-                                     const std::string& origin, Graph* owner) {
+                                     const std::string& origin, Graph* owner,
+                                     const std::string& method) {
   if (bytes == nullptr) return absl::InvalidArgumentError(absl::StrCat(origin, ": no data"));
-  return ProgramParser(bytes, origin, owner).Parse();
+  return ProgramParser(bytes, origin, owner, method).Parse();
 }
 
-absl::StatusOr<Bundle> ParseBundle(const std::vector<uint8_t>& bytes, const std::string& origin) {
+absl::StatusOr<Bundle> ParseBundle(const std::vector<uint8_t>& bytes, const std::string& origin,
+                                   const std::string& method) {
   auto error = [&origin](const std::string& what) {
     return absl::InvalidArgumentError(absl::StrCat(origin, ": ", what));
   };
@@ -609,8 +631,20 @@ absl::StatusOr<Bundle> ParseBundle(const std::vector<uint8_t>& bytes, const std:
     return absl::OkStatus();
   };
   const auto* suites = bp.method_test_suites();
-  if (suites != nullptr && suites->size() > 0) {
-    const bfb::BundledMethodTestSuite& suite = *suites->Get(0);
+  flatbuffers::uoffset_t chosen = 0;
+  if (!method.empty()) {
+    // The suite of that method; a method without one has no test cases.
+    out.method = method;
+    chosen = suites == nullptr ? 0 : suites->size();
+    for (flatbuffers::uoffset_t i = 0; suites != nullptr && i < suites->size(); ++i) {
+      if (ToString(suites->Get(i)->method_name()) == method) {
+        chosen = i;
+        break;
+      }
+    }
+  }
+  if (suites != nullptr && chosen < suites->size()) {
+    const bfb::BundledMethodTestSuite& suite = *suites->Get(chosen);
     out.method = ToString(suite.method_name());
     if (const auto* cases = suite.test_cases()) {
       for (flatbuffers::uoffset_t c = 0; c < cases->size(); ++c) {

@@ -75,7 +75,8 @@ struct Delegate {
 };
 
 struct Program {
-  std::string method;
+  std::string method;                     // the method read
+  std::vector<std::string> method_names;  // every method of the program, in file order
   std::vector<Value> values;
   std::vector<int32_t> inputs, outputs;
   std::vector<std::string> operators;  // "namespace::name.overload"
@@ -90,10 +91,14 @@ struct Program {
 
 // Parses a .pte already in memory. Constant views point into `*bytes` or into buffers added to
 // `owner->storage` (aligned copies), so the returned Program is valid while `owner` lives.
+// `method` names the execution plan to read ("" for the first); an unknown name is an error
+// listing the program's methods.
 absl::StatusOr<Program> ParseProgram(const std::shared_ptr<const std::vector<uint8_t>>& bytes,
-                                     const std::string& origin, Graph* owner);
+                                     const std::string& origin, Graph* owner,
+                                     const std::string& method = "");
 
-// A .bpte's parts: the embedded program's bytes and the first method's test cases.
+// A .bpte's parts: the embedded program's bytes and the test cases of one method (the first
+// suite's, or those of the method asked for: none when it has no suite).
 struct Bundle {
   std::shared_ptr<const std::vector<uint8_t>> program;
   std::string method;
@@ -101,7 +106,8 @@ struct Bundle {
 };
 
 // Parses a .bpte already in memory.
-absl::StatusOr<Bundle> ParseBundle(const std::vector<uint8_t>& bytes, const std::string& origin);
+absl::StatusOr<Bundle> ParseBundle(const std::vector<uint8_t>& bytes, const std::string& origin,
+                                   const std::string& method = "");
 
 // Returns mica's element type for an ExecuTorch ScalarType code, or an error naming it.
 absl::StatusOr<DType> DTypeFromScalarType(int32_t code);

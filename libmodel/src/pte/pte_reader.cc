@@ -17,7 +17,7 @@ bool IsBundledProgram(const std::vector<uint8_t>& bytes) {
 }
 
 absl::StatusOr<Graph> LoadExecuTorch(std::shared_ptr<const std::vector<uint8_t>> bytes,
-                                     const std::string& origin) {
+                                     const std::string& origin, const std::string& method) {
   if (bytes == nullptr) return absl::InvalidArgumentError(absl::StrCat(origin, ": no data"));
   if (IsBundledProgram(*bytes)) {
     MICA_ASSIGN_OR_RETURN(pte::Bundle bundle, pte::ParseBundle(*bytes, origin));
@@ -26,18 +26,21 @@ absl::StatusOr<Graph> LoadExecuTorch(std::shared_ptr<const std::vector<uint8_t>>
   Graph graph;
   graph.source_path = origin;
   graph.storage.push_back(bytes);
-  MICA_ASSIGN_OR_RETURN(pte::Program program, pte::ParseProgram(bytes, origin, &graph));
+  MICA_ASSIGN_OR_RETURN(pte::Program program, pte::ParseProgram(bytes, origin, &graph, method));
   return pte::ImportProgram(program, std::move(graph));
 }
 
-absl::StatusOr<BundledProgram> LoadBundledProgram(const std::string& path) {
+absl::StatusOr<BundledProgram> LoadBundledProgram(const std::string& path,
+                                                  const std::string& method) {
   MICA_ASSIGN_OR_RETURN(auto bytes, ReadFileBytes(path, kMaxModelBytes));
-  MICA_ASSIGN_OR_RETURN(pte::Bundle bundle, pte::ParseBundle(*bytes, path));
+  MICA_ASSIGN_OR_RETURN(pte::Bundle bundle, pte::ParseBundle(*bytes, path, method));
   BundledProgram out;
   Graph graph;
   graph.source_path = path;
   graph.storage.push_back(bundle.program);
-  MICA_ASSIGN_OR_RETURN(pte::Program program, pte::ParseProgram(bundle.program, path, &graph));
+  // The test cases belong to the suite's method: that execution plan is read.
+  MICA_ASSIGN_OR_RETURN(pte::Program program,
+                        pte::ParseProgram(bundle.program, path, &graph, bundle.method));
   // Test data are the bytes the runtime copies into the method's own tensor: they take its
   // memory order. (ExecuTorch 1.5.1 records a contiguous dim order for channels-last test
   // data whose bytes are the tensor's channels-last storage.)

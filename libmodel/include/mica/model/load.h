@@ -28,13 +28,15 @@ inline constexpr size_t kMaxModelBytes = kMaxFileBytes;
 absl::StatusOr<Graph> LoadModel(const std::string& path);
 
 // Parses an ExecuTorch program (.pte) or the program inside a bundled program (.bpte) already
-// in memory: the first execution plan becomes the main subgraph. Tensors keep their memory
+// in memory: the execution plan named `method` (the first when empty; an unknown name is an
+// error listing the program's methods, all of which are in metadata "executorch.methods" when
+// there are several) becomes the main subgraph. Tensors keep their memory
 // order (a channels-last activation is NHWC in the IR; a contiguous NCHW one gets transposes
 // around the operators that need channels-last); quantization comes from the operators'
 // arguments. Operators mica does not map, and delegate calls, load as opaque operators with
 // a reason.
 absl::StatusOr<Graph> LoadExecuTorch(std::shared_ptr<const std::vector<uint8_t>> bytes,
-                                     const std::string& origin);
+                                     const std::string& origin, const std::string& method = "");
 
 // One tensor of a bundled test case. `bytes` are in memory order; `shape` is the dimensions in
 // that order (the layout the IR gives the graph's inputs and outputs). Test data are the bytes
@@ -55,7 +57,8 @@ struct BundledTestCase {
   std::vector<BundledTensor> expected_outputs;
 };
 
-// A bundled program (.bpte): the loaded program and the test cases of its first method.
+// A bundled program (.bpte): the loaded program (the method of its test cases) and the test
+// cases of its first method suite, or of the method asked for.
 struct BundledProgram {
   Graph graph;
   std::string method;
@@ -65,8 +68,10 @@ struct BundledProgram {
 // Returns true when the file's first bytes carry the bundled-program identifier ("BP08").
 bool IsBundledProgram(const std::vector<uint8_t>& bytes);
 
-// Loads a bundled program (.bpte) from `path`.
-absl::StatusOr<BundledProgram> LoadBundledProgram(const std::string& path);
+// Loads a bundled program (.bpte) from `path`: the test suite of `method` ("" for the first
+// suite) and that method's execution plan; a method without a suite has no test cases.
+absl::StatusOr<BundledProgram> LoadBundledProgram(const std::string& path,
+                                                  const std::string& method = "");
 
 // Parses a TFLite flatbuffer already in memory. `origin` names it in error messages.
 // The returned Graph keeps `bytes` alive and its constants point into it.
