@@ -5,6 +5,7 @@
 //   EncodeWeights    encoded size of every weight tensor, once per tensor; constant bytes
 //   Schedule         one time step per NPU op and per CPU op between them
 //   ChainU85         U85 only: binary elementwise ops that run in the previous op's chain
+//   BuildCascades    ops run in stripes when feature maps would not fit a limited SRAM
 //   PlaceFeatureMaps live ranges and memory area of every stored feature map
 //   ChooseBlocks     block configuration of every NPU op (doc 4.2 / 6.1)
 //   CostOps          cycles and traffic of every NPU op, in order (perf.cc)
@@ -55,6 +56,18 @@ int32_t RootFmap(const Lowered& lw, int32_t id);
 // U85 chaining (doc 6.3): a binary elementwise op consuming the previous op's only output runs
 // in that op's chain (up to four stages); the intermediate is never stored. No-op for U55/U65.
 void ChainU85(const Arch& arch, const Schedule& schedule, Lowered* lw);
+
+// Vela's cascading where feature maps can spill from a limited staging SRAM (doc 8.4: a
+// Dedicated_Sram memory mode with an arena cache size; elsewhere the whole-tensor schedule
+// fits and nothing changes). Consecutive NPU ops, each consuming the previous op's only
+// output, run stripe by stripe when an op's whole IFM and OFM (with the maps live beside them)
+// would not fit the cache: the maps between them become rolling buffers in the SRAM
+// (FeatureMap::rolling_bytes) and the cascade's ops share one time step (the schedule's steps
+// are renumbered). Stripes start at the minimal ones (each op's stripe is the next op's
+// stride) and are then raised, per cascade, to the tallest final stripe whose buffers still
+// fit without splitting the cascade. Returns the number of cascades.
+int32_t BuildCascades(const Subgraph& sg, const EthosUConfig& cfg, const MemSystem& ms,
+                      Schedule* schedule, Lowered* lw);
 
 // Sets each stored feature map's live range (first/last step) and memory area (doc 3.2, 8.1):
 // the arena memory, or with a separate staging SRAM the intermediates that fit its size and
