@@ -333,7 +333,7 @@ class CacheFit {
 };
 
 void FitStagingCache(const MemSystem& ms, int64_t cache_bytes, const Schedule& schedule,
-                     Lowered* lw) {
+                     const std::vector<TensorLifetime>& reserved, Lowered* lw) {
   const int32_t nf = static_cast<int32_t>(lw->fmaps.size());
   int32_t steps = std::max(schedule.steps, 1);
   for (const FeatureMap& fm : lw->fmaps) steps = std::max(steps, fm.last + 1);
@@ -349,7 +349,13 @@ void FitStagingCache(const MemSystem& ms, int64_t cache_bytes, const Schedule& s
     touch(op.ofm.id);
     for (int32_t e : op.extra_reads) touch(e);
   }
+  // Weight buffers were placed first: they take their bytes at every step they span.
   std::vector<int64_t> usage(steps, 0);
+  for (const TensorLifetime& r : reserved) {
+    for (int32_t t = r.first_op; t <= r.last_op && t < steps; ++t) {
+      usage[t] += static_cast<int64_t>(r.bytes);
+    }
+  }
   std::vector<int32_t> staged;
   for (int32_t f = 0; f < nf; ++f) {
     const FeatureMap& fm = lw->fmaps[f];
@@ -359,7 +365,11 @@ void FitStagingCache(const MemSystem& ms, int64_t cache_bytes, const Schedule& s
   }
   // Maps live across an over-full step compete; the others (and a cascade's rolling buffers)
   // stay in SRAM.
-  std::vector<int64_t> base(steps, 0);
+  std::vector<int64_t> base(usage.begin(), usage.end());
+  for (int32_t f : staged) {
+    const FeatureMap& fm = lw->fmaps[f];
+    for (int32_t t = fm.first; t <= fm.last; ++t) base[t] -= StoredBytes(fm);
+  }
   std::vector<CacheFit::Range> rivals;
   for (int32_t f : staged) {
     const FeatureMap& fm = lw->fmaps[f];
@@ -401,6 +411,9 @@ void FitStagingCache(const MemSystem& ms, int64_t cache_bytes, const Schedule& s
   });
   for (size_t k = 0; k <= rivals.size(); ++k) {
     std::vector<TensorLifetime> kept;
+    for (const TensorLifetime& r : reserved) {
+      AddRange(&kept, static_cast<int64_t>(r.bytes), r.first_op, r.last_op);
+    }
     for (const FeatureMap& fm : lw->fmaps) {
       if (Stored(fm) && fm.area == ms.staging_area) {
         AddRange(&kept, StoredBytes(fm), fm.first, fm.last);
@@ -642,7 +655,8 @@ int32_t BuildCascades(const Subgraph& sg, const EthosUConfig& cfg, const MemSyst
 }
 
 void PlaceFeatureMaps(const Subgraph& sg, const EthosUConfig& cfg, const MemSystem& ms,
-                      const Schedule& schedule, Lowered* lw) {
+                      const Schedule& schedule, Lowered* lw, bool stage_maps,
+                      const std::vector<TensorLifetime>& weight_buffers) {
   std::vector<int32_t> first, last;
   LiveRanges(sg, schedule, *lw, &first, &last);
   // Feature maps live in the arena memory; with a separate staging SRAM the intermediates
@@ -658,7 +672,7 @@ void PlaceFeatureMaps(const Subgraph& sg, const EthosUConfig& cfg, const MemSyst
       fm.area = ms.staging_area;
       continue;
     }
-    if (!dedicated || fm.graph_io || fm.cpu_touched) continue;
+    if (!dedicated || !stage_maps || fm.graph_io || fm.cpu_touched) continue;
     // Vela's fast storage is scratch of one NPU command stream: a map live across a CPU op
     // (which splits the NPU work into two streams) stays in the arena memory.
     bool across_cpu = false;
@@ -668,7 +682,7 @@ void PlaceFeatureMaps(const Subgraph& sg, const EthosUConfig& cfg, const MemSyst
     if (!across_cpu) fm.area = ms.staging_area;
   }
   if (dedicated && cfg.memory_mode.arena_cache_bytes > 0) {
-    FitStagingCache(ms, cfg.memory_mode.arena_cache_bytes, schedule, lw);
+    FitStagingCache(ms, cfg.memory_mode.arena_cache_bytes, schedule, weight_buffers, lw);
   }
   for (FeatureMap& fm : lw->fmaps) {
     if (fm.alias_of >= 0) fm.area = lw->fmaps[fm.alias_of].area;
@@ -684,31 +698,63 @@ std::vector<BlockConfig> ChooseBlocks(const Arch& arch, const Lowered& lw) {
 }
 
 std::vector<OpCost> CostOps(const Arch& arch, const MemSystem& ms, const Lowered& lw,
-                            const Schedule& schedule, const std::vector<BlockConfig>& blocks) {
+                            const Schedule& schedule, const std::vector<BlockConfig>& blocks,
+                            int64_t sram_limit) {
   const int32_t nops = static_cast<int32_t>(lw.ops.size());
   std::vector<OpCost> costs(nops);
   const bool can_buffer = ms.const_area != ms.staging_area;
+  // With a limited SRAM a weight buffer takes only the memory left at its steps (Vela's
+  // slack buffering memory): the staged feature maps' and the earlier buffers'.
+  std::vector<int64_t> used;
+  if (sram_limit > 0) {
+    used.assign(std::max(schedule.steps, 1) + 1, 0);
+    for (const FeatureMap& fm : lw.fmaps) {
+      if (!Stored(fm) || fm.area != ms.staging_area) continue;
+      for (int32_t t = fm.first; t <= fm.last && t < static_cast<int32_t>(used.size()); ++t) {
+        used[t] += StoredBytes(fm);
+      }
+    }
+  }
   double prev_slack = 0;
   int32_t prev_step = -2;
   for (int32_t k = 0; k < nops; ++k) {
     if (lw.ops[k].chained_into >= 0) continue;
     // A CPU op (or the start) before; ops of one cascade share a step.
-    if (schedule.step_of_npu[k] > prev_step + 1) prev_slack = 0;
+    const int32_t step = schedule.step_of_npu[k];
+    if (step > prev_step + 1) prev_slack = 0;
     costs[k] = CostOp(arch, ms, lw, k, blocks[k], prev_slack, can_buffer);
+    if (sram_limit > 0 && costs[k].weights_buffered) {
+      const int64_t bytes = Align16(costs[k].weight_buffer_bytes);
+      const int32_t t0 = std::max(step - 1, 0);
+      const int32_t t1 = std::min(step, static_cast<int32_t>(used.size()) - 1);
+      int64_t peak = 0;
+      for (int32_t t = t0; t <= t1; ++t) peak = std::max(peak, used[t]);
+      if (peak + bytes > sram_limit) {
+        costs[k] = CostOp(arch, ms, lw, k, blocks[k], prev_slack, false);
+      } else {
+        for (int32_t t = t0; t <= t1; ++t) used[t] += bytes;
+      }
+    }
     prev_slack = costs[k].slack_next;
-    prev_step = schedule.step_of_npu[k];
+    prev_step = step;
   }
   return costs;
 }
 
-ArenaPeaks PlanArenas(const Lowered& lw, const Schedule& schedule,
-                      const std::vector<OpCost>& costs) {
-  std::vector<TensorLifetime> sram, arena;
+std::vector<TensorLifetime> WeightBufferRanges(const Schedule& schedule,
+                                               const std::vector<OpCost>& costs) {
+  std::vector<TensorLifetime> ranges;
   for (size_t k = 0; k < costs.size(); ++k) {
     if (!costs[k].weights_buffered) continue;
     const int32_t step = schedule.step_of_npu[k];
-    AddRange(&sram, Align16(costs[k].weight_buffer_bytes), std::max(step - 1, 0), step);
+    AddRange(&ranges, Align16(costs[k].weight_buffer_bytes), std::max(step - 1, 0), step);
   }
+  return ranges;
+}
+
+ArenaPeaks PlanArenas(const Lowered& lw, const Schedule& schedule,
+                      const std::vector<OpCost>& costs) {
+  std::vector<TensorLifetime> sram = WeightBufferRanges(schedule, costs), arena;
   for (const FeatureMap& fm : lw.fmaps) {
     if (!Stored(fm)) continue;
     AddRange(fm.area == MemoryArea::kSram ? &sram : &arena, StoredBytes(fm), fm.first, fm.last);
@@ -825,9 +871,21 @@ absl::StatusOr<Estimate> EstimateEthosU(const Graph& graph, const TargetProfile&
   ethosu::Schedule schedule = ethosu::ScheduleSteps(sg, lw);
   ethosu::ChainU85(arch, schedule, &lw);
   ethosu::BuildCascades(sg, cfg, ms, &schedule, &lw);
-  ethosu::PlaceFeatureMaps(sg, cfg, ms, schedule, &lw);
   const std::vector<ethosu::BlockConfig> blocks = ethosu::ChooseBlocks(arch, lw);
-  const std::vector<ethosu::OpCost> costs = ethosu::CostOps(arch, ms, lw, schedule, blocks);
+  // With a limited staging SRAM, Vela buffers weights before it stages feature maps: cost the
+  // ops with only the cascades' buffers in SRAM to place the weight buffers, then stage the
+  // maps in what is left.
+  const int64_t limit =
+      ms.arena_area != ms.staging_area ? cfg.memory_mode.arena_cache_bytes : int64_t{0};
+  std::vector<TensorLifetime> weight_buffers;
+  if (limit > 0) {
+    ethosu::Lowered unstaged = lw;
+    ethosu::PlaceFeatureMaps(sg, cfg, ms, schedule, &unstaged, false);
+    weight_buffers = ethosu::WeightBufferRanges(
+        schedule, ethosu::CostOps(arch, ms, unstaged, schedule, blocks, limit));
+  }
+  ethosu::PlaceFeatureMaps(sg, cfg, ms, schedule, &lw, true, weight_buffers);
+  const std::vector<ethosu::OpCost> costs = ethosu::CostOps(arch, ms, lw, schedule, blocks, limit);
   const ethosu::ArenaPeaks peaks = ethosu::PlanArenas(lw, schedule, costs);
   return ethosu::Totals(profile, sg, lw, ms, weights, peaks, costs);
 }

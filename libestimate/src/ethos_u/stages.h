@@ -21,6 +21,7 @@
 #include "ethos_u/model.h"
 #include "mica/estimate/estimate.h"
 #include "mica/estimate/target.h"
+#include "mica/model/analysis.h"
 #include "mica/model/graph.h"
 
 namespace mica {
@@ -73,16 +74,26 @@ int32_t BuildCascades(const Subgraph& sg, const EthosUConfig& cfg, const MemSyst
 // the arena memory, or with a separate staging SRAM the intermediates that fit its size and
 // live within one NPU stretch (the SRAM is scratch of one NPU command stream: a map live
 // across a CPU op stays in the arena).
+// `stage_maps` false leaves every map but a cascade's rolling buffers in the arena memory;
+// `weight_buffers` (live ranges in steps) take SRAM before any map is staged.
 void PlaceFeatureMaps(const Subgraph& sg, const EthosUConfig& cfg, const MemSystem& ms,
-                      const Schedule& schedule, Lowered* lw);
+                      const Schedule& schedule, Lowered* lw, bool stage_maps = true,
+                      const std::vector<TensorLifetime>& weight_buffers = {});
 
 // Returns the block configuration of every NPU op (default for ops chained into another).
 std::vector<BlockConfig> ChooseBlocks(const Arch& arch, const Lowered& lw);
 
 // Costs every NPU op in order; the previous op's slack hides weight DMA unless a CPU op (or
-// the start) comes between them. Chained ops cost nothing.
+// the start) comes between them. Chained ops cost nothing. With `sram_limit` > 0 an op
+// buffers its weights only where they fit beside the staged maps and earlier buffers.
 std::vector<OpCost> CostOps(const Arch& arch, const MemSystem& ms, const Lowered& lw,
-                            const Schedule& schedule, const std::vector<BlockConfig>& blocks);
+                            const Schedule& schedule, const std::vector<BlockConfig>& blocks,
+                            int64_t sram_limit = 0);
+
+// Live ranges (in steps) of the SRAM weight buffers of `costs`: the op's step and the one
+// before (the buffer fills under the previous op).
+std::vector<TensorLifetime> WeightBufferRanges(const Schedule& schedule,
+                                               const std::vector<OpCost>& costs);
 
 // Arena peaks from HillClimb placement (Vela's default allocator) of the SRAM and
 // arena-memory live ranges.
