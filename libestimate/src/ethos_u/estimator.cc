@@ -508,10 +508,11 @@ std::vector<Cascade> FormCascades(const std::vector<CascadeOp>& seq,
 
 }  // namespace
 
-int32_t BuildCascades(const Subgraph& sg, const EthosUConfig& cfg, const MemSystem& ms,
-                      Schedule* schedule, Lowered* lw) {
+std::vector<int32_t> BuildCascades(const Subgraph& sg, const EthosUConfig& cfg,
+                                   const MemSystem& ms, Schedule* schedule, Lowered* lw) {
+  std::vector<int32_t> stripe_rows(lw->ops.size(), 0);
   const int64_t limit = cfg.memory_mode.arena_cache_bytes;
-  if (ms.arena_area == ms.staging_area || limit <= 0) return 0;
+  if (ms.arena_area == ms.staging_area || limit <= 0) return stripe_rows;
   const int32_t nf = static_cast<int32_t>(lw->fmaps.size());
   // Readers of every stored map (an op counts once), and whole-tensor usage per step.
   std::vector<int32_t> readers(nf, 0);
@@ -570,7 +571,7 @@ int32_t BuildCascades(const Subgraph& sg, const EthosUConfig& cfg, const MemSyst
     seq.push_back(e);
   }
   const int32_t n = static_cast<int32_t>(seq.size());
-  if (n < 2) return 0;
+  if (n < 2) return stripe_rows;
   // Minimal stripes: each op produces as many rows as the next op's stride.
   std::vector<int32_t> stripe(n, 1);
   for (int32_t e = 0; e + 1 < n; ++e) stripe[e] = std::max(lw->ops[seq[e + 1].op].sh, 1);
@@ -616,6 +617,7 @@ int32_t BuildCascades(const Subgraph& sg, const EthosUConfig& cfg, const MemSyst
       if (cs.empty()) break;
     }
     for (const Cascade& x : best) {
+      for (int32_t e = x.first; e <= x.last; ++e) stripe_rows[seq[e].op] = best_stripe[e - c.first];
       for (int32_t e = x.first + 1; e <= x.last; ++e) {
         FeatureMap& mid = lw->fmaps[seq[e].in];
         mid.rolling_bytes = RollingBytes(mid, best_stripe[e - 1 - c.first],
@@ -629,7 +631,7 @@ int32_t BuildCascades(const Subgraph& sg, const EthosUConfig& cfg, const MemSyst
     for (const Cascade& x : chosen) std::fprintf(stderr, "chosen %d..%d ops %d..%d bytes %lld\n", x.first, x.last, seq[x.first].op, seq[x.last].op, (long long)x.bytes);
     for (int32_t e = 0; e < std::min(n, 12); ++e) std::fprintf(stderr, "e%d op%d %s in%d out%d kind%d linked%d whole%lld beside%lld w%lld stripe%d\n", e, seq[e].op, lw->ops[seq[e].op].name.c_str(), seq[e].in, seq[e].out, seq[e].kind_ok, seq[e].linked, (long long)seq[e].whole, (long long)seq[e].beside, (long long)seq[e].weights, stripe[e]);
   }
-  if (chosen.empty()) return 0;
+  if (chosen.empty()) return stripe_rows;
 
   // A cascade's ops share its first op's time step.
   std::vector<bool> merged(schedule->steps + 1, false);
@@ -651,7 +653,7 @@ int32_t BuildCascades(const Subgraph& sg, const EthosUConfig& cfg, const MemSyst
     s.cpu_fmaps[renum[t]] = schedule->cpu_fmaps[t];
   }
   *schedule = std::move(s);
-  return static_cast<int32_t>(chosen.size());
+  return stripe_rows;
 }
 
 void PlaceFeatureMaps(const Subgraph& sg, const EthosUConfig& cfg, const MemSystem& ms,
@@ -689,10 +691,21 @@ void PlaceFeatureMaps(const Subgraph& sg, const EthosUConfig& cfg, const MemSyst
   }
 }
 
-std::vector<BlockConfig> ChooseBlocks(const Arch& arch, const Lowered& lw) {
+std::vector<BlockConfig> ChooseBlocks(const Arch& arch, const Lowered& lw,
+                                      const std::vector<int32_t>& stripe_rows) {
   std::vector<BlockConfig> blocks(lw.ops.size());
   for (size_t k = 0; k < lw.ops.size(); ++k) {
-    if (lw.ops[k].chained_into < 0) blocks[k] = FindBlockConfig(arch, lw.ops[k]);
+    if (lw.ops[k].chained_into >= 0) continue;
+    const int32_t rows = k < stripe_rows.size() ? stripe_rows[k] : 0;
+    if (rows <= 0 || rows >= lw.ops[k].ofm.shape.h) {
+      blocks[k] = FindBlockConfig(arch, lw.ops[k]);
+      continue;
+    }
+    // A striped op's block is chosen for one stripe (Vela then costs the whole OFM with it).
+    NpuOp stripe = lw.ops[k];
+    stripe.ofm.shape.h = rows;
+    stripe.ifm.shape.h = std::min(stripe.ifm.shape.h, InputRows(stripe, rows));
+    blocks[k] = FindBlockConfig(arch, stripe);
   }
   return blocks;
 }
@@ -870,8 +883,8 @@ absl::StatusOr<Estimate> EstimateEthosU(const Graph& graph, const TargetProfile&
   const ethosu::WeightTotals weights = ethosu::EncodeWeights(sg, arch, &lw);
   ethosu::Schedule schedule = ethosu::ScheduleSteps(sg, lw);
   ethosu::ChainU85(arch, schedule, &lw);
-  ethosu::BuildCascades(sg, cfg, ms, &schedule, &lw);
-  const std::vector<ethosu::BlockConfig> blocks = ethosu::ChooseBlocks(arch, lw);
+  const std::vector<int32_t> stripe_rows = ethosu::BuildCascades(sg, cfg, ms, &schedule, &lw);
+  const std::vector<ethosu::BlockConfig> blocks = ethosu::ChooseBlocks(arch, lw, stripe_rows);
   // With a limited staging SRAM, Vela buffers weights before it stages feature maps: cost the
   // ops with only the cascades' buffers in SRAM to place the weight buffers, then stage the
   // maps in what is left.

@@ -66,9 +66,10 @@ void ChainU85(const Arch& arch, const Schedule& schedule, Lowered* lw);
 // (FeatureMap::rolling_bytes) and the cascade's ops share one time step (the schedule's steps
 // are renumbered). Stripes start at the minimal ones (each op's stripe is the next op's
 // stride) and are then raised, per cascade, to the tallest final stripe whose buffers still
-// fit without splitting the cascade. Returns the number of cascades.
-int32_t BuildCascades(const Subgraph& sg, const EthosUConfig& cfg, const MemSystem& ms,
-                      Schedule* schedule, Lowered* lw);
+// fit without splitting the cascade. Returns the stripe height (OFM rows) of every NPU op, 0
+// for an op that computes its whole OFM at once.
+std::vector<int32_t> BuildCascades(const Subgraph& sg, const EthosUConfig& cfg,
+                                   const MemSystem& ms, Schedule* schedule, Lowered* lw);
 
 // Sets each stored feature map's live range (first/last step) and memory area (doc 3.2, 8.1):
 // the arena memory, or with a separate staging SRAM the intermediates that fit its size and
@@ -80,8 +81,10 @@ void PlaceFeatureMaps(const Subgraph& sg, const EthosUConfig& cfg, const MemSyst
                       const Schedule& schedule, Lowered* lw, bool stage_maps = true,
                       const std::vector<TensorLifetime>& weight_buffers = {});
 
-// Returns the block configuration of every NPU op (default for ops chained into another).
-std::vector<BlockConfig> ChooseBlocks(const Arch& arch, const Lowered& lw);
+// Returns the block configuration of every NPU op (default for ops chained into another); an
+// op running in stripes of `stripe_rows[k]` > 0 rows gets the block of one stripe.
+std::vector<BlockConfig> ChooseBlocks(const Arch& arch, const Lowered& lw,
+                                      const std::vector<int32_t>& stripe_rows = {});
 
 // Costs every NPU op in order; the previous op's slack hides weight DMA unless a CPU op (or
 // the start) comes between them. Chained ops cost nothing. With `sram_limit` > 0 an op
