@@ -1,8 +1,6 @@
 // Ethos-U estimator: the stages between lowering and the network totals (doc sections 5.4
 // and 8), run in order by EstimateEthosU. ethos_u/stages.h lists them.
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <cstdint>
 #include <set>
 #include <string>
@@ -625,11 +623,6 @@ std::vector<int32_t> BuildCascades(const Subgraph& sg, const EthosUConfig& cfg,
       }
       chosen.push_back(x);
     }
-  }
-  if (std::getenv("MICA_DEBUG_CASCADE")) {
-    for (const Cascade& x : initial) std::fprintf(stderr, "initial %d..%d ops %d..%d bytes %lld\n", x.first, x.last, seq[x.first].op, seq[x.last].op, (long long)x.bytes);
-    for (const Cascade& x : chosen) std::fprintf(stderr, "chosen %d..%d ops %d..%d bytes %lld\n", x.first, x.last, seq[x.first].op, seq[x.last].op, (long long)x.bytes);
-    for (int32_t e = 0; e < std::min(n, 12); ++e) std::fprintf(stderr, "e%d op%d %s in%d out%d kind%d linked%d whole%lld beside%lld w%lld stripe%d\n", e, seq[e].op, lw->ops[seq[e].op].name.c_str(), seq[e].in, seq[e].out, seq[e].kind_ok, seq[e].linked, (long long)seq[e].whole, (long long)seq[e].beside, (long long)seq[e].weights, stripe[e]);
   }
   if (chosen.empty()) return stripe_rows;
 
