@@ -152,14 +152,60 @@ WeightTotals EncodeWeights(const Subgraph& sg, const Arch& arch, Lowered* lw) {
   return w;
 }
 
+std::vector<int32_t> RunOrder(const Subgraph& sg, const Lowered& lw) {
+  const int32_t n = static_cast<int32_t>(sg.ops.size());
+  const int32_t nt = static_cast<int32_t>(sg.tensors.size());
+  std::vector<int32_t> producer(nt, -1);
+  for (int32_t i = 0; i < n; ++i) {
+    for (int32_t t : sg.ops[i].outputs) {
+      if (t >= 0 && t < nt && producer[t] < 0) producer[t] = i;
+    }
+  }
+  // Ops each op waits for (producers of its inputs).
+  std::vector<std::vector<int32_t>> after(n);
+  for (int32_t i = 0; i < n; ++i) {
+    for (int32_t t : sg.ops[i].inputs) {
+      if (t >= 0 && t < nt && producer[t] >= 0 && producer[t] != i) after[i].push_back(producer[t]);
+    }
+  }
+  std::vector<bool> done(n, false);
+  std::vector<int32_t> order;
+  order.reserve(n);
+  auto ready = [&](int32_t i) {
+    for (int32_t p : after[i]) {
+      if (!done[p]) return false;
+    }
+    return true;
+  };
+  int32_t lowest = 0;  // ops below are all done
+  while (static_cast<int32_t>(order.size()) < n) {
+    while (lowest < n && done[lowest]) ++lowest;
+    int32_t pick = -1;
+    for (int32_t i = lowest; i < n && pick < 0; ++i) {
+      if (!done[i] && lw.cpu_reasons[i].empty() && ready(i)) pick = i;
+    }
+    for (int32_t i = lowest; i < n && pick < 0; ++i) {
+      if (!done[i] && ready(i)) pick = i;
+    }
+    if (pick < 0) pick = lowest;  // a cycle (malformed graph): keep the file's order
+    done[pick] = true;
+    order.push_back(pick);
+  }
+  return order;
+}
+
 Schedule ScheduleSteps(const Subgraph& sg, const Lowered& lw) {
   const int32_t nops = static_cast<int32_t>(lw.ops.size());
   Schedule s;
   s.step_of_npu.assign(nops, 0);
-  int32_t k = 0;
-  for (int32_t i = 0; i < static_cast<int32_t>(sg.ops.size()); ++i) {
+  // NPU ops of each IR op (contiguous, in IR order).
+  std::vector<int32_t> first_npu(sg.ops.size() + 1, nops);
+  for (int32_t k = nops - 1; k >= 0; --k) first_npu[lw.ops[k].src_op] = k;
+  for (int32_t i : RunOrder(sg, lw)) {
     if (lw.cpu_reasons[i].empty()) {
-      while (k < nops && lw.ops[k].src_op == i) s.step_of_npu[k++] = s.steps++;
+      for (int32_t k = first_npu[i]; k < nops && lw.ops[k].src_op == i; ++k) {
+        s.step_of_npu[k] = s.steps++;
+      }
       continue;
     }
     std::vector<int32_t> touched;
@@ -721,9 +767,15 @@ std::vector<OpCost> CostOps(const Arch& arch, const MemSystem& ms, const Lowered
       }
     }
   }
+  // In time order (NPU work may run ahead of a CPU op that comes first in the file).
+  std::vector<int32_t> by_time(nops);
+  for (int32_t k = 0; k < nops; ++k) by_time[k] = k;
+  std::stable_sort(by_time.begin(), by_time.end(), [&](int32_t a, int32_t b) {
+    return schedule.step_of_npu[a] < schedule.step_of_npu[b];
+  });
   double prev_slack = 0;
   int32_t prev_step = -2;
-  for (int32_t k = 0; k < nops; ++k) {
+  for (int32_t k : by_time) {
     if (lw.ops[k].chained_into >= 0) continue;
     // A CPU op (or the start) before; ops of one cascade share a step.
     const int32_t step = schedule.step_of_npu[k];

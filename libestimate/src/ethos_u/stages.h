@@ -42,7 +42,12 @@ struct WeightTotals {
 // Ops with weights but no weight tensor (one tensor repeated per time step) keep their bytes.
 WeightTotals EncodeWeights(const Subgraph& sg, const Arch& arch, Lowered* lw);
 
-// When every op runs: NPU ops and CPU ops each take one time step, in IR order.
+// The order Vela runs the IR ops in: the file's order, except that NPU work whose inputs are
+// ready runs ahead of a CPU op (the earliest ready NPU op first; a CPU op only when no NPU op
+// is ready), so fewer NPU command streams are split by CPU work.
+std::vector<int32_t> RunOrder(const Subgraph& sg, const Lowered& lw);
+
+// When every op runs: NPU ops and CPU ops each take one time step, in run order.
 struct Schedule {
   std::vector<int32_t> step_of_npu;               // per NPU op
   std::vector<std::vector<int32_t>> cpu_fmaps;    // per step: fmaps a CPU op touches
