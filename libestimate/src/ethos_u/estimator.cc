@@ -493,7 +493,9 @@ struct CascadeOp {
 
 // Rows of IFM an op reads for `rows` rows of OFM.
 int32_t InputRows(const NpuOp& op, int32_t rows) {
-  return (rows - 1) * op.sh + (op.kh - 1) * op.dh + 1;
+  // Saturated for hostile strides, kernels and dilations; at least one row.
+  const int64_t need = (int64_t{rows} - 1) * op.sh + (int64_t{op.kh} - 1) * op.dh + 1;
+  return static_cast<int32_t>(std::clamp<int64_t>(need, 1, int64_t{1} << 24));
 }
 
 // Bytes of the rolling buffer holding `fm` between a producer writing stripes of `prod_rows`
@@ -695,10 +697,75 @@ std::vector<int32_t> BuildCascades(const Subgraph& sg, const EthosUConfig& cfg,
   return stripe_rows;
 }
 
+namespace {
+
+// Vela's ReuseIFM (doc 8.3): an elementwise op, a 1x1 pooling or a transpose writes its OFM in
+// place of an IFM that it alone reads, when the two are stored alike (same size, shape, element
+// width and format) and neither is a graph input/output, touched by the CPU, live across a CPU
+// op (then an input or output of an NPU command stream) or written into a concatenation's
+// slice: the OFM then shares the IFM's storage and live range. Maps of a cascade keep their
+// rolling buffers. `first`/`last` are the maps' live ranges before any sharing.
+void ReuseIfms(const Schedule& schedule, const std::vector<int32_t>& first,
+               const std::vector<int32_t>& last, Lowered* lw) {
+  const int32_t nf = static_cast<int32_t>(lw->fmaps.size());
+  std::vector<int32_t> readers(nf, 0);
+  std::vector<bool> in_concat(nf, false);  // written into a concatenation's slice in place
+  for (const NpuOp& op : lw->ops) {
+    std::set<int32_t> read;
+    read.insert(RootFmap(*lw, op.ifm.id));
+    if (op.has_ifm2) read.insert(RootFmap(*lw, op.ifm2.id));
+    for (int32_t e : op.extra_reads) read.insert(RootFmap(*lw, e));
+    for (int32_t r : read) {
+      if (r < 0) continue;
+      ++readers[r];
+      if (op.elided) in_concat[r] = true;
+    }
+  }
+  auto across_cpu = [&](int32_t f) {
+    for (int32_t t = std::max(first[f], 0); t <= last[f]; ++t) {
+      if (t < static_cast<int32_t>(schedule.cpu_step.size()) && schedule.cpu_step[t]) return true;
+    }
+    return false;
+  };
+  auto plain = [&](int32_t f) {
+    const FeatureMap& fm = lw->fmaps[f];
+    return fm.alias_of < 0 && fm.bytes > 0 && !fm.graph_io && !fm.cpu_touched &&
+           fm.rolling_bytes == 0 && !in_concat[f] && first[f] >= 0 && !across_cpu(f);
+  };
+  for (const NpuOp& op : lw->ops) {
+    if (op.chained_into >= 0 || op.elided) continue;
+    const bool kind = op.hw == HwOp::kElementwise || op.hw == HwOp::kTranspose ||
+                      (op.hw == HwOp::kPooling && op.kh == 1 && op.kw == 1);
+    const int32_t o = RootFmap(*lw, op.ofm.id);
+    if (!kind || o < 0 || !plain(o)) continue;
+    for (const FmRef* in : {&op.ifm, op.has_ifm2 ? &op.ifm2 : nullptr}) {
+      if (in == nullptr || in->scalar) continue;
+      const int32_t r = RootFmap(*lw, in->id);
+      if (r < 0 || r == o || !plain(r) || readers[r] != 1) continue;
+      const FeatureMap& a = lw->fmaps[r];
+      const FeatureMap& b = lw->fmaps[o];
+      if (a.bytes != b.bytes || a.bits != b.bits || a.format != b.format || a.shape.h != b.shape.h ||
+          a.shape.w != b.shape.w || a.shape.c != b.shape.c) {
+        continue;
+      }
+      for (FeatureMap& fm : lw->fmaps) {
+        if (fm.alias_of == o) fm.alias_of = r;
+      }
+      lw->fmaps[o].alias_of = r;
+      readers[r] = 0;  // its storage is taken
+      break;
+    }
+  }
+}
+
+}  // namespace
+
 void PlaceFeatureMaps(const Subgraph& sg, const EthosUConfig& cfg, const MemSystem& ms,
                       const Schedule& schedule, Lowered* lw, bool stage_maps,
                       const std::vector<TensorLifetime>& weight_buffers) {
   std::vector<int32_t> first, last;
+  LiveRanges(sg, schedule, *lw, &first, &last);
+  ReuseIfms(schedule, first, last, lw);
   LiveRanges(sg, schedule, *lw, &first, &last);
   // Feature maps live in the arena memory; with a separate staging SRAM the intermediates
   // move there.
