@@ -301,6 +301,38 @@ TEST_CASE("stage placement: live ranges and areas of feature maps", "[ethos_u]")
   }
 }
 
+TEST_CASE("stage placement: an ADD writes its OFM in place of an IFM it alone reads",
+          "[ethos_u]") {
+  // x -> CONV -> a; x -> CONV -> b; a + b -> c; CONV c -> out.
+  Net n;
+  const int32_t x = n.Tensor8("x", {1, 8, 8, 16});
+  const int32_t a = n.Tensor8("a", {1, 8, 8, 16});
+  const int32_t b = n.Tensor8("b", {1, 8, 8, 16});
+  const int32_t c = n.Tensor8("c", {1, 8, 8, 16});
+  const int32_t out = n.Tensor8("out", {1, 8, 8, 16});
+  n.Op(OpKind::kConv2D, Conv2DAttrs{}, {x, n.Weights("w1", {16, 1, 1, 16}, 1), n.Bias("b1", 16)},
+       {a});
+  n.Op(OpKind::kConv2D, Conv2DAttrs{}, {x, n.Weights("w2", {16, 1, 1, 16}, 2), n.Bias("b2", 16)},
+       {b});
+  n.Op(OpKind::kAdd, ElementwiseAttrs{}, {a, b}, {c});
+  n.Op(OpKind::kConv2D, Conv2DAttrs{}, {c, n.Weights("w3", {16, 1, 1, 16}, 3), n.Bias("b3", 16)},
+       {out});
+  n.Io({x}, {out});
+  const TargetProfile p = Profile(EthosUFamily::kU55, 256);
+  Lowering l = LowerFor(n, p);
+  const Schedule s = ScheduleSteps(n.sg(), l.lw);
+  PlaceFeatureMaps(n.sg(), p.ethos_u, l.ms, s, &l.lw);
+  const int32_t fa = RootFmap(l.lw, l.lw.fmap_of_tensor[a]);
+  const int32_t fb = RootFmap(l.lw, l.lw.fmap_of_tensor[b]);
+  const int32_t fc = RootFmap(l.lw, l.lw.fmap_of_tensor[c]);
+  CHECK(fc == fa);  // c takes a's storage: a is read by the ADD alone, the first IFM tried
+  CHECK(fb != fa);
+  CHECK((l.lw.fmaps[fa].first == 0 && l.lw.fmaps[fa].last == 3));  // one range: a, then c
+  // The graph's input and output never share: x is read by two ops, out is a graph output.
+  CHECK(RootFmap(l.lw, l.lw.fmap_of_tensor[x]) != fa);
+  CHECK(RootFmap(l.lw, l.lw.fmap_of_tensor[out]) != fa);
+}
+
 TEST_CASE("stage blocks: a block per op, none for chained ops", "[ethos_u]") {
   Net n = ConvThenAdd();
   Lowering l = LowerFor(n, Profile(EthosUFamily::kU85, 256));

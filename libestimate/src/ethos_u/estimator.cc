@@ -609,8 +609,9 @@ std::vector<int32_t> BuildCascades(const Subgraph& sg, const EthosUConfig& cfg,
     }
     e.whole = whole(e.in) + whole(e.out);
     const int32_t step = schedule->step_of_npu[k];
-    e.beside = step < static_cast<int32_t>(usage.size()) ? std::max<int64_t>(0, usage[step] - e.whole)
-                                                         : 0;
+    e.beside = step < static_cast<int32_t>(usage.size())
+                   ? std::max<int64_t>(0, usage[step] - e.whole)
+                   : 0;
     if (can_buffer && op.encoded_weight_bytes > 0) {
       e.weights = Align16(op.encoded_weight_bytes) + Align16(op.scale_bytes);
     }
@@ -623,7 +624,8 @@ std::vector<int32_t> BuildCascades(const Subgraph& sg, const EthosUConfig& cfg,
   for (int32_t e = 0; e + 1 < n; ++e) stripe[e] = std::max(lw->ops[seq[e + 1].op].sh, 1);
   std::vector<int64_t> beside(n);
   for (int32_t e = 0; e < n; ++e) beside[e] = seq[e].beside;
-  const std::vector<Cascade> initial = FormCascades(seq, stripe, *lw, 0, n - 1, limit, false, beside);
+  const std::vector<Cascade> initial =
+      FormCascades(seq, stripe, *lw, 0, n - 1, limit, false, beside);
 
   // Performance strategy: per cascade, taller final stripes (one row more at a time, up to half
   // the last op's OFM) while the memory still fits and the cascade is not split further.
@@ -685,7 +687,9 @@ std::vector<int32_t> BuildCascades(const Subgraph& sg, const EthosUConfig& cfg,
   Schedule s;
   s.steps = renum[std::max(schedule->steps - 1, 0)] + (schedule->steps > 0 ? 1 : 0);
   s.step_of_npu.resize(schedule->step_of_npu.size());
-  for (size_t k = 0; k < s.step_of_npu.size(); ++k) s.step_of_npu[k] = renum[schedule->step_of_npu[k]];
+  for (size_t k = 0; k < s.step_of_npu.size(); ++k) {
+    s.step_of_npu[k] = renum[schedule->step_of_npu[k]];
+  }
   s.cpu_fmaps.resize(s.steps + 1);
   s.cpu_step.assign(s.steps + 1, false);
   for (int32_t t = 0; t < static_cast<int32_t>(schedule->cpu_step.size()); ++t) {
@@ -744,8 +748,8 @@ void ReuseIfms(const Schedule& schedule, const std::vector<int32_t>& first,
       if (r < 0 || r == o || !plain(r) || readers[r] != 1) continue;
       const FeatureMap& a = lw->fmaps[r];
       const FeatureMap& b = lw->fmaps[o];
-      if (a.bytes != b.bytes || a.bits != b.bits || a.format != b.format || a.shape.h != b.shape.h ||
-          a.shape.w != b.shape.w || a.shape.c != b.shape.c) {
+      if (a.bytes != b.bytes || a.bits != b.bits || a.format != b.format ||
+          a.shape.h != b.shape.h || a.shape.w != b.shape.w || a.shape.c != b.shape.c) {
         continue;
       }
       for (FeatureMap& fm : lw->fmaps) {
