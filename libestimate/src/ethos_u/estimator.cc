@@ -2,6 +2,8 @@
 // and 8), run in order by EstimateEthosU. ethos_u/stages.h lists them.
 #include <algorithm>
 #include <cstdint>
+#include <functional>
+#include <queue>
 #include <set>
 #include <string>
 #include <utility>
@@ -161,35 +163,46 @@ std::vector<int32_t> RunOrder(const Subgraph& sg, const Lowered& lw) {
       if (t >= 0 && t < nt && producer[t] < 0) producer[t] = i;
     }
   }
-  // Ops each op waits for (producers of its inputs).
-  std::vector<std::vector<int32_t>> after(n);
+  // Each op waits for the producers of its inputs (once per input).
+  std::vector<int32_t> waiting(n, 0);
+  std::vector<std::vector<int32_t>> users(n);
   for (int32_t i = 0; i < n; ++i) {
     for (int32_t t : sg.ops[i].inputs) {
-      if (t >= 0 && t < nt && producer[t] >= 0 && producer[t] != i) after[i].push_back(producer[t]);
+      if (t < 0 || t >= nt || producer[t] < 0 || producer[t] == i) continue;
+      ++waiting[i];
+      users[producer[t]].push_back(i);
     }
+  }
+  // Ready ops by kind, lowest index first.
+  using MinHeap = std::priority_queue<int32_t, std::vector<int32_t>, std::greater<int32_t>>;
+  MinHeap npu, cpu;
+  auto push = [&](int32_t i) { (lw.cpu_reasons[i].empty() ? npu : cpu).push(i); };
+  for (int32_t i = 0; i < n; ++i) {
+    if (waiting[i] == 0) push(i);
   }
   std::vector<bool> done(n, false);
   std::vector<int32_t> order;
   order.reserve(n);
-  auto ready = [&](int32_t i) {
-    for (int32_t p : after[i]) {
-      if (!done[p]) return false;
-    }
-    return true;
-  };
   int32_t lowest = 0;  // ops below are all done
   while (static_cast<int32_t>(order.size()) < n) {
-    while (lowest < n && done[lowest]) ++lowest;
     int32_t pick = -1;
-    for (int32_t i = lowest; i < n && pick < 0; ++i) {
-      if (!done[i] && lw.cpu_reasons[i].empty() && ready(i)) pick = i;
+    for (MinHeap* h : {&npu, &cpu}) {
+      while (pick < 0 && !h->empty()) {
+        const int32_t i = h->top();
+        h->pop();
+        if (!done[i]) pick = i;
+      }
     }
-    for (int32_t i = lowest; i < n && pick < 0; ++i) {
-      if (!done[i] && ready(i)) pick = i;
+    if (pick < 0) {
+      // A cycle (malformed graph): keep the file's order.
+      while (done[lowest]) ++lowest;
+      pick = lowest;
     }
-    if (pick < 0) pick = lowest;  // a cycle (malformed graph): keep the file's order
     done[pick] = true;
     order.push_back(pick);
+    for (int32_t u : users[pick]) {
+      if (--waiting[u] == 0 && !done[u]) push(u);
+    }
   }
   return order;
 }
