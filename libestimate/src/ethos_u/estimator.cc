@@ -52,6 +52,14 @@ int64_t AllocatedPeak(const std::vector<TensorLifetime>& ranges) {
   return static_cast<int64_t>(plan->peak_bytes);
 }
 
+// True when the ranges can be given addresses within `cap` bytes: the cheap first-fit layout
+// is tried before HillClimb's search (any layout that fits will do).
+bool FitsIn(const std::vector<TensorLifetime>& ranges, int64_t cap) {
+  absl::StatusOr<ArenaPlan> quick = PlanArena(ranges, Planner::kFirstFit, ArenaOptions{16});
+  if (quick.ok() && static_cast<int64_t>(quick->peak_bytes) <= cap) return true;
+  return AllocatedPeak(ranges) <= cap;
+}
+
 // True for a stored feature map with a live range (not an alias, not a never-stored link of
 // a chain, touched by some step).
 bool Stored(const FeatureMap& fm) { return fm.alias_of < 0 && fm.first >= 0 && fm.bytes > 0; }
@@ -476,7 +484,7 @@ void FitStagingCache(const MemSystem& ms, int64_t cache_bytes, const Schedule& s
         AddRange(&kept, StoredBytes(fm), fm.first, fm.last);
       }
     }
-    if (AllocatedPeak(kept) <= cache_bytes) break;
+    if (FitsIn(kept, cache_bytes)) break;
     while (k < rivals.size() && lw->fmaps[rivals[k].fmap].area != ms.staging_area) ++k;
     if (k == rivals.size()) {
       // Fixed maps alone overflow (cannot happen by construction); keep the cap anyway.
