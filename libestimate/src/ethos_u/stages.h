@@ -79,7 +79,9 @@ std::vector<int32_t> BuildCascades(const Subgraph& sg, const EthosUConfig& cfg,
 // Sets each stored feature map's live range (first/last step) and memory area (doc 3.2, 8.1):
 // the arena memory, or with a separate staging SRAM the intermediates that fit its size and
 // live within one NPU stretch (the SRAM is scratch of one NPU command stream: a map live
-// across a CPU op stays in the arena).
+// across a CPU op stays in the arena). First, Vela's ReuseIFM: an elementwise op, 1x1 pooling
+// or transpose writing an OFM stored like an IFM that it alone reads takes that IFM's storage
+// (the OFM becomes an alias of it).
 // `stage_maps` false leaves every map but a cascade's rolling buffers in the arena memory;
 // `weight_buffers` (live ranges in steps) take SRAM before any map is staged.
 void PlaceFeatureMaps(const Subgraph& sg, const EthosUConfig& cfg, const MemSystem& ms,
