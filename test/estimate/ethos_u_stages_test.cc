@@ -2,6 +2,7 @@
 // on small hand-built graphs, and EstimateEthosU as the stages run in order.
 #include "ethos_u/stages.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -79,6 +80,51 @@ Net CpuOpBetweenConvs() {
   return n;
 }
 
+// [0] CONV x -> y; [1] custom op (CPU) y -> z; [2] CONV x -> w (needs nothing from the CPU
+// op); [3] ADD z + w -> out.
+Net NpuWorkAfterCpuOp() {
+  Net n;
+  const int32_t x = n.Tensor8("x", {1, 8, 8, 8});
+  const int32_t y = n.Tensor8("y", {1, 8, 8, 8});
+  const int32_t z = n.Tensor8("z", {1, 8, 8, 8});
+  const int32_t w = n.Tensor8("w", {1, 8, 8, 8});
+  const int32_t out = n.Tensor8("out", {1, 8, 8, 8});
+  n.Op(OpKind::kConv2D, Conv2DAttrs{}, {x, n.Weights("w1", {8, 1, 1, 8}, 1), n.Bias("b1", 8)},
+       {y});
+  n.Op(OpKind::kOpaque, std::monostate{}, {y}, {z});
+  n.sg().ops.back().opaque_name = "MyCustomOp";
+  n.Op(OpKind::kConv2D, Conv2DAttrs{}, {x, n.Weights("w2", {8, 1, 1, 8}, 2), n.Bias("b2", 8)},
+       {w});
+  n.Op(OpKind::kAdd, ElementwiseAttrs{}, {z, w}, {out});
+  n.Io({x}, {out});
+  return n;
+}
+
+// x (1 x 32 x 32 x 16) -> CONV 3x3 -> a -> CONV 3x3 -> b -> CONV 3x3 -> out (same padding):
+// 16 KiB feature maps, so an op's IFM and OFM need 32 KiB.
+Net ThreeConvs32() {
+  Net n;
+  const int32_t x = n.Tensor8("x", {1, 32, 32, 16});
+  const int32_t a = n.Tensor8("a", {1, 32, 32, 16});
+  const int32_t b = n.Tensor8("b", {1, 32, 32, 16});
+  const int32_t out = n.Tensor8("out", {1, 32, 32, 16});
+  Conv2DAttrs c;
+  c.padding = Padding::kSame;
+  n.Op(OpKind::kConv2D, c, {x, n.Weights("w1", {16, 3, 3, 16}, 1), n.Bias("b1", 16)}, {a});
+  n.Op(OpKind::kConv2D, c, {a, n.Weights("w2", {16, 3, 3, 16}, 2), n.Bias("b2", 16)}, {b});
+  n.Op(OpKind::kConv2D, c, {b, n.Weights("w3", {16, 3, 3, 16}, 3), n.Bias("b3", 16)}, {out});
+  n.Io({x}, {out});
+  return n;
+}
+
+// U65 with a dedicated SRAM of `cache` bytes (0: unlimited).
+TargetProfile DedicatedU65(int64_t cache) {
+  TargetProfile p = Profile(EthosUFamily::kU65, 256);
+  REQUIRE(SetVelaConfig(&p, "Ethos_U65_High_End", "Dedicated_Sram").ok());
+  p.ethos_u.memory_mode.arena_cache_bytes = cache;
+  return p;
+}
+
 TEST_CASE("stage lower: one NPU op per convolution, CPU reasons for the rest", "[ethos_u]") {
   Net n = CpuOpBetweenConvs();
   Lowering l = LowerFor(n, Profile(EthosUFamily::kU55, 256));
@@ -118,6 +164,91 @@ TEST_CASE("stage schedule: one step per NPU op and per CPU op", "[ethos_u]") {
   CHECK(s.cpu_fmaps[0].empty());
   CHECK(s.cpu_fmaps[1].size() == 2);  // the custom op reads y and writes z
   CHECK(s.cpu_fmaps[2].empty());
+}
+
+TEST_CASE("stage schedule: NPU work that is ready runs ahead of a CPU op", "[ethos_u]") {
+  Net n = NpuWorkAfterCpuOp();
+  Lowering l = LowerFor(n, Profile(EthosUFamily::kU55, 256));
+  CHECK(RunOrder(n.sg(), l.lw) == std::vector<int32_t>{0, 2, 1, 3});
+  REQUIRE(l.lw.ops.size() == 3);  // CONV, CONV, ADD
+  const Schedule s = ScheduleSteps(n.sg(), l.lw);
+  CHECK(s.steps == 4);
+  CHECK(s.step_of_npu == std::vector<int32_t>{0, 1, 3});
+  CHECK(s.cpu_step[2]);
+  // Without a CPU op the file's order stands.
+  Net m = TwoConvsSharingWeights();
+  Lowering k = LowerFor(m, Profile(EthosUFamily::kU55, 256));
+  CHECK(RunOrder(m.sg(), k.lw) == std::vector<int32_t>{0, 1});
+}
+
+TEST_CASE("stage cascades: ops run in stripes when their maps would not fit the SRAM",
+          "[ethos_u]") {
+  Net n = ThreeConvs32();
+  const int64_t limit = 24 * 1024;
+  const TargetProfile p = DedicatedU65(limit);
+  Lowering l = LowerFor(n, p);
+  EncodeWeights(n.sg(), l.arch, &l.lw);
+  Schedule s = ScheduleSteps(n.sg(), l.lw);
+  REQUIRE(l.lw.ops.size() == 3);
+  const std::vector<int32_t> rows = BuildCascades(n.sg(), p.ethos_u, l.ms, &s, &l.lw);
+  // One cascade: the three ops share one time step.
+  CHECK(s.steps == 1);
+  CHECK(s.step_of_npu == std::vector<int32_t>{0, 0, 0});
+  REQUIRE(rows.size() == 3);
+  // Every op produces the same rows per stripe (stride 1), at most half the OFM.
+  CHECK(rows[0] > 0);
+  CHECK(rows[0] == rows[1]);
+  CHECK(rows[1] == rows[2]);
+  CHECK(rows[2] <= 16);
+  // a and b are rolling buffers: room for a producer stripe and a consumer stripe (rows + 2
+  // input rows of the 3x3 kernel), rounded to whole consumer stripes; 32 x 16 bytes a row.
+  const int64_t in_rows = rows[1] + 2;
+  const int64_t buf_rows = (rows[0] + in_rows + in_rows - 1) / in_rows * in_rows;
+  for (int k : {1, 2}) {
+    const FeatureMap& mid = l.lw.fmaps[RootFmap(l.lw, l.lw.ops[k].ifm.id)];
+    CHECK(mid.rolling_bytes == buf_rows * 32 * 16);
+  }
+  CHECK(l.lw.fmaps[RootFmap(l.lw, l.lw.ops[0].ifm.id)].rolling_bytes == 0);  // graph input
+  PlaceFeatureMaps(n.sg(), p.ethos_u, l.ms, s, &l.lw);
+  for (int k : {1, 2}) {
+    CHECK(l.lw.fmaps[RootFmap(l.lw, l.lw.ops[k].ifm.id)].area == MemoryArea::kSram);
+  }
+  // The whole estimate: SRAM within the cache; DRAM holds only the graph's input and output.
+  absl::StatusOr<Estimate> e = EstimateEthosU(n.graph(), p);
+  REQUIRE(e.ok());
+  CHECK(e->memory_used_bytes[static_cast<int>(MemoryArea::kSram)] > 0);
+  CHECK(e->memory_used_bytes[static_cast<int>(MemoryArea::kSram)] <= limit);
+  CHECK(e->arena_bytes == 2 * 32 * 32 * 16);
+}
+
+TEST_CASE("stage cascades: none where the maps fit", "[ethos_u]") {
+  Net n = ThreeConvs32();
+  for (int64_t cache : {int64_t{0}, int64_t{48 * 1024}}) {
+    const TargetProfile p = DedicatedU65(cache);
+    Lowering l = LowerFor(n, p);
+    EncodeWeights(n.sg(), l.arch, &l.lw);
+    Schedule s = ScheduleSteps(n.sg(), l.lw);
+    const std::vector<int32_t> rows = BuildCascades(n.sg(), p.ethos_u, l.ms, &s, &l.lw);
+    CHECK(rows == std::vector<int32_t>{0, 0, 0});
+    CHECK(s.steps == 3);
+    for (const FeatureMap& fm : l.lw.fmaps) CHECK(fm.rolling_bytes == 0);
+  }
+  // Shared_Sram: the arena is the SRAM; never cascaded.
+  const TargetProfile p = Profile(EthosUFamily::kU55, 256);
+  Lowering l = LowerFor(n, p);
+  Schedule s = ScheduleSteps(n.sg(), l.lw);
+  CHECK(BuildCascades(n.sg(), p.ethos_u, l.ms, &s, &l.lw) == std::vector<int32_t>{0, 0, 0});
+}
+
+TEST_CASE("stage cost: weight buffers only where they fit a limited SRAM", "[ethos_u]") {
+  Net n = ThreeConvs32();
+  for (int64_t cache : {int64_t{1024}, int64_t{4096}, int64_t{1 << 20}}) {
+    const TargetProfile p = DedicatedU65(cache);
+    absl::StatusOr<Estimate> e = EstimateEthosU(n.graph(), p);
+    REQUIRE(e.ok());
+    CAPTURE(cache);
+    CHECK(e->memory_used_bytes[static_cast<int>(MemoryArea::kSram)] <= cache);
+  }
 }
 
 TEST_CASE("stage chain: U85 runs the ADD in the convolution's chain", "[ethos_u]") {
@@ -168,6 +299,38 @@ TEST_CASE("stage placement: live ranges and areas of feature maps", "[ethos_u]")
     CHECK(l.lw.fmaps[RootFmap(l.lw, l.lw.ops[0].ofm.id)].area == MemoryArea::kSram);
     CHECK(l.lw.fmaps[RootFmap(l.lw, l.lw.ops[1].ofm.id)].area == MemoryArea::kDram);
   }
+}
+
+TEST_CASE("stage placement: an ADD writes its OFM in place of an IFM it alone reads",
+          "[ethos_u]") {
+  // x -> CONV -> a; x -> CONV -> b; a + b -> c; CONV c -> out.
+  Net n;
+  const int32_t x = n.Tensor8("x", {1, 8, 8, 16});
+  const int32_t a = n.Tensor8("a", {1, 8, 8, 16});
+  const int32_t b = n.Tensor8("b", {1, 8, 8, 16});
+  const int32_t c = n.Tensor8("c", {1, 8, 8, 16});
+  const int32_t out = n.Tensor8("out", {1, 8, 8, 16});
+  n.Op(OpKind::kConv2D, Conv2DAttrs{}, {x, n.Weights("w1", {16, 1, 1, 16}, 1), n.Bias("b1", 16)},
+       {a});
+  n.Op(OpKind::kConv2D, Conv2DAttrs{}, {x, n.Weights("w2", {16, 1, 1, 16}, 2), n.Bias("b2", 16)},
+       {b});
+  n.Op(OpKind::kAdd, ElementwiseAttrs{}, {a, b}, {c});
+  n.Op(OpKind::kConv2D, Conv2DAttrs{}, {c, n.Weights("w3", {16, 1, 1, 16}, 3), n.Bias("b3", 16)},
+       {out});
+  n.Io({x}, {out});
+  const TargetProfile p = Profile(EthosUFamily::kU55, 256);
+  Lowering l = LowerFor(n, p);
+  const Schedule s = ScheduleSteps(n.sg(), l.lw);
+  PlaceFeatureMaps(n.sg(), p.ethos_u, l.ms, s, &l.lw);
+  const int32_t fa = RootFmap(l.lw, l.lw.fmap_of_tensor[a]);
+  const int32_t fb = RootFmap(l.lw, l.lw.fmap_of_tensor[b]);
+  const int32_t fc = RootFmap(l.lw, l.lw.fmap_of_tensor[c]);
+  CHECK(fc == fa);  // c takes a's storage: a is read by the ADD alone, the first IFM tried
+  CHECK(fb != fa);
+  CHECK((l.lw.fmaps[fa].first == 0 && l.lw.fmaps[fa].last == 3));  // one range: a, then c
+  // The graph's input and output never share: x is read by two ops, out is a graph output.
+  CHECK(RootFmap(l.lw, l.lw.fmap_of_tensor[x]) != fa);
+  CHECK(RootFmap(l.lw, l.lw.fmap_of_tensor[out]) != fa);
 }
 
 TEST_CASE("stage blocks: a block per op, none for chained ops", "[ethos_u]") {
@@ -253,8 +416,9 @@ TEST_CASE("EstimateEthosU is the stages in order", "[ethos_u]") {
     const TargetProfile p = Profile(f, 256);
     Lowering l = LowerFor(n, p);
     const WeightTotals w = EncodeWeights(n.sg(), l.arch, &l.lw);
-    const Schedule s = ScheduleSteps(n.sg(), l.lw);
+    Schedule s = ScheduleSteps(n.sg(), l.lw);
     ChainU85(l.arch, s, &l.lw);
+    BuildCascades(n.sg(), p.ethos_u, l.ms, &s, &l.lw);
     PlaceFeatureMaps(n.sg(), p.ethos_u, l.ms, s, &l.lw);
     const std::vector<OpCost> costs = CostOps(l.arch, l.ms, l.lw, s, ChooseBlocks(l.arch, l.lw));
     const Estimate staged = Totals(p, n.sg(), l.lw, l.ms, w, PlanArenas(l.lw, s, costs), costs);

@@ -2,6 +2,8 @@
 // and 8), run in order by EstimateEthosU. ethos_u/stages.h lists them.
 #include <algorithm>
 #include <cstdint>
+#include <functional>
+#include <queue>
 #include <set>
 #include <string>
 #include <utility>
@@ -50,9 +52,22 @@ int64_t AllocatedPeak(const std::vector<TensorLifetime>& ranges) {
   return static_cast<int64_t>(plan->peak_bytes);
 }
 
+// True when the ranges can be given addresses within `cap` bytes: the cheap first-fit layout
+// is tried before HillClimb's search (any layout that fits will do).
+bool FitsIn(const std::vector<TensorLifetime>& ranges, int64_t cap) {
+  absl::StatusOr<ArenaPlan> quick = PlanArena(ranges, Planner::kFirstFit, ArenaOptions{16});
+  if (quick.ok() && static_cast<int64_t>(quick->peak_bytes) <= cap) return true;
+  return AllocatedPeak(ranges) <= cap;
+}
+
 // True for a stored feature map with a live range (not an alias, not a never-stored link of
 // a chain, touched by some step).
 bool Stored(const FeatureMap& fm) { return fm.alias_of < 0 && fm.first >= 0 && fm.bytes > 0; }
+
+// Bytes a stored feature map occupies: its rolling buffer inside a cascade, else all of it.
+int64_t StoredBytes(const FeatureMap& fm) {
+  return Align16(fm.rolling_bytes > 0 ? fm.rolling_bytes : fm.bytes);
+}
 
 // Bytes of the lookup tables the NPU ops load (Vela's LUT constants). A table is a constant
 // like any other, stored once however many ops use it: ops applying the same function between
@@ -147,14 +162,71 @@ WeightTotals EncodeWeights(const Subgraph& sg, const Arch& arch, Lowered* lw) {
   return w;
 }
 
+std::vector<int32_t> RunOrder(const Subgraph& sg, const Lowered& lw) {
+  const int32_t n = static_cast<int32_t>(sg.ops.size());
+  const int32_t nt = static_cast<int32_t>(sg.tensors.size());
+  std::vector<int32_t> producer(nt, -1);
+  for (int32_t i = 0; i < n; ++i) {
+    for (int32_t t : sg.ops[i].outputs) {
+      if (t >= 0 && t < nt && producer[t] < 0) producer[t] = i;
+    }
+  }
+  // Each op waits for the producers of its inputs (once per input).
+  std::vector<int32_t> waiting(n, 0);
+  std::vector<std::vector<int32_t>> users(n);
+  for (int32_t i = 0; i < n; ++i) {
+    for (int32_t t : sg.ops[i].inputs) {
+      if (t < 0 || t >= nt || producer[t] < 0 || producer[t] == i) continue;
+      ++waiting[i];
+      users[producer[t]].push_back(i);
+    }
+  }
+  // Ready ops by kind, lowest index first.
+  using MinHeap = std::priority_queue<int32_t, std::vector<int32_t>, std::greater<int32_t>>;
+  MinHeap npu, cpu;
+  auto push = [&](int32_t i) { (lw.cpu_reasons[i].empty() ? npu : cpu).push(i); };
+  for (int32_t i = 0; i < n; ++i) {
+    if (waiting[i] == 0) push(i);
+  }
+  std::vector<bool> done(n, false);
+  std::vector<int32_t> order;
+  order.reserve(n);
+  int32_t lowest = 0;  // ops below are all done
+  while (static_cast<int32_t>(order.size()) < n) {
+    int32_t pick = -1;
+    for (MinHeap* h : {&npu, &cpu}) {
+      while (pick < 0 && !h->empty()) {
+        const int32_t i = h->top();
+        h->pop();
+        if (!done[i]) pick = i;
+      }
+    }
+    if (pick < 0) {
+      // A cycle (malformed graph): keep the file's order.
+      while (done[lowest]) ++lowest;
+      pick = lowest;
+    }
+    done[pick] = true;
+    order.push_back(pick);
+    for (int32_t u : users[pick]) {
+      if (--waiting[u] == 0 && !done[u]) push(u);
+    }
+  }
+  return order;
+}
+
 Schedule ScheduleSteps(const Subgraph& sg, const Lowered& lw) {
   const int32_t nops = static_cast<int32_t>(lw.ops.size());
   Schedule s;
   s.step_of_npu.assign(nops, 0);
-  int32_t k = 0;
-  for (int32_t i = 0; i < static_cast<int32_t>(sg.ops.size()); ++i) {
+  // NPU ops of each IR op (contiguous, in IR order).
+  std::vector<int32_t> first_npu(sg.ops.size() + 1, nops);
+  for (int32_t k = nops - 1; k >= 0; --k) first_npu[lw.ops[k].src_op] = k;
+  for (int32_t i : RunOrder(sg, lw)) {
     if (lw.cpu_reasons[i].empty()) {
-      while (k < nops && lw.ops[k].src_op == i) s.step_of_npu[k++] = s.steps++;
+      for (int32_t k = first_npu[i]; k < nops && lw.ops[k].src_op == i; ++k) {
+        s.step_of_npu[k] = s.steps++;
+      }
       continue;
     }
     std::vector<int32_t> touched;
@@ -326,7 +398,7 @@ class CacheFit {
 };
 
 void FitStagingCache(const MemSystem& ms, int64_t cache_bytes, const Schedule& schedule,
-                     Lowered* lw) {
+                     const std::vector<TensorLifetime>& reserved, Lowered* lw) {
   const int32_t nf = static_cast<int32_t>(lw->fmaps.size());
   int32_t steps = std::max(schedule.steps, 1);
   for (const FeatureMap& fm : lw->fmaps) steps = std::max(steps, fm.last + 1);
@@ -342,20 +414,35 @@ void FitStagingCache(const MemSystem& ms, int64_t cache_bytes, const Schedule& s
     touch(op.ofm.id);
     for (int32_t e : op.extra_reads) touch(e);
   }
+  // Weight buffers were placed first: they take their bytes at every step they span.
   std::vector<int64_t> usage(steps, 0);
+  for (const TensorLifetime& r : reserved) {
+    for (int32_t t = r.first_op; t <= r.last_op && t < steps; ++t) {
+      usage[t] += static_cast<int64_t>(r.bytes);
+    }
+  }
   std::vector<int32_t> staged;
   for (int32_t f = 0; f < nf; ++f) {
     const FeatureMap& fm = lw->fmaps[f];
     if (!Stored(fm) || fm.area != ms.staging_area) continue;
     staged.push_back(f);
-    for (int32_t t = fm.first; t <= fm.last; ++t) usage[t] += Align16(fm.bytes);
+    for (int32_t t = fm.first; t <= fm.last; ++t) usage[t] += StoredBytes(fm);
   }
-  // Maps live across an over-full step compete; the others stay in SRAM.
-  std::vector<int64_t> base(steps, 0);
+  // Maps live across an over-full step compete; the others (and a cascade's rolling buffers)
+  // stay in SRAM.
+  std::vector<int64_t> base(usage.begin(), usage.end());
+  for (int32_t f : staged) {
+    const FeatureMap& fm = lw->fmaps[f];
+    for (int32_t t = fm.first; t <= fm.last; ++t) base[t] -= StoredBytes(fm);
+  }
   std::vector<CacheFit::Range> rivals;
   for (int32_t f : staged) {
     const FeatureMap& fm = lw->fmaps[f];
     bool contested = false;
+    if (fm.rolling_bytes > 0) {
+      for (int32_t t = fm.first; t <= fm.last; ++t) base[t] += StoredBytes(fm);
+      continue;
+    }
     for (int32_t t = fm.first; t <= fm.last && !contested; ++t) contested = usage[t] > cache_bytes;
     const int64_t bytes = Align16(fm.bytes);
     if (!contested) {
@@ -389,16 +476,21 @@ void FitStagingCache(const MemSystem& ms, int64_t cache_bytes, const Schedule& s
   });
   for (size_t k = 0; k <= rivals.size(); ++k) {
     std::vector<TensorLifetime> kept;
+    for (const TensorLifetime& r : reserved) {
+      AddRange(&kept, static_cast<int64_t>(r.bytes), r.first_op, r.last_op);
+    }
     for (const FeatureMap& fm : lw->fmaps) {
       if (Stored(fm) && fm.area == ms.staging_area) {
-        AddRange(&kept, Align16(fm.bytes), fm.first, fm.last);
+        AddRange(&kept, StoredBytes(fm), fm.first, fm.last);
       }
     }
-    if (AllocatedPeak(kept) <= cache_bytes) break;
+    if (FitsIn(kept, cache_bytes)) break;
     while (k < rivals.size() && lw->fmaps[rivals[k].fmap].area != ms.staging_area) ++k;
     if (k == rivals.size()) {
       // Fixed maps alone overflow (cannot happen by construction); keep the cap anyway.
-      for (int32_t f : staged) lw->fmaps[f].area = ms.arena_area;
+      for (int32_t f : staged) {
+        if (lw->fmaps[f].rolling_bytes == 0) lw->fmaps[f].area = ms.arena_area;
+      }
       break;
     }
     lw->fmaps[rivals[k].fmap].area = ms.arena_area;
@@ -407,9 +499,298 @@ void FitStagingCache(const MemSystem& ms, int64_t cache_bytes, const Schedule& s
 
 }  // namespace
 
-void PlaceFeatureMaps(const Subgraph& sg, const EthosUConfig& cfg, const MemSystem& ms,
-                      const Schedule& schedule, Lowered* lw) {
+namespace {
+
+// A non-chained NPU op as the cascade builder sees it (doc 8.4).
+struct CascadeOp {
+  int32_t op = -1;            // index into lw.ops
+  int32_t in = -1, out = -1;  // root feature maps of the primary IFM and of the OFM
+  bool kind_ok = false;       // a kind Vela stripes: convolution, pooling, elementwise
+  bool linked = false;        // reads the previous entry's OFM, its only consumer, whole
+  int64_t whole = 0;          // whole IFM + OFM (16-byte aligned)
+  int64_t beside = 0;         // other maps live at its time step
+  int64_t weights = 0;        // its weights and scales, as one single buffer
+};
+
+// Rows of IFM an op reads for `rows` rows of OFM.
+int32_t InputRows(const NpuOp& op, int32_t rows) {
+  // Saturated for hostile strides, kernels and dilations; at least one row.
+  const int64_t need = (int64_t{rows} - 1) * op.sh + (int64_t{op.kh} - 1) * op.dh + 1;
+  return static_cast<int32_t>(std::clamp<int64_t>(need, 1, int64_t{1} << 24));
+}
+
+// Bytes of the rolling buffer holding `fm` between a producer writing stripes of `prod_rows`
+// and a consumer reading stripes of `cons_rows`: room for both, in whole consumer stripes.
+int64_t RollingBytes(const FeatureMap& fm, int32_t prod_rows, int32_t cons_rows) {
+  const int64_t need = int64_t{prod_rows} + cons_rows;
+  const int64_t rows = std::min<int64_t>((need + cons_rows - 1) / cons_rows * cons_rows,
+                                         std::max(fm.shape.h, 1));
+  const int64_t depth = fm.format == Format::kNhcwb16 ? (int64_t{fm.shape.c} + 15) / 16 * 16
+                                                      : int64_t{fm.shape.c};
+  return Align16(rows * fm.shape.w * depth * ((fm.bits + 7) / 8));
+}
+
+struct Cascade {
+  int32_t first = 0, last = 0;  // entries of the op sequence
+  int64_t bytes = 0;            // its rolling buffers and weight buffers
+};
+
+// Vela's cascade builder when feature maps can spill: from each op that runs in stripes, the
+// cascade grows while the next op's whole IFM and OFM (with the maps live beside it) would not
+// fit `limit` and the buffers so far do. `beside` overrides the entries' own (per entry).
+std::vector<Cascade> FormCascades(const std::vector<CascadeOp>& seq,
+                                  const std::vector<int32_t>& stripe, const Lowered& lw,
+                                  int32_t from, int32_t to, int64_t limit, bool buffer_weights,
+                                  const std::vector<int64_t>& beside) {
+  auto striped = [&](int32_t e) {
+    return seq[e].kind_ok && stripe[e] < lw.ops[seq[e].op].ofm.shape.h;
+  };
+  std::vector<Cascade> out;
+  int32_t i = from;
+  while (i <= to) {
+    if (!striped(i)) {
+      ++i;
+      continue;
+    }
+    int64_t buffers = buffer_weights ? seq[i].weights : 0;
+    Cascade best{i, i, 0};
+    for (int32_t c = i + 1; c <= to; ++c) {
+      if (!seq[c].linked || !striped(c)) break;
+      buffers += (buffer_weights ? seq[c].weights : 0) +
+                 RollingBytes(lw.fmaps[seq[c].in], stripe[c - 1],
+                              InputRows(lw.ops[seq[c].op], stripe[c]));
+      if (seq[c].whole + beside[c] < limit || buffers > limit) break;
+      best.last = c;
+      best.bytes = buffers;
+    }
+    if (best.last > i) {
+      out.push_back(best);
+      i = best.last + 1;
+    } else {
+      ++i;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<int32_t> BuildCascades(const Subgraph& sg, const EthosUConfig& cfg,
+                                   const MemSystem& ms, Schedule* schedule, Lowered* lw) {
+  std::vector<int32_t> stripe_rows(lw->ops.size(), 0);
+  const int64_t limit = cfg.memory_mode.arena_cache_bytes;
+  if (ms.arena_area == ms.staging_area || limit <= 0) return stripe_rows;
+  const int32_t nf = static_cast<int32_t>(lw->fmaps.size());
+  // Readers of every stored map (an op counts once), and whole-tensor usage per step.
+  std::vector<int32_t> readers(nf, 0);
+  for (const NpuOp& op : lw->ops) {
+    std::set<int32_t> read;
+    read.insert(RootFmap(*lw, op.ifm.id));
+    if (op.has_ifm2) read.insert(RootFmap(*lw, op.ifm2.id));
+    for (int32_t e : op.extra_reads) read.insert(RootFmap(*lw, e));
+    for (int32_t r : read) {
+      if (r >= 0) ++readers[r];
+    }
+  }
   std::vector<int32_t> first, last;
+  LiveRanges(sg, *schedule, *lw, &first, &last);
+  std::vector<int64_t> usage(std::max(schedule->steps, 1) + 1, 0);
+  for (int32_t f = 0; f < nf; ++f) {
+    const FeatureMap& fm = lw->fmaps[f];
+    if (fm.alias_of >= 0 || first[f] < 0 || fm.bytes <= 0) continue;
+    for (int32_t t = first[f]; t <= last[f] && t < static_cast<int32_t>(usage.size()); ++t) {
+      usage[t] += Align16(fm.bytes);
+    }
+  }
+  auto whole = [&](int32_t r) { return r >= 0 ? Align16(lw->fmaps[r].bytes) : int64_t{0}; };
+
+  std::vector<CascadeOp> seq;
+  const bool can_buffer = ms.const_area != ms.staging_area;
+  for (int32_t k = 0; k < static_cast<int32_t>(lw->ops.size()); ++k) {
+    const NpuOp& op = lw->ops[k];
+    if (op.chained_into >= 0) continue;
+    CascadeOp e;
+    e.op = k;
+    e.in = op.ifm.scalar ? -1 : RootFmap(*lw, op.ifm.id);
+    e.out = RootFmap(*lw, op.ofm.id);
+    e.kind_ok = e.in >= 0 && e.out >= 0 && op.upscale == 1 && !op.elided &&
+                (op.hw == HwOp::kConvolution || op.hw == HwOp::kDepthwise ||
+                 op.hw == HwOp::kPooling || op.hw == HwOp::kElementwise);
+    if (!seq.empty() && e.in >= 0 && e.in == seq.back().out) {
+      const FeatureMap& mid = lw->fmaps[e.in];
+      const NpuOp& prev = lw->ops[seq.back().op];
+      const int32_t step = schedule->step_of_npu[k];
+      const bool same = [](Shape3 a, Shape3 b) { return a.h == b.h && a.w == b.w && a.c == b.c; }(
+                            prev.ofm.shape, mid.shape) &&
+                        op.ifm.shape.h == mid.shape.h && op.ifm.shape.w == mid.shape.w &&
+                        op.ifm.shape.c == mid.shape.c;
+      e.linked = same && readers[e.in] == 1 && !mid.graph_io && !mid.cpu_touched &&
+                 mid.format == Format::kNhcwb16 && mid.alias_of < 0 && mid.bytes > 0 &&
+                 step == schedule->step_of_npu[seq.back().op] + 1;
+    }
+    e.whole = whole(e.in) + whole(e.out);
+    const int32_t step = schedule->step_of_npu[k];
+    e.beside = step < static_cast<int32_t>(usage.size())
+                   ? std::max<int64_t>(0, usage[step] - e.whole)
+                   : 0;
+    if (can_buffer && op.encoded_weight_bytes > 0) {
+      e.weights = Align16(op.encoded_weight_bytes) + Align16(op.scale_bytes);
+    }
+    seq.push_back(e);
+  }
+  const int32_t n = static_cast<int32_t>(seq.size());
+  if (n < 2) return stripe_rows;
+  // Minimal stripes: each op produces as many rows as the next op's stride.
+  std::vector<int32_t> stripe(n, 1);
+  for (int32_t e = 0; e + 1 < n; ++e) stripe[e] = std::max(lw->ops[seq[e + 1].op].sh, 1);
+  std::vector<int64_t> beside(n);
+  for (int32_t e = 0; e < n; ++e) beside[e] = seq[e].beside;
+  const std::vector<Cascade> initial =
+      FormCascades(seq, stripe, *lw, 0, n - 1, limit, false, beside);
+
+  // Performance strategy: per cascade, taller final stripes (one row more at a time, up to half
+  // the last op's OFM) while the memory still fits and the cascade is not split further.
+  std::vector<Cascade> chosen;
+  for (const Cascade& c : initial) {
+    std::vector<int32_t> best_stripe(stripe.begin() + c.first, stripe.begin() + c.last + 1);
+    std::vector<Cascade> best{c};
+    std::vector<int64_t> sub_beside(n, seq[c.first].beside);
+    const NpuOp& tail = lw->ops[seq[c.last].op];
+    const int32_t top = (tail.ofm.shape.h + 1) / 2;
+    size_t max_count = 0;
+    for (int32_t h = stripe[c.last] + 1; h <= top; ++h) {
+      std::vector<int32_t> st(stripe);
+      st[c.last] = h;
+      bool overflow = false;
+      for (int32_t e = c.last; e > c.first; --e) {
+        const int64_t rows = int64_t{st[e]} * std::max(lw->ops[seq[e].op].sh, 1);
+        overflow |= rows > (1 << 24);
+        st[e - 1] = static_cast<int32_t>(std::min<int64_t>(rows, 1 << 24));
+      }
+      if (overflow) break;
+      const std::vector<Cascade> cs =
+          FormCascades(seq, st, *lw, c.first, c.last, limit, true, sub_beside);
+      if (max_count == 0) max_count = cs.size();
+      int64_t mem = 0;
+      std::vector<bool> in_cascade(n, false);
+      for (const Cascade& x : cs) {
+        mem = std::max(mem, x.bytes);
+        for (int32_t e = x.first; e <= x.last; ++e) in_cascade[e] = true;
+      }
+      for (int32_t e = c.first; e <= c.last; ++e) {
+        if (!in_cascade[e]) mem = std::max(mem, seq[e].whole + seq[e].weights + sub_beside[e]);
+      }
+      if (mem > limit || cs.size() > max_count) break;
+      best_stripe.assign(st.begin() + c.first, st.begin() + c.last + 1);
+      best = cs;
+      if (cs.empty()) break;
+    }
+    for (const Cascade& x : best) {
+      for (int32_t e = x.first; e <= x.last; ++e) stripe_rows[seq[e].op] = best_stripe[e - c.first];
+      for (int32_t e = x.first + 1; e <= x.last; ++e) {
+        FeatureMap& mid = lw->fmaps[seq[e].in];
+        mid.rolling_bytes = RollingBytes(mid, best_stripe[e - 1 - c.first],
+                                         InputRows(lw->ops[seq[e].op], best_stripe[e - c.first]));
+      }
+      chosen.push_back(x);
+    }
+  }
+  if (chosen.empty()) return stripe_rows;
+
+  // A cascade's ops share its first op's time step.
+  std::vector<bool> merged(schedule->steps + 1, false);
+  for (const Cascade& x : chosen) {
+    for (int32_t e = x.first + 1; e <= x.last; ++e) merged[schedule->step_of_npu[seq[e].op]] = true;
+  }
+  std::vector<int32_t> renum(schedule->steps + 1, 0);
+  int32_t next = -1;
+  for (int32_t t = 0; t <= schedule->steps; ++t) renum[t] = merged[t] ? next : ++next;
+  Schedule s;
+  s.steps = renum[std::max(schedule->steps - 1, 0)] + (schedule->steps > 0 ? 1 : 0);
+  s.step_of_npu.resize(schedule->step_of_npu.size());
+  for (size_t k = 0; k < s.step_of_npu.size(); ++k) {
+    s.step_of_npu[k] = renum[schedule->step_of_npu[k]];
+  }
+  s.cpu_fmaps.resize(s.steps + 1);
+  s.cpu_step.assign(s.steps + 1, false);
+  for (int32_t t = 0; t < static_cast<int32_t>(schedule->cpu_step.size()); ++t) {
+    if (!schedule->cpu_step[t]) continue;
+    s.cpu_step[renum[t]] = true;
+    s.cpu_fmaps[renum[t]] = schedule->cpu_fmaps[t];
+  }
+  *schedule = std::move(s);
+  return stripe_rows;
+}
+
+namespace {
+
+// Vela's ReuseIFM (doc 8.3): an elementwise op, a 1x1 pooling or a transpose writes its OFM in
+// place of an IFM that it alone reads, when the two are stored alike (same size, shape, element
+// width and format) and neither is a graph input/output, touched by the CPU, live across a CPU
+// op (then an input or output of an NPU command stream) or written into a concatenation's
+// slice: the OFM then shares the IFM's storage and live range. Maps of a cascade keep their
+// rolling buffers. `first`/`last` are the maps' live ranges before any sharing.
+void ReuseIfms(const Schedule& schedule, const std::vector<int32_t>& first,
+               const std::vector<int32_t>& last, Lowered* lw) {
+  const int32_t nf = static_cast<int32_t>(lw->fmaps.size());
+  std::vector<int32_t> readers(nf, 0);
+  std::vector<bool> in_concat(nf, false);  // written into a concatenation's slice in place
+  for (const NpuOp& op : lw->ops) {
+    std::set<int32_t> read;
+    read.insert(RootFmap(*lw, op.ifm.id));
+    if (op.has_ifm2) read.insert(RootFmap(*lw, op.ifm2.id));
+    for (int32_t e : op.extra_reads) read.insert(RootFmap(*lw, e));
+    for (int32_t r : read) {
+      if (r < 0) continue;
+      ++readers[r];
+      if (op.elided) in_concat[r] = true;
+    }
+  }
+  auto across_cpu = [&](int32_t f) {
+    for (int32_t t = std::max(first[f], 0); t <= last[f]; ++t) {
+      if (t < static_cast<int32_t>(schedule.cpu_step.size()) && schedule.cpu_step[t]) return true;
+    }
+    return false;
+  };
+  auto plain = [&](int32_t f) {
+    const FeatureMap& fm = lw->fmaps[f];
+    return fm.alias_of < 0 && fm.bytes > 0 && !fm.graph_io && !fm.cpu_touched &&
+           fm.rolling_bytes == 0 && !in_concat[f] && first[f] >= 0 && !across_cpu(f);
+  };
+  for (const NpuOp& op : lw->ops) {
+    if (op.chained_into >= 0 || op.elided) continue;
+    const bool kind = op.hw == HwOp::kElementwise || op.hw == HwOp::kTranspose ||
+                      (op.hw == HwOp::kPooling && op.kh == 1 && op.kw == 1);
+    const int32_t o = RootFmap(*lw, op.ofm.id);
+    if (!kind || o < 0 || !plain(o)) continue;
+    for (const FmRef* in : {&op.ifm, op.has_ifm2 ? &op.ifm2 : nullptr}) {
+      if (in == nullptr || in->scalar) continue;
+      const int32_t r = RootFmap(*lw, in->id);
+      if (r < 0 || r == o || !plain(r) || readers[r] != 1) continue;
+      const FeatureMap& a = lw->fmaps[r];
+      const FeatureMap& b = lw->fmaps[o];
+      if (a.bytes != b.bytes || a.bits != b.bits || a.format != b.format ||
+          a.shape.h != b.shape.h || a.shape.w != b.shape.w || a.shape.c != b.shape.c) {
+        continue;
+      }
+      for (FeatureMap& fm : lw->fmaps) {
+        if (fm.alias_of == o) fm.alias_of = r;
+      }
+      lw->fmaps[o].alias_of = r;
+      readers[r] = 0;  // its storage is taken
+      break;
+    }
+  }
+}
+
+}  // namespace
+
+void PlaceFeatureMaps(const Subgraph& sg, const EthosUConfig& cfg, const MemSystem& ms,
+                      const Schedule& schedule, Lowered* lw, bool stage_maps,
+                      const std::vector<TensorLifetime>& weight_buffers) {
+  std::vector<int32_t> first, last;
+  LiveRanges(sg, schedule, *lw, &first, &last);
+  ReuseIfms(schedule, first, last, lw);
   LiveRanges(sg, schedule, *lw, &first, &last);
   // Feature maps live in the arena memory; with a separate staging SRAM the intermediates
   // move there.
@@ -420,7 +801,11 @@ void PlaceFeatureMaps(const Subgraph& sg, const EthosUConfig& cfg, const MemSyst
     fm.first = first[f];
     fm.last = last[f];
     fm.area = ms.arena_area;
-    if (!dedicated || fm.graph_io || fm.cpu_touched) continue;
+    if (dedicated && fm.rolling_bytes > 0) {
+      fm.area = ms.staging_area;
+      continue;
+    }
+    if (!dedicated || !stage_maps || fm.graph_io || fm.cpu_touched) continue;
     // Vela's fast storage is scratch of one NPU command stream: a map live across a CPU op
     // (which splits the NPU work into two streams) stays in the arena memory.
     bool across_cpu = false;
@@ -430,49 +815,99 @@ void PlaceFeatureMaps(const Subgraph& sg, const EthosUConfig& cfg, const MemSyst
     if (!across_cpu) fm.area = ms.staging_area;
   }
   if (dedicated && cfg.memory_mode.arena_cache_bytes > 0) {
-    FitStagingCache(ms, cfg.memory_mode.arena_cache_bytes, schedule, lw);
+    FitStagingCache(ms, cfg.memory_mode.arena_cache_bytes, schedule, weight_buffers, lw);
   }
   for (FeatureMap& fm : lw->fmaps) {
     if (fm.alias_of >= 0) fm.area = lw->fmaps[fm.alias_of].area;
   }
 }
 
-std::vector<BlockConfig> ChooseBlocks(const Arch& arch, const Lowered& lw) {
+std::vector<BlockConfig> ChooseBlocks(const Arch& arch, const Lowered& lw,
+                                      const std::vector<int32_t>& stripe_rows) {
   std::vector<BlockConfig> blocks(lw.ops.size());
   for (size_t k = 0; k < lw.ops.size(); ++k) {
-    if (lw.ops[k].chained_into < 0) blocks[k] = FindBlockConfig(arch, lw.ops[k]);
+    if (lw.ops[k].chained_into >= 0) continue;
+    const int32_t rows = k < stripe_rows.size() ? stripe_rows[k] : 0;
+    if (rows <= 0 || rows >= lw.ops[k].ofm.shape.h) {
+      blocks[k] = FindBlockConfig(arch, lw.ops[k]);
+      continue;
+    }
+    // A striped op's block is chosen for one stripe (Vela then costs the whole OFM with it).
+    NpuOp stripe = lw.ops[k];
+    stripe.ofm.shape.h = rows;
+    stripe.ifm.shape.h = std::min(stripe.ifm.shape.h, InputRows(stripe, rows));
+    blocks[k] = FindBlockConfig(arch, stripe);
   }
   return blocks;
 }
 
 std::vector<OpCost> CostOps(const Arch& arch, const MemSystem& ms, const Lowered& lw,
-                            const Schedule& schedule, const std::vector<BlockConfig>& blocks) {
+                            const Schedule& schedule, const std::vector<BlockConfig>& blocks,
+                            int64_t sram_limit) {
   const int32_t nops = static_cast<int32_t>(lw.ops.size());
   std::vector<OpCost> costs(nops);
   const bool can_buffer = ms.const_area != ms.staging_area;
+  // With a limited SRAM a weight buffer takes only the memory left at its steps (Vela's
+  // slack buffering memory): the staged feature maps' and the earlier buffers'.
+  std::vector<int64_t> used;
+  if (sram_limit > 0) {
+    used.assign(std::max(schedule.steps, 1) + 1, 0);
+    for (const FeatureMap& fm : lw.fmaps) {
+      if (!Stored(fm) || fm.area != ms.staging_area) continue;
+      for (int32_t t = fm.first; t <= fm.last && t < static_cast<int32_t>(used.size()); ++t) {
+        used[t] += StoredBytes(fm);
+      }
+    }
+  }
+  // In time order (NPU work may run ahead of a CPU op that comes first in the file).
+  std::vector<int32_t> by_time(nops);
+  for (int32_t k = 0; k < nops; ++k) by_time[k] = k;
+  std::stable_sort(by_time.begin(), by_time.end(), [&](int32_t a, int32_t b) {
+    return schedule.step_of_npu[a] < schedule.step_of_npu[b];
+  });
   double prev_slack = 0;
   int32_t prev_step = -2;
-  for (int32_t k = 0; k < nops; ++k) {
+  for (int32_t k : by_time) {
     if (lw.ops[k].chained_into >= 0) continue;
-    if (schedule.step_of_npu[k] != prev_step + 1) prev_slack = 0;  // a CPU op (or start) before
+    // A CPU op (or the start) before; ops of one cascade share a step.
+    const int32_t step = schedule.step_of_npu[k];
+    if (step > prev_step + 1) prev_slack = 0;
     costs[k] = CostOp(arch, ms, lw, k, blocks[k], prev_slack, can_buffer);
+    if (sram_limit > 0 && costs[k].weights_buffered) {
+      const int64_t bytes = Align16(costs[k].weight_buffer_bytes);
+      const int32_t t0 = std::max(step - 1, 0);
+      const int32_t t1 = std::min(step, static_cast<int32_t>(used.size()) - 1);
+      int64_t peak = 0;
+      for (int32_t t = t0; t <= t1; ++t) peak = std::max(peak, used[t]);
+      if (peak + bytes > sram_limit) {
+        costs[k] = CostOp(arch, ms, lw, k, blocks[k], prev_slack, false);
+      } else {
+        for (int32_t t = t0; t <= t1; ++t) used[t] += bytes;
+      }
+    }
     prev_slack = costs[k].slack_next;
-    prev_step = schedule.step_of_npu[k];
+    prev_step = step;
   }
   return costs;
 }
 
-ArenaPeaks PlanArenas(const Lowered& lw, const Schedule& schedule,
-                      const std::vector<OpCost>& costs) {
-  std::vector<TensorLifetime> sram, arena;
+std::vector<TensorLifetime> WeightBufferRanges(const Schedule& schedule,
+                                               const std::vector<OpCost>& costs) {
+  std::vector<TensorLifetime> ranges;
   for (size_t k = 0; k < costs.size(); ++k) {
     if (!costs[k].weights_buffered) continue;
     const int32_t step = schedule.step_of_npu[k];
-    AddRange(&sram, Align16(costs[k].weight_buffer_bytes), std::max(step - 1, 0), step);
+    AddRange(&ranges, Align16(costs[k].weight_buffer_bytes), std::max(step - 1, 0), step);
   }
+  return ranges;
+}
+
+ArenaPeaks PlanArenas(const Lowered& lw, const Schedule& schedule,
+                      const std::vector<OpCost>& costs) {
+  std::vector<TensorLifetime> sram = WeightBufferRanges(schedule, costs), arena;
   for (const FeatureMap& fm : lw.fmaps) {
     if (!Stored(fm)) continue;
-    AddRange(fm.area == MemoryArea::kSram ? &sram : &arena, Align16(fm.bytes), fm.first, fm.last);
+    AddRange(fm.area == MemoryArea::kSram ? &sram : &arena, StoredBytes(fm), fm.first, fm.last);
   }
   return ArenaPeaks{AllocatedPeak(sram), AllocatedPeak(arena)};
 }
@@ -583,11 +1018,24 @@ absl::StatusOr<Estimate> EstimateEthosU(const Graph& graph, const TargetProfile&
   const ethosu::MemSystem ms = ethosu::MakeMemSystem(cfg);
 
   const ethosu::WeightTotals weights = ethosu::EncodeWeights(sg, arch, &lw);
-  const ethosu::Schedule schedule = ethosu::ScheduleSteps(sg, lw);
+  ethosu::Schedule schedule = ethosu::ScheduleSteps(sg, lw);
   ethosu::ChainU85(arch, schedule, &lw);
-  ethosu::PlaceFeatureMaps(sg, cfg, ms, schedule, &lw);
-  const std::vector<ethosu::BlockConfig> blocks = ethosu::ChooseBlocks(arch, lw);
-  const std::vector<ethosu::OpCost> costs = ethosu::CostOps(arch, ms, lw, schedule, blocks);
+  const std::vector<int32_t> stripe_rows = ethosu::BuildCascades(sg, cfg, ms, &schedule, &lw);
+  const std::vector<ethosu::BlockConfig> blocks = ethosu::ChooseBlocks(arch, lw, stripe_rows);
+  // With a limited staging SRAM, Vela buffers weights before it stages feature maps: cost the
+  // ops with only the cascades' buffers in SRAM to place the weight buffers, then stage the
+  // maps in what is left.
+  const int64_t limit =
+      ms.arena_area != ms.staging_area ? cfg.memory_mode.arena_cache_bytes : int64_t{0};
+  std::vector<TensorLifetime> weight_buffers;
+  if (limit > 0) {
+    ethosu::Lowered unstaged = lw;
+    ethosu::PlaceFeatureMaps(sg, cfg, ms, schedule, &unstaged, false);
+    weight_buffers = ethosu::WeightBufferRanges(
+        schedule, ethosu::CostOps(arch, ms, unstaged, schedule, blocks, limit));
+  }
+  ethosu::PlaceFeatureMaps(sg, cfg, ms, schedule, &lw, true, weight_buffers);
+  const std::vector<ethosu::OpCost> costs = ethosu::CostOps(arch, ms, lw, schedule, blocks, limit);
   const ethosu::ArenaPeaks peaks = ethosu::PlanArenas(lw, schedule, costs);
   return ethosu::Totals(profile, sg, lw, ms, weights, peaks, costs);
 }

@@ -118,6 +118,9 @@ struct FeatureMap {
   int32_t alias_of = -1;  // reshape-like: same storage as another fmap
   MemoryArea area = MemoryArea::kSram;
   int32_t first = -1, last = -1;  // live range in NPU-op time steps
+  // Inside a cascade (doc 8.4): only a rolling buffer of this many bytes is stored, in the
+  // staging SRAM (0: the whole map is stored).
+  int64_t rolling_bytes = 0;
 };
 
 struct Lowered {
