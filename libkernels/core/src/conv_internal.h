@@ -31,6 +31,14 @@ KernelStatus Conv16x8Dsp(const ConvParams& params, const PerChannelRequant& quan
                          const int16_t* input, const int8_t* filter, const int64_t* bias,
                          int16_t* output, Scratch scratch);
 
+// The scalar int8 body packs two pixels per int32 and multiplies with SMLAL (conv_scalar.cc)
+// everywhere but Armv6-M (Thumb-1 only: no 32x32 -> 64-bit multiply-accumulate).
+#if defined(__ARM_ARCH_ISA_THUMB) && __ARM_ARCH_ISA_THUMB < 2
+#define MICA_CONV_SCALAR_PACKED 0
+#else
+#define MICA_CONV_SCALAR_PACKED 1
+#endif
+
 // The scalar loops without im2col (no scratch, no check): the fallback of SIMD bodies for
 // cases they do not cover.
 void ConvLoopsInt8(const ConvParams& params, const PerChannelRequant& quant, const int8_t* input,

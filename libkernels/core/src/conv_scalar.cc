@@ -76,6 +76,9 @@ void ConvLoops(const ConvParams& p, const PerChannelRequant& quant, const typena
   }
 }
 
+#if !MICA_CONV_SCALAR_PACKED
+// Armv6-M (no SMLAL): two pixels x two filter rows of plain 32-bit MACs.
+
 // 2 filter rows x 2 int16 columns of length k. Kept out of line so the four accumulators and
 // four pointers get registers of their own (inlined, GCC spills them on Armv7-M).
 __attribute__((noinline)) void Dot2x2(const int8_t* f0, const int8_t* f1, const int16_t* c0,
@@ -214,6 +217,182 @@ void ConvIm2ColInt8(const ConvParams& p, const PerChannelRequant& q, const int8_
   }
 }
 
+#endif  // !MICA_CONV_SCALAR_PACKED
+
+#if MICA_CONV_SCALAR_PACKED
+// Packed lanes (Armv7-M and later, and the host): two int8 inputs of two output pixels, offset
+// applied (|v| <= 255), share one int32 as v_a + v_b * 2^23, so one 32x32 -> 64-bit
+// multiply-accumulate (SMLAL) of a filter value with it adds w * v_a + w * v_b * 2^23: two
+// MACs per instruction. Over at most kPackChunk taps |sum w * v_a| <= 128 * 128 * 255 < 2^22,
+// so the low 23 bits of the 64-bit sum, sign-extended, are that sum exactly and the rest is
+// the other pixel's: exact for any values, decoded once per chunk.
+constexpr int kPackShift = 23;
+constexpr int32_t kPackChunk = 128;
+
+// Calls fn(src, n) for the taps of output pixel (out_y, out_x) in filter order (ky, kx, ci):
+// src = n consecutive input values, or nullptr for n taps outside the image.
+template <typename Fn>
+inline void ForEachTapRun(const Im2ColGeometry& g, const int8_t* image, int32_t out_y,
+                          int32_t out_x, Fn&& fn) {
+  const int32_t y0 = out_y * g.stride_h - g.pad_h;
+  const int32_t x0 = out_x * g.stride_w - g.pad_w;
+  for (int32_t ky = 0; ky < g.k_h; ++ky) {
+    const int32_t iy = y0 + ky * g.dilation_h;
+    if (iy < 0 || iy >= g.in_h) {
+      fn(nullptr, g.k_w * g.k_c);
+      continue;
+    }
+    const int8_t* row = image + static_cast<ptrdiff_t>(iy) * g.in_w * g.in_c;
+    if (g.dilation_w == 1 && g.k_c == g.in_c) {
+      const int32_t lo = x0 < 0 ? (-x0 < g.k_w ? -x0 : g.k_w) : 0;
+      int32_t hi = g.in_w - x0 < g.k_w ? g.in_w - x0 : g.k_w;
+      if (hi < lo) hi = lo;
+      if (lo > 0) fn(nullptr, lo * g.k_c);
+      if (hi > lo) fn(row + static_cast<ptrdiff_t>(x0 + lo) * g.in_c, (hi - lo) * g.k_c);
+      if (hi < g.k_w) fn(nullptr, (g.k_w - hi) * g.k_c);
+      continue;
+    }
+    for (int32_t kx = 0; kx < g.k_w; ++kx) {
+      const int32_t ix = x0 + kx * g.dilation_w;
+      fn(ix < 0 || ix >= g.in_w ? nullptr : row + static_cast<ptrdiff_t>(ix) * g.in_c, g.k_c);
+    }
+  }
+}
+
+// Packs the columns of pixels a and b (image pointers at the group's first channel, pixel
+// coordinates) into dst[0], dst[2], dst[4], ...: (x_a + off) + (x_b + off) * 2^23, 0 outside
+// the image. Two passes: lane a written, lane b added.
+inline void Im2ColPacked(const Im2ColGeometry& g, const int8_t* image_a, int32_t y_a, int32_t x_a,
+                         const int8_t* image_b, int32_t y_b, int32_t x_b, int32_t off,
+                         int32_t* dst) {
+  int32_t* d = dst;
+  ForEachTapRun(g, image_a, y_a, x_a, [&](const int8_t* src, int32_t n) {
+    if (src == nullptr) {
+      for (int32_t i = 0; i < n; ++i, d += 2) *d = 0;
+    } else {
+      for (int32_t i = 0; i < n; ++i, d += 2) *d = src[i] + off;
+    }
+  });
+  d = dst;
+  ForEachTapRun(g, image_b, y_b, x_b, [&](const int8_t* src, int32_t n) {
+    if (src == nullptr) {
+      d += 2 * n;
+    } else {
+      for (int32_t i = 0; i < n; ++i, d += 2) {
+        *d = static_cast<int32_t>(static_cast<uint32_t>(*d) +
+                                  (static_cast<uint32_t>(src[i] + off) << kPackShift));
+      }
+    }
+  });
+}
+
+// Splits a chunk's 64-bit sum s = a + b * 2^23 (|a| < 2^22) into a and b.
+inline void Unpack(int64_t s, int32_t* a, int32_t* b) {
+  const int32_t lo = static_cast<int32_t>(static_cast<uint32_t>(s) << (32 - kPackShift)) >>
+                     (32 - kPackShift);
+  *a += lo;
+  *b += static_cast<int32_t>((s - lo) >> kPackShift);
+}
+
+// One filter row (k int8) against four pixels packed in two interleaved columns (pixels 0, 1
+// in cols[2i], 2, 3 in cols[2i + 1]): per tap one load of the weight, two of the columns and
+// two SMLAL for four MACs. Out of line so the loop keeps its registers.
+__attribute__((noinline)) void DotPacked4(const int8_t* f, const int32_t* cols, int32_t k,
+                                          int32_t acc[4]) {
+  int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+  while (k > 0) {
+    const int32_t n = k < kPackChunk ? k : kPackChunk;
+    k -= n;
+    int64_t s01 = 0, s23 = 0;
+#if MICA_KERNELS_TARGET_ARM
+    // The two columns' words with one LDRD (GCC loads them one at a time).
+    uint32_t lo01 = 0, hi01 = 0, lo23 = 0, hi23 = 0;
+    int32_t w, c01, c23;
+#define MICA_PACKED_TAP                                                                    \
+  __asm__(                                                                                 \
+      "ldrsb %[w], [%[f]], #1\n\t"                                                          \
+      "ldrd %[c01], %[c23], [%[c]], #8\n\t"                                                 \
+      "smlal %[lo01], %[hi01], %[c01], %[w]\n\t"                                            \
+      "smlal %[lo23], %[hi23], %[c23], %[w]"                                                \
+      : [f] "+r"(f), [c] "+r"(cols), [w] "=&r"(w), [c01] "=&r"(c01), [c23] "=&r"(c23),    \
+        [lo01] "+r"(lo01), [hi01] "+r"(hi01), [lo23] "+r"(lo23), [hi23] "+r"(hi23)        \
+      :                                                                                    \
+      : "memory")
+    for (int32_t i = n >> 1; i > 0; --i) {  // two taps per iteration: one loop branch
+      MICA_PACKED_TAP;
+      MICA_PACKED_TAP;
+    }
+    if ((n & 1) != 0) MICA_PACKED_TAP;
+#undef MICA_PACKED_TAP
+    s01 = static_cast<int64_t>((uint64_t{hi01} << 32) | lo01);
+    s23 = static_cast<int64_t>((uint64_t{hi23} << 32) | lo23);
+#else
+    const int8_t* const end = f + n;
+    while (f != end) {
+      const int32_t w = *f++;
+      s01 += static_cast<int64_t>(w) * cols[0];
+      s23 += static_cast<int64_t>(w) * cols[1];
+      cols += 2;
+    }
+#endif
+    Unpack(s01, &a0, &a1);
+    Unpack(s23, &a2, &a3);
+  }
+  acc[0] = a0;
+  acc[1] = a1;
+  acc[2] = a2;
+  acc[3] = a3;
+}
+
+// Every int8 conv (any window, groups, dilation): four output pixels at a time packed into two
+// int32 columns (the last group repeats its last pixel), then each filter row of the group
+// against them (DotPacked4) and the four outputs requantized with the row's parameters.
+template <int kMode>
+void ConvPackedInt8(const ConvParams& p, const PerChannelRequant& q, const int8_t* input,
+                    const int8_t* filter, const int32_t* bias, int8_t* output, int32_t* cols) {
+  const int32_t in_c = p.input.c, k_c = p.filter.c, out_c = p.output.c;
+  const int32_t groups = in_c / k_c;
+  const int32_t per_group = out_c / groups;
+  const int32_t k = p.filter.h * p.filter.w * k_c;
+  const Im2ColGeometry g{p.input.h, p.input.w, in_c, p.filter.h, p.filter.w, k_c,
+                         p.stride.h, p.stride.w, p.dilation.h, p.dilation.w,
+                         p.padding.h, p.padding.w};
+  const int32_t out_w = p.output.w;
+  const int32_t plane = p.output.h * out_w;
+  const int32_t pixels = p.output.n * plane;
+  const ptrdiff_t image_size = static_cast<ptrdiff_t>(p.input.h) * p.input.w * in_c;
+  // Requantization parameters by value: the output stores could alias p and q.
+  const int32_t off = p.input_offset;
+  const int32_t out_off = p.output_offset, lo = p.activation.min, hi = p.activation.max;
+  const int32_t* const mult = q.multiplier;
+  const int32_t* const shift = q.shift;
+  for (int32_t px = 0; px < pixels; px += 4) {
+    const int32_t n = pixels - px < 4 ? pixels - px : 4;
+    int8_t* out = output + static_cast<ptrdiff_t>(px) * out_c;
+    for (int32_t grp = 0; grp < groups; ++grp) {
+      for (int32_t j = 0; j < 4; j += 2) {
+        const int32_t pa = px + (j < n ? j : n - 1), pb = px + (j + 1 < n ? j + 1 : n - 1);
+        const int32_t ba = pa / plane, ra = pa % plane, bb = pb / plane, rb = pb % plane;
+        Im2ColPacked(g, input + ba * image_size + grp * k_c, ra / out_w, ra % out_w,
+                     input + bb * image_size + grp * k_c, rb / out_w, rb % out_w, off,
+                     cols + j / 2);
+      }
+      const int32_t oc_end = (grp + 1) * per_group;
+      for (int32_t oc = grp * per_group; oc < oc_end; ++oc) {
+        int32_t acc[4];
+        DotPacked4(filter + static_cast<ptrdiff_t>(oc) * k, cols, k, acc);
+        const int32_t b = bias != nullptr ? bias[oc] : 0;
+        const int32_t m = mult[oc], s = shift[oc];
+        int8_t* o = out + oc;
+        for (int32_t j = 0; j < n; ++j, o += out_c) {
+          *o = RequantInt8<kMode>(acc[j] + b, m, s, out_off, lo, hi);
+        }
+      }
+    }
+  }
+}
+#endif  // MICA_CONV_SCALAR_PACKED
+
 }  // namespace
 
 void ConvLoopsInt8(const ConvParams& params, const PerChannelRequant& quant, const int8_t* input,
@@ -235,11 +414,17 @@ KernelStatus ConvScalar(const ConvParams& params, const PerChannelRequant& quant
   WithRequantMode(Requant8ModeOf(bounded, params.activation.min, params.activation.max),
                   [&](auto mode) {
                     constexpr int kMode = decltype(mode)::value;
+#if MICA_CONV_SCALAR_PACKED
+                    ConvPackedInt8<kMode>(params, quant, input, filter, bias, output,
+                                          static_cast<int32_t*>(scratch.buf));
+                    (void)cols;
+#else
                     if (ConvIs1x1(params)) {
                       Conv1x1Int8<kMode>(params, quant, input, filter, bias, output);
                     } else {
                       ConvIm2ColInt8<kMode>(params, quant, input, filter, bias, output, cols);
                     }
+#endif
                   });
   return KernelStatus::kOk;
 }
