@@ -247,12 +247,12 @@ TEST_CASE("Conv scratch sizes are pure arithmetic for every Isa", "[kernels][con
   p.padding = {1, 1};
   // Scalar: four pixels packed two per int32 (two int32 columns).
   REQUIRE(ConvScratchBytes(p, Isa::kScalar) == 2 * 3 * 3 * 16 * sizeof(int32_t));
-  REQUIRE(ConvScratchBytes(p, Isa::kDsp) == 2 * 3 * 3 * 16 * sizeof(int16_t));
+  REQUIRE(ConvScratchBytes(p, Isa::kDsp) == 4 * 3 * 3 * 16 * sizeof(int16_t));  // 4 pixels
   // MVE (callable on a host without it): four int32 per channel + four int8 columns.
   REQUIRE(ConvScratchBytes(p, Isa::kMve) == 16 * 4 * sizeof(int32_t) + 4 * 3 * 3 * 16);
   p.filter = {16, 1, 1, 16};
   p.padding = {0, 0};
-  REQUIRE(ConvScratchBytes(p, Isa::kDsp) == 2 * 16 * sizeof(int16_t));
+  REQUIRE(ConvScratchBytes(p, Isa::kDsp) == 4 * 16 * sizeof(int16_t));
   REQUIRE(ConvScratchBytes(p, Isa::kMve) == 16 * 4 * sizeof(int32_t));  // 1x1 reads in place
   p.filter = {16, 1, 5, 16};  // 1xN: the DSP body reads kernel rows in place
   p.output = {1, 32, 28, 16};

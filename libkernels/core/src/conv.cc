@@ -38,9 +38,11 @@ size_t ConvScratchBytes(const ConvParams& p, Isa isa) {
       // columns, none for 1x1), the same request serves it.
       return 2 * internal::Im2ColBytesS16(p.filter.h, p.filter.w, p.filter.c, 2);
     case Isa::kDsp:
-      // Two int16 im2col columns, except where the body reads the input in place.
+      // Four int16 im2col columns on the four-pixel path, else two, none where the body reads
+      // the input in place.
       if (internal::ConvDspIsDirect(p)) return 0;
-      return internal::Im2ColBytesS16(p.filter.h, p.filter.w, p.filter.c, 2);
+      return internal::Im2ColBytesS16(p.filter.h, p.filter.w, p.filter.c,
+                                      internal::ConvDspIsIm2Col4(p) ? 4 : 2);
     case Isa::kMve: {
       // Per-channel epilogue constants (four int32: offset term + bias, multiplier, left and
       // right shift), plus four int8 im2col columns unless 1x1.

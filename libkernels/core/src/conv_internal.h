@@ -57,6 +57,13 @@ inline bool ConvDspIsDirect(const ConvParams& p) {
   return !ConvIs1x1(p) && p.filter.h == 1 && p.input.c == p.filter.c && p.dilation.w == 1;
 }
 
+// The DSP body's four-pixel path (interleaved int16 columns, four of them in scratch): one
+// group, dilation_w 1 and k_c a multiple of 4, not the 1xN direct case.
+inline bool ConvDspIsIm2Col4(const ConvParams& p) {
+  return !ConvDspIsDirect(p) && p.input.c == p.filter.c && p.dilation.w == 1 &&
+         p.filter.c % 4 == 0;
+}
+
 // The MVE body: int8 im2col of four pixels (1x1 reads the input in place) when the padding
 // value -input_offset fits int8 and there is one group; else the scalar body.
 inline bool ConvMveIsIm2Col(const ConvParams& p) {
