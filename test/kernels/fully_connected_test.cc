@@ -107,17 +107,18 @@ TEST_CASE("FullyConnected: hand-computed example and refused arguments", "[kerne
   for (const auto& v : FullyConnectedVariants()) {
     CAPTURE(v.name);
     int8_t out[2] = {};
-    REQUIRE(v.fn(p, {mult, shift}, x, w, bias, out, {}) == KernelStatus::kOk);
+    testing::ScratchBuffer s(FullyConnectedScratchBytes(p, v.isa));
+    REQUIRE(v.fn(p, {mult, shift}, x, w, bias, out, s.get()) == KernelStatus::kOk);
     REQUIRE(out[0] == 15);
     REQUIRE(out[1] == 9);
     FullyConnectedParams bad = p;
     bad.per_channel = true;
     bad.filter_offset = 3;  // per-channel weights are symmetric
-    REQUIRE(v.fn(bad, {mult, shift}, x, w, bias, out, {}) == KernelStatus::kArgError);
+    REQUIRE(v.fn(bad, {mult, shift}, x, w, bias, out, s.get()) == KernelStatus::kArgError);
     bad = p;
     bad.output_depth = 0;
-    REQUIRE(v.fn(bad, {mult, shift}, x, w, bias, out, {}) == KernelStatus::kArgError);
-    REQUIRE(v.fn(p, {nullptr, shift}, x, w, bias, out, {}) == KernelStatus::kArgError);
+    REQUIRE(v.fn(bad, {mult, shift}, x, w, bias, out, s.get()) == KernelStatus::kArgError);
+    REQUIRE(v.fn(p, {nullptr, shift}, x, w, bias, out, s.get()) == KernelStatus::kArgError);
   }
   for (const auto& v : FullyConnected16x8Variants()) {
     CAPTURE(v.name);

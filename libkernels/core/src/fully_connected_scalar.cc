@@ -8,13 +8,14 @@ namespace internal {
 
 namespace {
 
-// Two weight rows against one input row, out of line so the loop keeps its registers.
-__attribute__((noinline)) void Dot2(const int8_t* x, const int8_t* w0, const int8_t* w1,
-                                    int32_t n, int32_t x_off, int32_t w_off, int32_t acc[2]) {
+// Two weight rows against one input row (offset already added), out of line so the loop keeps
+// its registers.
+__attribute__((noinline)) void Dot2(const int16_t* x, const int8_t* w0, const int8_t* w1,
+                                    int32_t n, int32_t w_off, int32_t acc[2]) {
   int32_t a0 = 0, a1 = 0;
-  const int8_t* const end = x + n;
+  const int16_t* const end = x + n;
   while (x != end) {
-    const int32_t xv = *x++ + x_off;
+    const int32_t xv = *x++;
     a0 += (*w0++ + w_off) * xv;
     a1 += (*w1++ + w_off) * xv;
   }
@@ -22,17 +23,17 @@ __attribute__((noinline)) void Dot2(const int8_t* x, const int8_t* w0, const int
   acc[1] = a1;
 }
 
-// Four weight rows against one input row, for a zero weight offset (symmetric int8 weights, the
-// usual case): one input load and offset add shared by four multiply-accumulates.
-__attribute__((noinline)) void Dot4(const int8_t* x, const int8_t* w0, int32_t depth, int32_t n,
-                                    int32_t x_off, int32_t acc[4]) {
+// Four weight rows against one input row (offset already added), for a zero weight offset
+// (symmetric int8 weights, the usual case): one input load shared by four multiply-accumulates.
+__attribute__((noinline)) void Dot4(const int16_t* x, const int8_t* w0, int32_t depth,
+                                    int32_t acc[4]) {
   int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
   const int8_t* w1 = w0 + depth;
   const int8_t* w2 = w1 + depth;
   const int8_t* w3 = w2 + depth;
-  const int8_t* const end = x + n;
+  const int16_t* const end = x + depth;
   while (x != end) {
-    const int32_t xv = *x++ + x_off;
+    const int32_t xv = *x++;
     a0 += *w0++ * xv;
     a1 += *w1++ * xv;
     a2 += *w2++ * xv;
@@ -44,6 +45,45 @@ __attribute__((noinline)) void Dot4(const int8_t* x, const int8_t* w0, int32_t d
   acc[3] = a3;
 }
 
+// kMode: the call's RequantMode. Each input row is copied with its offset added into `xs`
+// (int16) once for all the weight rows that read it.
+template <int kMode>
+void FullyConnectedInt8(const FullyConnectedParams& p, const PerChannelRequant& q,
+                        const int8_t* input, const int8_t* weights, const int32_t* bias,
+                        int8_t* output, int16_t* xs) {
+  const int32_t depth = p.input_depth, out_depth = p.output_depth;
+  const int32_t xo = p.input_offset, wo = p.filter_offset;
+  // Requantization parameters in locals: the output stores could alias them.
+  const int32_t out_off = p.output_offset, lo = p.activation.min, hi = p.activation.max;
+  const int32_t channel_mask = p.per_channel ? -1 : 0;
+  const int32_t* const mult = q.multiplier;
+  const int32_t* const shift = q.shift;
+  for (int32_t b = 0; b < p.batches; ++b) {
+    const int8_t* x = input + static_cast<ptrdiff_t>(b) * depth;
+    for (int32_t d = 0; d < depth; ++d) xs[d] = static_cast<int16_t>(x[d] + xo);
+    for (int32_t o = 0; o < out_depth;) {
+      const int8_t* w0 = weights + static_cast<ptrdiff_t>(o) * depth;
+      int32_t acc[4];
+      int32_t rows;
+      if (wo == 0 && o + 4 <= out_depth) {
+        Dot4(xs, w0, depth, acc);
+        rows = 4;
+      } else {
+        const bool two = o + 1 < out_depth;
+        Dot2(xs, w0, two ? w0 + depth : w0, depth, wo, acc);
+        rows = two ? 2 : 1;
+      }
+      for (int32_t r = 0; r < rows; ++r) {
+        int32_t a = acc[r];
+        if (bias != nullptr) a += bias[o + r];
+        const int32_t c = (o + r) & channel_mask;
+        *output++ = RequantInt8<kMode>(a, mult[c], shift[c], out_off, lo, hi);
+      }
+      o += rows;
+    }
+  }
+}
+
 }  // namespace
 
 KernelStatus FullyConnectedScalar(const FullyConnectedParams& p, const PerChannelRequant& q,
@@ -52,31 +92,15 @@ KernelStatus FullyConnectedScalar(const FullyConnectedParams& p, const PerChanne
   const KernelStatus st = CheckFullyConnected(p, q, input, weights, output, scratch,
                                               FullyConnectedScratchBytes(p, Isa::kScalar), false);
   if (st != KernelStatus::kOk) return st;
-  const int32_t depth = p.input_depth;
-  for (int32_t b = 0; b < p.batches; ++b) {
-    const int8_t* x = input + static_cast<ptrdiff_t>(b) * depth;
-    for (int32_t o = 0; o < p.output_depth;) {
-      const int8_t* w0 = weights + static_cast<ptrdiff_t>(o) * depth;
-      int32_t acc[4];
-      int32_t rows;
-      if (p.filter_offset == 0 && o + 4 <= p.output_depth) {
-        Dot4(x, w0, depth, depth, p.input_offset, acc);
-        rows = 4;
-      } else {
-        const bool two = o + 1 < p.output_depth;
-        Dot2(x, w0, two ? w0 + depth : w0, depth, p.input_offset, p.filter_offset, acc);
-        rows = two ? 2 : 1;
-      }
-      for (int32_t r = 0; r < rows; ++r) {
-        int32_t a = acc[r];
-        if (bias != nullptr) a += bias[o + r];
-        const int32_t c = p.per_channel ? o + r : 0;
-        const int32_t v = AddZeroPoint(MultiplyByQuantizedMultiplierNonNeg(a, q.multiplier[c], q.shift[c]), p.output_offset);
-        *output++ = static_cast<int8_t>(Clamp(v, p.activation.min, p.activation.max));
-      }
-      o += rows;
-    }
-  }
+  // The filter offset widens each weight factor to at most 255 + 255 = 510 in magnitude; the
+  // bound counts 128 per weight, so it takes four taps per input element.
+  const bool bounded =
+      BoundedRequantOk(int64_t{p.input_depth} * (p.filter_offset == 0 ? 1 : 4), p.input_offset,
+                       bias, p.output_depth, q.shift, p.per_channel ? p.output_depth : 1);
+  int16_t* const xs = static_cast<int16_t*>(scratch.buf);
+  WithRequantMode(Requant8ModeOf(bounded, p.activation.min, p.activation.max), [&](auto mode) {
+    FullyConnectedInt8<decltype(mode)::value>(p, q, input, weights, bias, output, xs);
+  });
   return KernelStatus::kOk;
 }
 
