@@ -34,9 +34,9 @@ size_t ConvScratchBytes(const ConvParams& p, Isa isa) {
   if (p.filter.n < 1 || p.filter.h < 1 || p.filter.w < 1 || p.filter.c < 1) return 0;
   switch (isa) {
     case Isa::kScalar:
-      // Four pixels packed two per int32 (two int32 columns); Armv6-M needs less (two int16
-      // columns, none for 1x1), the same request serves it.
-      return 2 * internal::Im2ColBytesS16(p.filter.h, p.filter.w, p.filter.c, 2);
+      // Two pixels packed in one int32 column (as many bytes as two int16 columns); Armv6-M's
+      // body needs as much or none (1x1).
+      return internal::Im2ColBytesS16(p.filter.h, p.filter.w, p.filter.c, 2);
     case Isa::kDsp:
       // Four int16 im2col columns on the four-pixel path, else two, none where the body reads
       // the input in place.

@@ -260,25 +260,25 @@ inline void ForEachTapRun(const Im2ColGeometry& g, const int8_t* image, int32_t 
 }
 
 // Packs the columns of pixels a and b (image pointers at the group's first channel, pixel
-// coordinates) into dst[0], dst[2], dst[4], ...: (x_a + off) + (x_b + off) * 2^23, 0 outside
-// the image. Two passes: lane a written, lane b added.
+// coordinates) into dst[i] = (x_a + off) + (x_b + off) * 2^23, 0 outside the image. Two
+// passes: lane a written, lane b added.
 inline void Im2ColPacked(const Im2ColGeometry& g, const int8_t* image_a, int32_t y_a, int32_t x_a,
                          const int8_t* image_b, int32_t y_b, int32_t x_b, int32_t off,
                          int32_t* dst) {
   int32_t* d = dst;
   ForEachTapRun(g, image_a, y_a, x_a, [&](const int8_t* src, int32_t n) {
     if (src == nullptr) {
-      for (int32_t i = 0; i < n; ++i, d += 2) *d = 0;
+      for (int32_t i = 0; i < n; ++i) *d++ = 0;
     } else {
-      for (int32_t i = 0; i < n; ++i, d += 2) *d = src[i] + off;
+      for (int32_t i = 0; i < n; ++i) *d++ = src[i] + off;
     }
   });
   d = dst;
   ForEachTapRun(g, image_b, y_b, x_b, [&](const int8_t* src, int32_t n) {
     if (src == nullptr) {
-      d += 2 * n;
+      d += n;
     } else {
-      for (int32_t i = 0; i < n; ++i, d += 2) {
+      for (int32_t i = 0; i < n; ++i, ++d) {
         *d = static_cast<int32_t>(static_cast<uint32_t>(*d) +
                                   (static_cast<uint32_t>(src[i] + off) << kPackShift));
       }
@@ -294,49 +294,54 @@ inline void Unpack(int64_t s, int32_t* a, int32_t* b) {
   *b += static_cast<int32_t>((s - lo) >> kPackShift);
 }
 
-// One filter row (k int8) against four pixels packed in two interleaved columns (pixels 0, 1
-// in cols[2i], 2, 3 in cols[2i + 1]): per tap one load of the weight, two of the columns and
-// two SMLAL for four MACs. Out of line so the loop keeps its registers.
-__attribute__((noinline)) void DotPacked4(const int8_t* f, const int32_t* cols, int32_t k,
-                                          int32_t acc[4]) {
+// Two filter rows (k int8 each) against two pixels packed in one int32 column: per tap two
+// weight loads, one column load (LDRD for two taps) and two SMLAL for four MACs. acc: row 0
+// with pixels a, b, then row 1 with a, b. Out of line so the loop keeps its registers.
+__attribute__((noinline)) void DotPacked2x2(const int8_t* f0, const int8_t* f1,
+                                            const int32_t* col, int32_t k, int32_t acc[4]) {
   int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
   while (k > 0) {
     const int32_t n = k < kPackChunk ? k : kPackChunk;
     k -= n;
-    int64_t s01 = 0, s23 = 0;
+    int64_t s0, s1;
 #if MICA_KERNELS_TARGET_ARM
-    // The two columns' words with one LDRD (GCC loads them one at a time).
-    uint32_t lo01 = 0, hi01 = 0, lo23 = 0, hi23 = 0;
-    int32_t w, c01, c23;
-#define MICA_PACKED_TAP                                                                    \
-  __asm__(                                                                                 \
-      "ldrsb %[w], [%[f]], #1\n\t"                                                          \
-      "ldrd %[c01], %[c23], [%[c]], #8\n\t"                                                 \
-      "smlal %[lo01], %[hi01], %[c01], %[w]\n\t"                                            \
-      "smlal %[lo23], %[hi23], %[c23], %[w]"                                                \
-      : [f] "+r"(f), [c] "+r"(cols), [w] "=&r"(w), [c01] "=&r"(c01), [c23] "=&r"(c23),    \
-        [lo01] "+r"(lo01), [hi01] "+r"(hi01), [lo23] "+r"(lo23), [hi23] "+r"(hi23)        \
-      :                                                                                    \
-      : "memory")
-    for (int32_t i = n >> 1; i > 0; --i) {  // two taps per iteration: one loop branch
-      MICA_PACKED_TAP;
-      MICA_PACKED_TAP;
+    // In assembly: LDRD for two taps of the column (GCC loads them one at a time).
+    uint32_t lo0 = 0, hi0 = 0, lo1 = 0, hi1 = 0;
+    int32_t w, c0, c1;
+    for (int32_t i = n >> 1; i > 0; --i) {
+      __asm__(
+          "ldrd %[c0], %[c1], [%[c]], #8\n\t"
+          "ldrsb %[w], [%[f0]], #1\n\t"
+          "smlal %[lo0], %[hi0], %[c0], %[w]\n\t"
+          "ldrsb %[w], [%[f0]], #1\n\t"
+          "smlal %[lo0], %[hi0], %[c1], %[w]\n\t"
+          "ldrsb %[w], [%[f1]], #1\n\t"
+          "smlal %[lo1], %[hi1], %[c0], %[w]\n\t"
+          "ldrsb %[w], [%[f1]], #1\n\t"
+          "smlal %[lo1], %[hi1], %[c1], %[w]"
+          : [f0] "+r"(f0), [f1] "+r"(f1), [c] "+r"(col), [w] "=&r"(w), [c0] "=&r"(c0),
+            [c1] "=&r"(c1), [lo0] "+r"(lo0), [hi0] "+r"(hi0), [lo1] "+r"(lo1), [hi1] "+r"(hi1)
+          :
+          : "memory");
     }
-    if ((n & 1) != 0) MICA_PACKED_TAP;
-#undef MICA_PACKED_TAP
-    s01 = static_cast<int64_t>((uint64_t{hi01} << 32) | lo01);
-    s23 = static_cast<int64_t>((uint64_t{hi23} << 32) | lo23);
+    s0 = static_cast<int64_t>((uint64_t{hi0} << 32) | lo0);
+    s1 = static_cast<int64_t>((uint64_t{hi1} << 32) | lo1);
+    if ((n & 1) != 0) {
+      const int32_t c = *col++;
+      s0 += static_cast<int64_t>(*f0++) * c;
+      s1 += static_cast<int64_t>(*f1++) * c;
+    }
 #else
-    const int8_t* const end = f + n;
-    while (f != end) {
-      const int32_t w = *f++;
-      s01 += static_cast<int64_t>(w) * cols[0];
-      s23 += static_cast<int64_t>(w) * cols[1];
-      cols += 2;
+    s0 = 0;
+    s1 = 0;
+    for (int32_t i = 0; i < n; ++i) {
+      const int32_t c = *col++;
+      s0 += static_cast<int64_t>(*f0++) * c;
+      s1 += static_cast<int64_t>(*f1++) * c;
     }
 #endif
-    Unpack(s01, &a0, &a1);
-    Unpack(s23, &a2, &a3);
+    Unpack(s0, &a0, &a1);
+    Unpack(s1, &a2, &a3);
   }
   acc[0] = a0;
   acc[1] = a1;
@@ -344,12 +349,13 @@ __attribute__((noinline)) void DotPacked4(const int8_t* f, const int32_t* cols, 
   acc[3] = a3;
 }
 
-// Every int8 conv (any window, groups, dilation): four output pixels at a time packed into two
-// int32 columns (the last group repeats its last pixel), then each filter row of the group
-// against them (DotPacked4) and the four outputs requantized with the row's parameters.
+// Every int8 conv (any window, groups, dilation): two output pixels at a time packed into one
+// int32 column (an odd last pixel is paired with itself), then two filter rows of the group at
+// a time against it (DotPacked2x2), each row's requantization parameters loaded once for its
+// two outputs.
 template <int kMode>
 void ConvPackedInt8(const ConvParams& p, const PerChannelRequant& q, const int8_t* input,
-                    const int8_t* filter, const int32_t* bias, int8_t* output, int32_t* cols) {
+                    const int8_t* filter, const int32_t* bias, int8_t* output, int32_t* col) {
   const int32_t in_c = p.input.c, k_c = p.filter.c, out_c = p.output.c;
   const int32_t groups = in_c / k_c;
   const int32_t per_group = out_c / groups;
@@ -366,27 +372,28 @@ void ConvPackedInt8(const ConvParams& p, const PerChannelRequant& q, const int8_
   const int32_t out_off = p.output_offset, lo = p.activation.min, hi = p.activation.max;
   const int32_t* const mult = q.multiplier;
   const int32_t* const shift = q.shift;
-  for (int32_t px = 0; px < pixels; px += 4) {
-    const int32_t n = pixels - px < 4 ? pixels - px : 4;
-    int8_t* out = output + static_cast<ptrdiff_t>(px) * out_c;
+  const auto finish2 = [=](const int32_t* acc, int32_t oc, bool pair, int8_t* o) {
+    const int32_t b = bias != nullptr ? bias[oc] : 0;
+    const int32_t m = mult[oc], s = shift[oc];
+    o[0] = RequantInt8<kMode>(acc[0] + b, m, s, out_off, lo, hi);
+    if (pair) o[out_c] = RequantInt8<kMode>(acc[1] + b, m, s, out_off, lo, hi);
+  };
+  for (int32_t px = 0; px < pixels; px += 2) {
+    const bool pair = px + 1 < pixels;
+    const int32_t pb = pair ? px + 1 : px;
+    const int32_t ba = px / plane, ra = px % plane, bb = pb / plane, rb = pb % plane;
+    int8_t* const out = output + static_cast<ptrdiff_t>(px) * out_c;
     for (int32_t grp = 0; grp < groups; ++grp) {
-      for (int32_t j = 0; j < 4; j += 2) {
-        const int32_t pa = px + (j < n ? j : n - 1), pb = px + (j + 1 < n ? j + 1 : n - 1);
-        const int32_t ba = pa / plane, ra = pa % plane, bb = pb / plane, rb = pb % plane;
-        Im2ColPacked(g, input + ba * image_size + grp * k_c, ra / out_w, ra % out_w,
-                     input + bb * image_size + grp * k_c, rb / out_w, rb % out_w, off,
-                     cols + j / 2);
-      }
+      Im2ColPacked(g, input + ba * image_size + grp * k_c, ra / out_w, ra % out_w,
+                   input + bb * image_size + grp * k_c, rb / out_w, rb % out_w, off, col);
       const int32_t oc_end = (grp + 1) * per_group;
-      for (int32_t oc = grp * per_group; oc < oc_end; ++oc) {
+      for (int32_t oc = grp * per_group; oc < oc_end; oc += 2) {
+        const bool two = oc + 1 < oc_end;
+        const int8_t* f0 = filter + static_cast<ptrdiff_t>(oc) * k;
         int32_t acc[4];
-        DotPacked4(filter + static_cast<ptrdiff_t>(oc) * k, cols, k, acc);
-        const int32_t b = bias != nullptr ? bias[oc] : 0;
-        const int32_t m = mult[oc], s = shift[oc];
-        int8_t* o = out + oc;
-        for (int32_t j = 0; j < n; ++j, o += out_c) {
-          *o = RequantInt8<kMode>(acc[j] + b, m, s, out_off, lo, hi);
-        }
+        DotPacked2x2(f0, two ? f0 + k : f0, col, k, acc);
+        finish2(acc, oc, pair, out + oc);
+        if (two) finish2(acc + 2, oc + 1, pair, out + oc + 1);
       }
     }
   }

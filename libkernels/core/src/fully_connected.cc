@@ -34,17 +34,11 @@ KernelStatus CheckFullyConnected(const FullyConnectedParams& p, const PerChannel
 }  // namespace internal
 
 size_t FullyConnectedScratchBytes(const FullyConnectedParams& params, Isa isa) {
-  if (params.input_depth < 1) return 0;
-  const size_t depth = static_cast<size_t>(params.input_depth);
-  switch (isa) {
-    case Isa::kScalar:  // the input row plus its offset, int16 (rounded up to whole words)
-      return (depth * sizeof(int16_t) + 3) & ~size_t{3};
-    case Isa::kDsp:  // the input row widened to int16, complete blocks of 4 (two words each)
-      return depth / 4 * 2 * sizeof(uint32_t);
-    case Isa::kMve:
-      break;
-  }
-  return 0;
+  // Scalar and DSP: the input row plus its offset as int16 (rounded up to whole words), for the
+  // scalar body in natural order, for the DSP body permuted in blocks of 4. Optional: without
+  // it those bodies read the input in place, slower.
+  if (params.input_depth < 1 || isa == Isa::kMve) return 0;
+  return (static_cast<size_t>(params.input_depth) * sizeof(int16_t) + 3) & ~size_t{3};
 }
 
 size_t FullyConnected16x8ScratchBytes(const FullyConnectedParams& params, Isa isa) {

@@ -3,6 +3,7 @@
 // SXTAB16 (offsets folded in), SMLAD into int32 (SMLALD into int64 for 16x8, weights repacked
 // with PKHBT/PKHTB).
 #include "fully_connected_internal.h"
+#include "internal/checks.h"
 #include "internal/dsp_intrinsics.h"
 #include "internal/requantize.h"
 
@@ -83,8 +84,26 @@ inline void DotRows2(const uint32_t* xw, const int8_t* w0, const int8_t* w1, int
   *acc1 = a1;
 }
 
-// kMode: the call's RequantMode. `wide`: scratch for the widened input row.
-template <int kMode>
+// Two weight rows against the int8 input read in place (no scratch: a plan sized for another
+// variant), both widened per block.
+inline void DotRows2Direct(const int8_t* x, const int8_t* w0, const int8_t* w1, int32_t blocks,
+                           uint32_t x_off2, uint32_t w_off2, int32_t* acc0, int32_t* acc1) {
+  int32_t a0 = *acc0, a1 = *acc1;
+  for (; blocks > 0; --blocks, x += 4, w0 += 4, w1 += 4) {
+    uint32_t xe, xodd, w0e, w0o, w1e, w1o;
+    dsp::Widen4(dsp::Load32(x), x_off2, &xe, &xodd);
+    dsp::Widen4(dsp::Load32(w0), w_off2, &w0e, &w0o);
+    dsp::Widen4(dsp::Load32(w1), w_off2, &w1e, &w1o);
+    a0 = dsp::Smlad(xodd, w0o, dsp::Smlad(xe, w0e, a0));
+    a1 = dsp::Smlad(xodd, w1o, dsp::Smlad(xe, w1e, a1));
+  }
+  *acc0 = a0;
+  *acc1 = a1;
+}
+
+// kMode: the call's RequantMode. kWide: `wide` is scratch for the widened input row (else
+// null: the input is read in place).
+template <int kMode, bool kWide>
 void FullyConnectedInt8(const FullyConnectedParams& p, const PerChannelRequant& q,
                         const int8_t* input, const int8_t* weights, const int32_t* bias,
                         int8_t* output, uint32_t* wide) {
@@ -103,13 +122,17 @@ void FullyConnectedInt8(const FullyConnectedParams& p, const PerChannelRequant& 
   };
   for (int32_t b = 0; b < p.batches; ++b) {
     const int8_t* x = input + static_cast<ptrdiff_t>(b) * depth;
-    WidenInput(x, blocks, x_off2, wide);
+    if (kWide) WidenInput(x, blocks, x_off2, wide);
     for (int32_t o = 0; o < p.output_depth; o += 2) {
       const bool pair = o + 1 < p.output_depth;
       const int8_t* w0 = weights + static_cast<ptrdiff_t>(o) * depth;
       const int8_t* w1 = pair ? w0 + depth : w0;
       int32_t a0 = 0, a1 = 0;
-      DotRows2(wide, w0, w1, blocks, w_off2, &a0, &a1);
+      if (kWide) {
+        DotRows2(wide, w0, w1, blocks, w_off2, &a0, &a1);
+      } else {
+        DotRows2Direct(x, w0, w1, blocks, x_off2, w_off2, &a0, &a1);
+      }
       for (int32_t d = 4 * blocks; d < depth; ++d) {
         a0 += (w0[d] + wo) * (x[d] + xo);
         a1 += (w1[d] + wo) * (x[d] + xo);
@@ -122,21 +145,29 @@ void FullyConnectedInt8(const FullyConnectedParams& p, const PerChannelRequant& 
 
 }  // namespace
 
-// Two weight rows per pass over the input row, widened once per batch row into scratch.
+// Two weight rows per pass over the input row, widened once per batch row into scratch when the
+// caller gives FullyConnectedScratchBytes; without it (a plan sized for another variant) each
+// pass widens the input again.
 KernelStatus FullyConnectedDsp(const FullyConnectedParams& p, const PerChannelRequant& q,
                                const int8_t* input, const int8_t* weights, const int32_t* bias,
                                int8_t* output, Scratch scratch) {
-  const KernelStatus st = CheckFullyConnected(p, q, input, weights, output, scratch,
-                                              FullyConnectedScratchBytes(p, Isa::kDsp), false);
+  const KernelStatus st = CheckFullyConnected(p, q, input, weights, output, scratch, 0, false);
   if (st != KernelStatus::kOk) return st;
   // The filter offset widens each weight factor to at most 255 + 255 = 510 in magnitude; the
   // bound counts 128 per weight, so it takes four taps per input element.
   const bool bounded =
       BoundedRequantOk(int64_t{p.input_depth} * (p.filter_offset == 0 ? 1 : 4), p.input_offset,
                        bias, p.output_depth, q.shift, p.per_channel ? p.output_depth : 1);
-  uint32_t* const wide = static_cast<uint32_t*>(scratch.buf);
+  uint32_t* const wide = ScratchOk(scratch, FullyConnectedScratchBytes(p, Isa::kDsp))
+                             ? static_cast<uint32_t*>(scratch.buf)
+                             : nullptr;
   WithRequantMode(Requant8ModeOf(bounded, p.activation.min, p.activation.max), [&](auto mode) {
-    FullyConnectedInt8<decltype(mode)::value>(p, q, input, weights, bias, output, wide);
+    constexpr int kMode = decltype(mode)::value;
+    if (wide != nullptr) {
+      FullyConnectedInt8<kMode, true>(p, q, input, weights, bias, output, wide);
+    } else {
+      FullyConnectedInt8<kMode, false>(p, q, input, weights, bias, output, nullptr);
+    }
   });
   return KernelStatus::kOk;
 }
