@@ -158,9 +158,9 @@ KernelStatus FullyConnectedDsp(const FullyConnectedParams& p, const PerChannelRe
   const bool bounded =
       BoundedRequantOk(int64_t{p.input_depth} * (p.filter_offset == 0 ? 1 : 4), p.input_offset,
                        bias, p.output_depth, q.shift, p.per_channel ? p.output_depth : 1);
-  uint32_t* const wide = ScratchOk(scratch, FullyConnectedScratchBytes(p, Isa::kDsp))
-                             ? static_cast<uint32_t*>(scratch.buf)
-                             : nullptr;
+  const size_t want = FullyConnectedScratchBytes(p, Isa::kDsp);
+  uint32_t* const wide =
+      want > 0 && ScratchOk(scratch, want) ? static_cast<uint32_t*>(scratch.buf) : nullptr;
   WithRequantMode(Requant8ModeOf(bounded, p.activation.min, p.activation.max), [&](auto mode) {
     constexpr int kMode = decltype(mode)::value;
     if (wide != nullptr) {

@@ -130,8 +130,8 @@ void FullyConnectedInt8(const FullyConnectedParams& p, const PerChannelRequant& 
 KernelStatus FullyConnectedMve(const FullyConnectedParams& p, const PerChannelRequant& q,
                                const int8_t* input, const int8_t* weights, const int32_t* bias,
                                int8_t* output, Scratch scratch) {
-  const KernelStatus st = CheckFullyConnected(p, q, input, weights, output, scratch,
-                                              FullyConnectedScratchBytes(p, Isa::kMve), false);
+  // No scratch (FullyConnectedScratchBytes is 0 for MVE).
+  const KernelStatus st = CheckFullyConnected(p, q, input, weights, output, scratch, 0, false);
   if (st != KernelStatus::kOk) return st;
   // The filter offset widens each weight factor to at most 255 + 255 = 510 in magnitude; the
   // bound counts 128 per weight, so it takes four taps per input element.

@@ -109,7 +109,8 @@ KernelStatus FullyConnectedScalar(const FullyConnectedParams& p, const PerChanne
   const bool bounded =
       BoundedRequantOk(int64_t{p.input_depth} * (p.filter_offset == 0 ? 1 : 4), p.input_offset,
                        bias, p.output_depth, q.shift, p.per_channel ? p.output_depth : 1);
-  const bool widened = ScratchOk(scratch, FullyConnectedScratchBytes(p, Isa::kScalar));
+  const size_t want = FullyConnectedScratchBytes(p, Isa::kScalar);
+  const bool widened = want > 0 && ScratchOk(scratch, want);
   int16_t* const xs = widened ? static_cast<int16_t*>(scratch.buf) : nullptr;
   WithRequantMode(Requant8ModeOf(bounded, p.activation.min, p.activation.max), [&](auto mode) {
     constexpr int kMode = decltype(mode)::value;
