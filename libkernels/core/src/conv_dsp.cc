@@ -4,7 +4,8 @@
 // gathered into four interleaved int16 im2col columns (offset applied, blocks of 4 permuted to
 // SXTB16 lane order), each filter row widened once for the four (SMLAD). Other convs: two
 // pixels' columns, 2 filter rows x 2 columns per pass. 1xN (kernel height 1, dilation 1, not
-// 1x1) reads the input in place. On the host the intrinsics are emulated bit-exactly (dsp_intrinsics.h).
+// 1x1) reads the input in place. On the host the intrinsics are emulated bit-exactly
+// (dsp_intrinsics.h).
 #include "conv_internal.h"
 #include "internal/dsp_intrinsics.h"
 #include "internal/im2col.h"

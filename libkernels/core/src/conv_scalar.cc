@@ -261,10 +261,12 @@ inline void ForEachTapRun(const Im2ColGeometry& g, const int8_t* image, int32_t 
 
 // Packs the columns of pixels a and b (image pointers at the group's first channel, pixel
 // coordinates) into dst[i] = (x_a + off) + (x_b + off) * 2^23, 0 outside the image. Two
-// passes: lane a written, lane b added.
-inline void Im2ColPacked(const Im2ColGeometry& g, const int8_t* image_a, int32_t y_a, int32_t x_a,
-                         const int8_t* image_b, int32_t y_b, int32_t x_b, int32_t off,
-                         int32_t* dst) {
+// passes: lane a written, lane b added. Out of line: one copy for the three requantization
+// modes.
+__attribute__((noinline)) void Im2ColPacked(const Im2ColGeometry& g, const int8_t* image_a,
+                                            int32_t y_a, int32_t x_a, const int8_t* image_b,
+                                            int32_t y_b, int32_t x_b, int32_t off,
+                                            int32_t* dst) {
   int32_t* d = dst;
   ForEachTapRun(g, image_a, y_a, x_a, [&](const int8_t* src, int32_t n) {
     if (src == nullptr) {

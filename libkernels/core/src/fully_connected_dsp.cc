@@ -161,13 +161,12 @@ KernelStatus FullyConnectedDsp(const FullyConnectedParams& p, const PerChannelRe
   const size_t want = FullyConnectedScratchBytes(p, Isa::kDsp);
   uint32_t* const wide =
       want > 0 && ScratchOk(scratch, want) ? static_cast<uint32_t*>(scratch.buf) : nullptr;
+  if (wide == nullptr) {  // the uncommon case: one instantiation, the general requantization
+    FullyConnectedInt8<kRequantGeneric, false>(p, q, input, weights, bias, output, nullptr);
+    return KernelStatus::kOk;
+  }
   WithRequantMode(Requant8ModeOf(bounded, p.activation.min, p.activation.max), [&](auto mode) {
-    constexpr int kMode = decltype(mode)::value;
-    if (wide != nullptr) {
-      FullyConnectedInt8<kMode, true>(p, q, input, weights, bias, output, wide);
-    } else {
-      FullyConnectedInt8<kMode, false>(p, q, input, weights, bias, output, nullptr);
-    }
+    FullyConnectedInt8<decltype(mode)::value, true>(p, q, input, weights, bias, output, wide);
   });
   return KernelStatus::kOk;
 }

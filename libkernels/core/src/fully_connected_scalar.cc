@@ -112,13 +112,13 @@ KernelStatus FullyConnectedScalar(const FullyConnectedParams& p, const PerChanne
   const size_t want = FullyConnectedScratchBytes(p, Isa::kScalar);
   const bool widened = want > 0 && ScratchOk(scratch, want);
   int16_t* const xs = widened ? static_cast<int16_t*>(scratch.buf) : nullptr;
+  if (!widened) {  // the uncommon case: one instantiation, the general requantization
+    FullyConnectedInt8<kRequantGeneric, const int8_t>(p, q, input, weights, bias, output,
+                                                      nullptr);
+    return KernelStatus::kOk;
+  }
   WithRequantMode(Requant8ModeOf(bounded, p.activation.min, p.activation.max), [&](auto mode) {
-    constexpr int kMode = decltype(mode)::value;
-    if (widened) {
-      FullyConnectedInt8<kMode>(p, q, input, weights, bias, output, xs);
-    } else {
-      FullyConnectedInt8<kMode, const int8_t>(p, q, input, weights, bias, output, nullptr);
-    }
+    FullyConnectedInt8<decltype(mode)::value>(p, q, input, weights, bias, output, xs);
   });
   return KernelStatus::kOk;
 }

@@ -84,8 +84,9 @@ inline int32_t MultiplyByQuantizedMultiplierBounded(int32_t x, int32_t multiplie
 // and an int8 input plus `input_offset`. O(biases + shifts).
 // Out of line: once per call, and inlined it changes how GCC allocates registers in the
 // kernel loops around it.
-__attribute__((noinline)) inline bool BoundedRequantOk(int64_t taps, int32_t input_offset, const int32_t* bias,
-                             int32_t biases, const int32_t* shift, int32_t shifts) {
+__attribute__((noinline)) inline bool BoundedRequantOk(int64_t taps, int32_t input_offset,
+                                                       const int32_t* bias, int32_t biases,
+                                                       const int32_t* shift, int32_t shifts) {
   for (int32_t c = 0; c < shifts; ++c) {
     if (shift[c] > -1 || shift[c] < -31) return false;
   }
