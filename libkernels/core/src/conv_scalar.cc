@@ -288,6 +288,17 @@ __attribute__((noinline)) void Im2ColPacked(const Im2ColGeometry& g, const int8_
   });
 }
 
+// Im2ColPacked for 1x1 stride 1 unpadded (ConvIs1x1): the pixels' k inputs read in place, in
+// one pass.
+__attribute__((noinline)) void PackPixels(const int8_t* a, const int8_t* b, int32_t k,
+                                          int32_t off, int32_t* dst) {
+  const uint32_t both = static_cast<uint32_t>(off) + (static_cast<uint32_t>(off) << kPackShift);
+  for (int32_t i = 0; i < k; ++i) {
+    dst[i] = static_cast<int32_t>(static_cast<uint32_t>(a[i]) +
+                                  (static_cast<uint32_t>(b[i]) << kPackShift) + both);
+  }
+}
+
 // Splits a chunk's 64-bit sum s = a + b * 2^23 (|a| < 2^22) into a and b.
 inline void Unpack(int64_t s, int32_t* a, int32_t* b) {
   const int32_t lo = static_cast<int32_t>(static_cast<uint32_t>(s) << (32 - kPackShift)) >>
@@ -380,14 +391,20 @@ void ConvPackedInt8(const ConvParams& p, const PerChannelRequant& q, const int8_
     o[0] = RequantInt8<kMode>(acc[0] + b, m, s, out_off, lo, hi);
     if (pair) o[out_c] = RequantInt8<kMode>(acc[1] + b, m, s, out_off, lo, hi);
   };
+  const bool one_by_one = ConvIs1x1(p);  // pixel j's inputs: input + j * k
   for (int32_t px = 0; px < pixels; px += 2) {
     const bool pair = px + 1 < pixels;
     const int32_t pb = pair ? px + 1 : px;
     const int32_t ba = px / plane, ra = px % plane, bb = pb / plane, rb = pb % plane;
     int8_t* const out = output + static_cast<ptrdiff_t>(px) * out_c;
     for (int32_t grp = 0; grp < groups; ++grp) {
-      Im2ColPacked(g, input + ba * image_size + grp * k_c, ra / out_w, ra % out_w,
-                   input + bb * image_size + grp * k_c, rb / out_w, rb % out_w, off, col);
+      if (one_by_one) {
+        PackPixels(input + static_cast<ptrdiff_t>(px) * k, input + static_cast<ptrdiff_t>(pb) * k,
+                   k, off, col);
+      } else {
+        Im2ColPacked(g, input + ba * image_size + grp * k_c, ra / out_w, ra % out_w,
+                     input + bb * image_size + grp * k_c, rb / out_w, rb % out_w, off, col);
+      }
       const int32_t oc_end = (grp + 1) * per_group;
       for (int32_t oc = grp * per_group; oc < oc_end; oc += 2) {
         const bool two = oc + 1 < oc_end;
