@@ -147,6 +147,39 @@ TEST_CASE("Conv variants: scalar and dsp are listed on the host", "[kernels][con
 #endif
 }
 
+TEST_CASE("Conv int8: extreme products over long windows stay exact in every variant",
+          "[kernels][conv]") {
+  // |w * (x + offset)| at its largest (128 * 255) over 300 taps, of opposite signs in
+  // neighbouring pixels: the scalar body's packed lanes (two pixels per int32, decoded every
+  // 128 taps) must not carry one pixel's sum into the other's.
+  ConvParams p;
+  p.input = {1, 1, 5, 300};
+  p.filter = {3, 1, 1, 300};
+  p.output = {1, 1, 5, 3};
+  p.input_offset = 128;
+  p.output_offset = 0;
+  std::vector<int8_t> in(5 * 300), f(3 * 300);
+  for (int32_t px = 0; px < 5; ++px) {
+    for (int32_t i = 0; i < 300; ++i) in[px * 300 + i] = px % 2 == 0 ? 127 : -128;
+  }
+  for (int32_t oc = 0; oc < 3; ++oc) {
+    for (int32_t i = 0; i < 300; ++i) f[oc * 300 + i] = oc == 1 ? 127 : -128;
+  }
+  const int32_t mult[3] = {1 << 30, 1 << 30, 1 << 30}, shift[3] = {-18, -18, -18};
+  std::vector<int8_t> want(15);
+  testing::ConvReference(p, mult, shift, in.data(), f.data(), static_cast<const int32_t*>(nullptr),
+                         want.data());
+  REQUIRE(want[0] != want[3]);
+  for (const auto& v : ConvVariants()) {
+    CAPTURE(v.name);
+    std::vector<int8_t> out(15, 0x55);
+    testing::ScratchBuffer s(ConvScratchBytes(p, v.isa));
+    REQUIRE(v.fn(p, {mult, shift}, in.data(), f.data(), nullptr, out.data(), s.get()) ==
+            KernelStatus::kOk);
+    REQUIRE(out == want);
+  }
+}
+
 TEST_CASE("Conv: hand-computed 2x2 example", "[kernels][conv]") {
   // 1x3x3x1 input, one 2x2 filter of ones, VALID, stride 1, offset +1, multiplier 0.5.
   ConvParams p;
@@ -212,13 +245,14 @@ TEST_CASE("Conv scratch sizes are pure arithmetic for every Isa", "[kernels][con
   p.filter = {16, 3, 3, 16};
   p.output = {1, 32, 32, 16};
   p.padding = {1, 1};
-  REQUIRE(ConvScratchBytes(p, Isa::kScalar) == 2 * 3 * 3 * 16 * sizeof(int16_t));
-  REQUIRE(ConvScratchBytes(p, Isa::kDsp) == 2 * 3 * 3 * 16 * sizeof(int16_t));
+  // Scalar: two pixels packed in one int32 column.
+  REQUIRE(ConvScratchBytes(p, Isa::kScalar) == 3 * 3 * 16 * sizeof(int32_t));
+  REQUIRE(ConvScratchBytes(p, Isa::kDsp) == 4 * 3 * 3 * 16 * sizeof(int16_t));  // 4 pixels
   // MVE (callable on a host without it): four int32 per channel + four int8 columns.
   REQUIRE(ConvScratchBytes(p, Isa::kMve) == 16 * 4 * sizeof(int32_t) + 4 * 3 * 3 * 16);
   p.filter = {16, 1, 1, 16};
   p.padding = {0, 0};
-  REQUIRE(ConvScratchBytes(p, Isa::kDsp) == 2 * 16 * sizeof(int16_t));
+  REQUIRE(ConvScratchBytes(p, Isa::kDsp) == 4 * 16 * sizeof(int16_t));
   REQUIRE(ConvScratchBytes(p, Isa::kMve) == 16 * 4 * sizeof(int32_t));  // 1x1 reads in place
   p.filter = {16, 1, 5, 16};  // 1xN: the DSP body reads kernel rows in place
   p.output = {1, 32, 28, 16};

@@ -62,6 +62,12 @@ TEST_CASE("FullyConnected int8: every variant matches the reference", "[kernels]
       REQUIRE(v.fn(p, q.view(), in.data(), w.data(), bias.empty() ? nullptr : bias.data(),
                    got.data(), s.get()) == KernelStatus::kOk);
       REQUIRE(got == want);
+      // The scratch is optional (a plan sized for another variant gives none): the same
+      // outputs without it.
+      std::vector<int8_t> bare(want.size(), 0x55);
+      REQUIRE(v.fn(p, q.view(), in.data(), w.data(), bias.empty() ? nullptr : bias.data(),
+                   bare.data(), {}) == KernelStatus::kOk);
+      REQUIRE(bare == want);
     }
   }
 }
@@ -107,17 +113,18 @@ TEST_CASE("FullyConnected: hand-computed example and refused arguments", "[kerne
   for (const auto& v : FullyConnectedVariants()) {
     CAPTURE(v.name);
     int8_t out[2] = {};
-    REQUIRE(v.fn(p, {mult, shift}, x, w, bias, out, {}) == KernelStatus::kOk);
+    testing::ScratchBuffer s(FullyConnectedScratchBytes(p, v.isa));
+    REQUIRE(v.fn(p, {mult, shift}, x, w, bias, out, s.get()) == KernelStatus::kOk);
     REQUIRE(out[0] == 15);
     REQUIRE(out[1] == 9);
     FullyConnectedParams bad = p;
     bad.per_channel = true;
     bad.filter_offset = 3;  // per-channel weights are symmetric
-    REQUIRE(v.fn(bad, {mult, shift}, x, w, bias, out, {}) == KernelStatus::kArgError);
+    REQUIRE(v.fn(bad, {mult, shift}, x, w, bias, out, s.get()) == KernelStatus::kArgError);
     bad = p;
     bad.output_depth = 0;
-    REQUIRE(v.fn(bad, {mult, shift}, x, w, bias, out, {}) == KernelStatus::kArgError);
-    REQUIRE(v.fn(p, {nullptr, shift}, x, w, bias, out, {}) == KernelStatus::kArgError);
+    REQUIRE(v.fn(bad, {mult, shift}, x, w, bias, out, s.get()) == KernelStatus::kArgError);
+    REQUIRE(v.fn(p, {nullptr, shift}, x, w, bias, out, s.get()) == KernelStatus::kArgError);
   }
   for (const auto& v : FullyConnected16x8Variants()) {
     CAPTURE(v.name);

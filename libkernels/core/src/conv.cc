@@ -34,13 +34,15 @@ size_t ConvScratchBytes(const ConvParams& p, Isa isa) {
   if (p.filter.n < 1 || p.filter.h < 1 || p.filter.w < 1 || p.filter.c < 1) return 0;
   switch (isa) {
     case Isa::kScalar:
-      // Two int16 im2col columns, except 1x1 (read in place).
-      if (internal::ConvIs1x1(p)) return 0;
+      // Two pixels packed in one int32 column (as many bytes as two int16 columns); Armv6-M's
+      // body needs as much or none (1x1).
       return internal::Im2ColBytesS16(p.filter.h, p.filter.w, p.filter.c, 2);
     case Isa::kDsp:
-      // Two int16 im2col columns, except where the body reads the input in place.
+      // Four int16 im2col columns on the four-pixel path, else two, none where the body reads
+      // the input in place.
       if (internal::ConvDspIsDirect(p)) return 0;
-      return internal::Im2ColBytesS16(p.filter.h, p.filter.w, p.filter.c, 2);
+      return internal::Im2ColBytesS16(p.filter.h, p.filter.w, p.filter.c,
+                                      internal::ConvDspIsIm2Col4(p) ? 4 : 2);
     case Isa::kMve: {
       // Per-channel epilogue constants (four int32: offset term + bias, multiplier, left and
       // right shift), plus four int8 im2col columns unless 1x1.

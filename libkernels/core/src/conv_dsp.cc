@@ -1,9 +1,11 @@
 // Conv / Conv16x8, DSP bodies (SIMD32: SXTB16 / SXTAB16 / SMLAD / SMLALD).
 //
-// General conv: two output pixels at a time are gathered into int16 im2col columns (offset
-// applied, blocks of 4 permuted to SXTB16 lane order), then 2 filter rows x 2 columns are
-// accumulated with SMLAD. 1x1 stride 1 and 1xN (kernel height 1, dilation 1) read the input
-// in place. On the host the intrinsics are emulated bit-exactly (dsp_intrinsics.h).
+// One group, dilation_w 1 and k_c a multiple of 4 (1x1 included): four output pixels at a time
+// gathered into four interleaved int16 im2col columns (offset applied, blocks of 4 permuted to
+// SXTB16 lane order), each filter row widened once for the four (SMLAD). Other convs: two
+// pixels' columns, 2 filter rows x 2 columns per pass. 1xN (kernel height 1, dilation 1, not
+// 1x1) reads the input in place. On the host the intrinsics are emulated bit-exactly
+// (dsp_intrinsics.h).
 #include "conv_internal.h"
 #include "internal/dsp_intrinsics.h"
 #include "internal/im2col.h"
@@ -159,38 +161,135 @@ inline int32_t Dot1(const int8_t* f, const int16_t* col, int32_t k) {
   return acc;
 }
 
-// Im2ColS16 with permute for one group, dilation_w 1 and k_c a multiple of 4: each row's
-// in-bounds taps are one contiguous run of whole blocks of 4, widened a word at a time with
-// SXTAB16 (offset folded in). Its two halves {c0, c2}, {c1, c3} are the permuted order.
+// Im2ColS16 with permute for one group, dilation_w 1 and k_c a multiple of 4, into column j
+// of four interleaved columns: block b (taps 4b .. 4b + 3) of column j at col[16 b + 4 j ..],
+// so one pointer walks the four columns (Dot1x4). Each row's in-bounds taps are one
+// contiguous run of whole blocks, widened a word at a time with SXTAB16 (offset folded in);
+// its two halves {c0, c2}, {c1, c3} are the permuted order. `col` points at column j.
 void Im2ColS16Runs(const Im2ColGeometry& g, const int8_t* image, int32_t out_y, int32_t out_x,
                    int32_t input_offset, int16_t* col) {
   const int32_t y0 = out_y * g.stride_h - g.pad_h;
   const int32_t x0 = out_x * g.stride_w - g.pad_w;
   const uint32_t off2 = dsp::Pack16(input_offset, input_offset);
-  const int32_t n_all = g.k_w * g.k_c;
-  int16_t* dst = col;
-  for (int32_t ky = 0; ky < g.k_h; ++ky, dst += n_all) {
+  const int32_t blocks_all = g.k_w * g.k_c / 4;
+  int16_t* d = col;
+  const auto zero = [&d](int32_t blocks) {
+    for (; blocks > 0; --blocks, d += 16) {
+      dsp::Store32(d, 0);
+      dsp::Store32(d + 2, 0);
+    }
+  };
+  for (int32_t ky = 0; ky < g.k_h; ++ky) {
     const int32_t iy = y0 + ky * g.dilation_h;
     if (iy < 0 || iy >= g.in_h) {
-      __builtin_memset(dst, 0, sizeof(int16_t) * static_cast<size_t>(n_all));
+      zero(blocks_all);
       continue;
     }
     const int32_t lo = x0 < 0 ? (-x0 < g.k_w ? -x0 : g.k_w) : 0;
     int32_t hi = g.in_w - x0 < g.k_w ? g.in_w - x0 : g.k_w;
     if (hi < lo) hi = lo;
-    const int32_t n_lo = lo * g.k_c, n_run = (hi - lo) * g.k_c;
-    if (n_lo > 0) __builtin_memset(dst, 0, sizeof(int16_t) * static_cast<size_t>(n_lo));
+    const int32_t b_lo = lo * g.k_c / 4, b_run = (hi - lo) * g.k_c / 4;
+    zero(b_lo);
     const int8_t* src = image + (static_cast<ptrdiff_t>(iy) * g.in_w + x0 + lo) * g.in_c;
-    int16_t* d = dst + n_lo;
-    for (int32_t i = n_run >> 2; i > 0; --i, src += 4, d += 4) {
+    for (int32_t i = b_run; i > 0; --i, src += 4, d += 16) {
       uint32_t even, odd;
       dsp::Widen4(Load32(src), off2, &even, &odd);
       dsp::Store32(d, even);
       dsp::Store32(d + 2, odd);
     }
-    if (n_lo + n_run < n_all) {
-      __builtin_memset(dst + n_lo + n_run, 0,
-                       sizeof(int16_t) * static_cast<size_t>(n_all - n_lo - n_run));
+    zero(blocks_all - b_lo - b_run);
+  }
+}
+
+// One filter row (k = 4 * blocks int8) against four interleaved columns (Im2ColS16Runs):
+// per block one weight word widened once (SXTB16, SXTB16 ROR 8) for four columns of two words
+// each, eight SMLAD for sixteen MACs. Out of line so the loop has the registers.
+__attribute__((noinline)) void Dot1x4(const int8_t* f, const int16_t* cols, int32_t blocks,
+                                      int32_t acc[4]) {
+  int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+#if MICA_KERNELS_HAVE_DSP
+  // In assembly: LDRD for each column's two words (GCC loads them one at a time).
+  if (blocks > 0) {
+    uint32_t we, wo, c0, c1;
+    __asm__(
+        "1:\n\t"
+        "ldr %[wo], [%[f]], #4\n\t"
+        "sxtb16 %[we], %[wo]\n\t"
+        "sxtb16 %[wo], %[wo], ror #8\n\t"
+        "ldrd %[c0], %[c1], [%[c]], #8\n\t"
+        "smlad %[a0], %[we], %[c0], %[a0]\n\t"
+        "smlad %[a0], %[wo], %[c1], %[a0]\n\t"
+        "ldrd %[c0], %[c1], [%[c]], #8\n\t"
+        "smlad %[a1], %[we], %[c0], %[a1]\n\t"
+        "smlad %[a1], %[wo], %[c1], %[a1]\n\t"
+        "ldrd %[c0], %[c1], [%[c]], #8\n\t"
+        "smlad %[a2], %[we], %[c0], %[a2]\n\t"
+        "smlad %[a2], %[wo], %[c1], %[a2]\n\t"
+        "ldrd %[c0], %[c1], [%[c]], #8\n\t"
+        "smlad %[a3], %[we], %[c0], %[a3]\n\t"
+        "smlad %[a3], %[wo], %[c1], %[a3]\n\t"
+        "subs %[n], %[n], #1\n\t"
+        "bne 1b"
+        : [f] "+r"(f), [c] "+r"(cols), [n] "+r"(blocks), [a0] "+r"(a0), [a1] "+r"(a1),
+          [a2] "+r"(a2), [a3] "+r"(a3), [we] "=&r"(we), [wo] "=&r"(wo), [c0] "=&r"(c0),
+          [c1] "=&r"(c1)
+        :
+        : "cc", "memory");
+  }
+#else
+  for (; blocks > 0; --blocks, f += 4, cols += 16) {
+    const uint32_t w = Load32(f);
+    const uint32_t we = dsp::Sxtb16(w), wo = dsp::Sxtb16Ror8(w);
+    a0 = dsp::Smlad(wo, Load32(cols + 2), dsp::Smlad(we, Load32(cols), a0));
+    a1 = dsp::Smlad(wo, Load32(cols + 6), dsp::Smlad(we, Load32(cols + 4), a1));
+    a2 = dsp::Smlad(wo, Load32(cols + 10), dsp::Smlad(we, Load32(cols + 8), a2));
+    a3 = dsp::Smlad(wo, Load32(cols + 14), dsp::Smlad(we, Load32(cols + 12), a3));
+  }
+#endif
+  acc[0] = a0;
+  acc[1] = a1;
+  acc[2] = a2;
+  acc[3] = a3;
+}
+
+// One group, dilation_w 1, k_c a multiple of 4 (1x1 included): four output pixels at a time
+// (the last pass repeats its last pixel) gathered into four interleaved int16 columns, then
+// each filter row against them (Dot1x4) and its four outputs requantized with the row's
+// parameters loaded once.
+template <int kMode>
+void ConvIm2Col4(const ConvParams& p, const PerChannelRequant& q, const int8_t* input,
+                 const int8_t* filter, const int32_t* bias, int8_t* output, int16_t* cols) {
+  const int32_t out_c = p.output.c;
+  const int32_t k = p.filter.h * p.filter.w * p.filter.c;
+  const Im2ColGeometry g{p.input.h, p.input.w, p.input.c, p.filter.h, p.filter.w, p.filter.c,
+                         p.stride.h, p.stride.w, p.dilation.h, p.dilation.w,
+                         p.padding.h, p.padding.w};
+  const int32_t out_w = p.output.w;
+  const int32_t plane = p.output.h * out_w;
+  const int32_t pixels = p.output.n * plane;
+  const ptrdiff_t image_size = static_cast<ptrdiff_t>(p.input.h) * p.input.w * p.input.c;
+  // Requantization parameters by value: the output stores could alias p and q.
+  const int32_t out_off = p.output_offset, lo = p.activation.min, hi = p.activation.max;
+  const int32_t* const mult = q.multiplier;
+  const int32_t* const shift = q.shift;
+  for (int32_t px = 0; px < pixels; px += 4) {
+    const int32_t n = pixels - px < 4 ? pixels - px : 4;
+    for (int32_t j = 0; j < 4; ++j) {
+      const int32_t pj = px + (j < n ? j : n - 1);
+      const int32_t b = pj / plane, r = pj % plane;
+      Im2ColS16Runs(g, input + b * image_size, r / out_w, r % out_w, p.input_offset,
+                    cols + 4 * j);
+    }
+    int8_t* const out = output + static_cast<ptrdiff_t>(px) * out_c;
+    for (int32_t oc = 0; oc < out_c; ++oc) {
+      int32_t acc[4];
+      Dot1x4(filter + static_cast<ptrdiff_t>(oc) * k, cols, k / 4, acc);
+      const int32_t b = bias != nullptr ? bias[oc] : 0;
+      const int32_t m = mult[oc], s = shift[oc];
+      int8_t* o = out + oc;
+      for (int32_t j = 0; j < n; ++j, o += out_c) {
+        *o = RequantInt8<kMode>(acc[j] + b, m, s, out_off, lo, hi);
+      }
     }
   }
 }
@@ -212,7 +311,6 @@ void ConvIm2Col(const ConvParams& p, const PerChannelRequant& q, const int8_t* i
   const ptrdiff_t image_size = static_cast<ptrdiff_t>(p.input.h) * p.input.w * in_c;
   int16_t* col0 = cols;
   int16_t* col1 = cols + k;
-  const bool runs = groups == 1 && p.dilation.w == 1 && k_c % 4 == 0;
   for (int32_t px = 0; px < pixels; px += 2) {
     const bool pair = px + 1 < pixels;
     const int32_t b0 = px / plane, r0 = px % plane;
@@ -220,20 +318,11 @@ void ConvIm2Col(const ConvParams& p, const PerChannelRequant& q, const int8_t* i
     int8_t* out0 = output + static_cast<ptrdiff_t>(px) * out_c;
     int8_t* out1 = out0 + out_c;
     for (int32_t grp = 0; grp < groups; ++grp) {
-      if (runs) {
-        Im2ColS16Runs(g, input + b0 * image_size, r0 / p.output.w, r0 % p.output.w,
-                      p.input_offset, col0);
-        if (pair) {
-          Im2ColS16Runs(g, input + b1 * image_size, r1 / p.output.w, r1 % p.output.w,
-                        p.input_offset, col1);
-        }
-      } else {
-        Im2ColS16(g, input + b0 * image_size + grp * k_c, r0 / p.output.w, r0 % p.output.w,
-                  p.input_offset, true, col0);
-        if (pair) {
-          Im2ColS16(g, input + b1 * image_size + grp * k_c, r1 / p.output.w, r1 % p.output.w,
-                    p.input_offset, true, col1);
-        }
+      Im2ColS16(g, input + b0 * image_size + grp * k_c, r0 / p.output.w, r0 % p.output.w,
+                p.input_offset, true, col0);
+      if (pair) {
+        Im2ColS16(g, input + b1 * image_size + grp * k_c, r1 / p.output.w, r1 % p.output.w,
+                  p.input_offset, true, col1);
       }
       const int32_t oc_end = (grp + 1) * per_group;
       int32_t oc = grp * per_group;
@@ -323,6 +412,8 @@ KernelStatus ConvDsp(const ConvParams& params, const PerChannelRequant& quant,
                     constexpr int kMode = decltype(mode)::value;
                     if (direct) {
                       ConvDirect<kMode>(params, quant, input, filter, bias, output);
+                    } else if (ConvDspIsIm2Col4(params)) {
+                      ConvIm2Col4<kMode>(params, quant, input, filter, bias, output, cols);
                     } else {
                       ConvIm2Col<kMode>(params, quant, input, filter, bias, output, cols);
                     }

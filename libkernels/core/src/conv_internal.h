@@ -40,6 +40,14 @@ inline bool Conv16x8IsRuns(const ConvParams& p) {
   return p.input.c == p.filter.c && p.dilation.w == 1;
 }
 
+// The scalar int8 body packs two pixels per int32 and multiplies with SMLAL (conv_scalar.cc)
+// everywhere but Armv6-M (Thumb-1 only: no 32x32 -> 64-bit multiply-accumulate).
+#if defined(__ARM_ARCH_ISA_THUMB) && __ARM_ARCH_ISA_THUMB < 2
+#define MICA_CONV_SCALAR_PACKED 0
+#else
+#define MICA_CONV_SCALAR_PACKED 1
+#endif
+
 // The scalar loops without im2col (no scratch, no check): the fallback of SIMD bodies for
 // cases they do not cover.
 void ConvLoopsInt8(const ConvParams& params, const PerChannelRequant& quant, const int8_t* input,
@@ -56,6 +64,13 @@ inline bool ConvIs1x1(const ConvParams& p) {
 // height 1 (not 1x1) and dilation_w 1: the 1xN path.
 inline bool ConvDspIsDirect(const ConvParams& p) {
   return !ConvIs1x1(p) && p.filter.h == 1 && p.input.c == p.filter.c && p.dilation.w == 1;
+}
+
+// The DSP body's four-pixel path (interleaved int16 columns, four of them in scratch): one
+// group, dilation_w 1 and k_c a multiple of 4, not the 1xN direct case.
+inline bool ConvDspIsIm2Col4(const ConvParams& p) {
+  return !ConvDspIsDirect(p) && p.input.c == p.filter.c && p.dilation.w == 1 &&
+         p.filter.c % 4 == 0;
 }
 
 // The MVE body: int8 im2col of four pixels (1x1 reads the input in place) when the padding

@@ -34,9 +34,14 @@ KernelStatus CheckFullyConnected(const FullyConnectedParams& p, const PerChannel
 }  // namespace internal
 
 size_t FullyConnectedScratchBytes(const FullyConnectedParams& params, Isa isa) {
-  (void)params;
-  (void)isa;
-  return 0;
+  // Scalar and DSP: the input row plus its offset as int16 (rounded up to whole words), for the
+  // scalar body in natural order, for the DSP body permuted in blocks of 4. Optional: without
+  // it those bodies read the input in place, slower. Not asked for fewer than kWidenRows
+  // outputs, where the widening pass costs about what it saves (and a long input row, such
+  // as a classifier head's, would add its size to the arena for nothing).
+  constexpr int32_t kWidenRows = 8;
+  if (params.input_depth < 1 || params.output_depth < kWidenRows || isa == Isa::kMve) return 0;
+  return (static_cast<size_t>(params.input_depth) * sizeof(int16_t) + 3) & ~size_t{3};
 }
 
 size_t FullyConnected16x8ScratchBytes(const FullyConnectedParams& params, Isa isa) {

@@ -98,26 +98,9 @@ __attribute__((noinline)) void Rows4(const int8_t* x, const int8_t* w0, int32_t 
 template <int kMode>
 __attribute__((noinline)) void Rows2(const int8_t* x, const int8_t* w0, int32_t depth, bool two,
                                      const FcFinish& f, int32_t o, int8_t* out) {
-  const int8_t* w1 = two ? w0 + depth : w0;
-  int32_t d0 = 0, d1 = 0, s0 = 0, s1 = 0;
-  for (int32_t i = depth >> 4; i > 0; --i) {
-    const int8x16_t xv = vld1q_s8(x), a = vld1q_s8(w0), b = vld1q_s8(w1);
-    d0 = vmladavaq_s8(d0, xv, a);
-    d1 = vmladavaq_s8(d1, xv, b);
-    s0 = vaddvaq_s8(s0, a);
-    s1 = vaddvaq_s8(s1, b);
-    x += 16, w0 += 16, w1 += 16;
-  }
-  if ((depth & 15) != 0) {
-    const mve_pred16_t pr = vctp8q(static_cast<uint32_t>(depth & 15));
-    const int8x16_t xv = vldrbq_z_s8(x, pr), a = vldrbq_z_s8(w0, pr), b = vldrbq_z_s8(w1, pr);
-    d0 = vmladavaq_s8(d0, xv, a);
-    d1 = vmladavaq_s8(d1, xv, b);
-    s0 = vaddvaq_s8(s0, a);
-    s1 = vaddvaq_s8(s1, b);
-  }
-  out[0] = FinishOne<kMode>(f, d0, s0, o);
-  if (two) out[1] = FinishOne<kMode>(f, d1, s1, o + 1);
+  const Dot2 d = DotRows2(x, w0, two ? w0 + depth : w0, depth);
+  out[0] = FinishOne<kMode>(f, d.d0, d.s0, o);
+  if (two) out[1] = FinishOne<kMode>(f, d.d1, d.s1, o + 1);
 }
 
 // kMode: the call's RequantMode.
@@ -150,8 +133,8 @@ void FullyConnectedInt8(const FullyConnectedParams& p, const PerChannelRequant& 
 KernelStatus FullyConnectedMve(const FullyConnectedParams& p, const PerChannelRequant& q,
                                const int8_t* input, const int8_t* weights, const int32_t* bias,
                                int8_t* output, Scratch scratch) {
-  const KernelStatus st = CheckFullyConnected(p, q, input, weights, output, scratch,
-                                              FullyConnectedScratchBytes(p, Isa::kMve), false);
+  // No scratch (FullyConnectedScratchBytes is 0 for MVE).
+  const KernelStatus st = CheckFullyConnected(p, q, input, weights, output, scratch, 0, false);
   if (st != KernelStatus::kOk) return st;
   // The filter offset widens each weight factor to at most 255 + 255 = 510 in magnitude; the
   // bound counts 128 per weight, so it takes four taps per input element.

@@ -82,19 +82,27 @@ inline int32_t MultiplyByQuantizedMultiplierBounded(int32_t x, int32_t multiplie
 // [-31, -1] and every accumulator at most kBoundedAccMax in magnitude, the accumulators being a
 // bias (one of `biases`; `bias` may be null) plus `taps` products of an int8 weight (|w| <= 128)
 // and an int8 input plus `input_offset`. O(biases + shifts).
-inline bool BoundedRequantOk(int64_t taps, int32_t input_offset, const int32_t* bias,
-                             int32_t biases, const int32_t* shift, int32_t shifts) {
+// Out of line: once per call, and inlined it changes how GCC allocates registers in the
+// kernel loops around it.
+__attribute__((noinline)) inline bool BoundedRequantOk(int64_t taps, int32_t input_offset,
+                                                       const int32_t* bias, int32_t biases,
+                                                       const int32_t* shift, int32_t shifts) {
   for (int32_t c = 0; c < shifts; ++c) {
     if (shift[c] > -1 || shift[c] < -31) return false;
   }
-  int64_t bias_max = 0;
-  for (int32_t c = 0; bias != nullptr && c < biases; ++c) {
-    const int64_t b = bias[c] < 0 ? -int64_t{bias[c]} : int64_t{bias[c]};
-    bias_max = b > bias_max ? b : bias_max;
-  }
+  if (taps > kBoundedAccMax) return false;
   const int64_t x_max =
       input_offset >= 0 ? 127 + int64_t{input_offset} : 128 - int64_t{input_offset};
-  return taps <= kBoundedAccMax && taps * 128 * x_max + bias_max <= kBoundedAccMax;
+  const int64_t room = kBoundedAccMax - taps * 128 * x_max;  // what the bias may add
+  if (room < 0) return false;
+  // |b| <= room for every bias as one unsigned comparison, b + room in [0, 2 room] (room <=
+  // 2^29, so neither side wraps past 2^32): a few instructions per output channel, which a
+  // fully connected layer pays per output.
+  const uint32_t r = static_cast<uint32_t>(room);
+  for (int32_t c = 0; bias != nullptr && c < biases; ++c) {
+    if (static_cast<uint32_t>(bias[c]) + r > 2 * r) return false;
+  }
+  return true;
 }
 
 // The int64 overload TFLite's 16x8 kernels (conv, depthwise, fully connected) use: the Q31

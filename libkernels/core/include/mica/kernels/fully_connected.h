@@ -39,6 +39,8 @@ struct FullyConnectedParams {
 KernelStatus FullyConnected(const FullyConnectedParams& params, const PerChannelRequant& quant,
                             const int8_t* input, const int8_t* weights, const int32_t* bias,
                             int8_t* output, Scratch scratch);
+// Scalar and DSP: the input row as int16, 2 * input_depth bytes rounded up to a word, for 8 or
+// more outputs; optional (with less, those bodies read the input in place, slower). MVE: none.
 size_t FullyConnectedScratchBytes(const FullyConnectedParams& params, Isa isa);
 
 KernelStatus FullyConnected16x8(const FullyConnectedParams& params,
