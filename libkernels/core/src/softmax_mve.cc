@@ -105,8 +105,8 @@ void SoftmaxRowsMve(const SoftmaxParams& p, int32_t rows, int32_t depth, const i
     const SoftmaxRowScale row_scale = SoftmaxScaleOf<OutT>(sum_of_exps);
     // The products are >= 0, so the rounding right shift needs no negative-lane fixup. A sum
     // of 2^28 or more (512+ elements near the maximum, int8 output) asks for a shift of 32 or
-    // more, outside RoundingDivideByPOT's domain (TFLite's gemmlowp shares the limit): those rows
-    // divide lane by lane with the scalar body's own function, so they match it on every target.
+    // more: every product is below 2^31, so it rounds to 0 and each output is the minimum, as
+    // in the scalar body.
     const int32_t exponent = row_scale.exponent;
     const bool wide_shift = exponent > 31;
     for (c = 0; c < depth; c += 4) {
@@ -116,15 +116,7 @@ void SoftmaxRowsMve(const SoftmaxParams& p, int32_t rows, int32_t depth, const i
       const int32x4_t e =
           ExpOnNegativeValuesQ5(vqrdmulhq_n_s32(vshlq_r_s32(diff, left_shift), beta));
       const int32x4_t prod = vqrdmulhq_n_s32(e, row_scale.scale);
-      int32x4_t unsat;
-      if (!wide_shift) {
-        unsat = vrshlq_n_s32(prod, -exponent);
-      } else {
-        int32_t lanes[4];
-        vst1q_s32(lanes, prod);
-        for (int32_t& lane : lanes) lane = RoundingDivideByPOT(lane, exponent);
-        unsat = vld1q_s32(lanes);
-      }
+      const int32x4_t unsat = wide_shift ? vdupq_n_s32(0) : vrshlq_n_s32(prod, -exponent);
       int32x4_t v = vaddq_n_s32(unsat, kOutMin);
       v = vminq_s32(vmaxq_s32(v, vdupq_n_s32(kOutMin)), vdupq_n_s32(kOutMax));
       Store(out + c, vpselq_s32(v, vdupq_n_s32(kOutMin), valid), pr);
