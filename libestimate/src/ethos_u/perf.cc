@@ -524,15 +524,22 @@ double ElementwiseCycles(const OpContext& x, Traffic* t) {
 double TransposeCycles(const OpContext& x, Traffic* t) {
   double in_b = double(x.ifm_s.elements()) * x.ibits / 8;
   double out_b = double(x.ofm_s.elements()) * x.obits / 8;
-  if (!x.u85) {
+  {
     in_b = Transfer(x.ms, x.ifm_area, x.ifm_fmt, false, x.ifm_s, x.bc.ifm_block, x.ibits,
-                    x.a.cores, false, double(x.ifm_s.elements()));
+                    x.a.cores, x.u85, double(x.ifm_s.elements()));
     out_b = Transfer(x.ms, x.ofm_area, x.ofm_fmt, true, x.ofm_s, x.bc.ofm_block, x.obits,
-                     x.a.cores, false, double(x.ofm_s.elements()));
+                     x.a.cores, x.u85, double(x.ofm_s.elements()));
   }
   double op_cycles = std::max(std::floor(in_b / x.Bw(x.ifm_area, 4)) + x.RdLat(x.ifm_area),
                               std::floor(out_b / x.Bw(x.ofm_area, 6)) + x.WrLat(x.ofm_area));
-  if (x.u85) op_cycles = std::max(op_cycles, x.ofm_s.elements() * x.a.ao_act[1]);
+  // U85: the output unit writes the transposed OFM in 16-byte bricks of depth, so a narrow
+  // OFM costs its depth rounded up (Vela 5.2's tables: a transpose into depth 2 costs eight
+  // times one into depth 16 of the same element count).
+  if (x.u85) {
+    const int32_t bytes = std::max(x.obits / 8, 1);
+    const double bricks = double(x.ofm_s.h) * x.ofm_s.w * (RoundUp(x.ofm_s.c * bytes, 16) / bytes);
+    op_cycles = std::max(op_cycles, bricks * x.a.ao_act[1]);
+  }
   t->Add(x.ifm_area, 4, in_b);
   t->Add(x.ofm_area, 6, out_b);
   return op_cycles;
