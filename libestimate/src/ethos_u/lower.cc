@@ -702,8 +702,9 @@ void Lowerer::LowerDepthMultiplier(int32_t i, const NpuOp& op) {
     dw.act = Act::kNone;
     dw.ofm = stacked;
     dw.ofm.shape = part;
-    // Every part carries the weight tensor (encoded once); each reads its C channels' share.
-    SetWeights(o, &dw, 1, c);
+    // Every part carries the weight tensor (encoded once, with the scales of all M x C
+    // channels: the first part's scale bytes are those stored).
+    SetWeights(o, &dw, 1, k == 0 ? out.c : c);
     dw.macs = int64_t{op.kh} * op.kw * part.elements();
     Emit(dw);
   }
