@@ -1232,6 +1232,26 @@ void Lowerer::LowerDataMovement(int32_t i) {
       const int32_t data_in = o.kind == OpKind::kSplit ? 1 : 0;
       if (data_in >= static_cast<int32_t>(o.inputs.size())) return;
       FmRef x = In(o, data_in);
+      // Vela 5.2 runs no operation for a split of a feature map (no SPLIT, SPLIT_V or UNPACK
+      // row in any of its tables for the corpus, channel splits included): each consumer reads
+      // its slice of the input in place. The outputs share the input's storage, which stays
+      // live until their last consumer; an output that is a graph output is still copied.
+      if (x.id >= 0) {
+        bool any_copy = false;
+        for (int32_t t : o.outputs) {
+          if (is_output_[t]) {
+            FmRef y = Ref(t);
+            FmRef src = x;
+            src.shape = y.shape;
+            Copy(i, absl::StrCat(name, "/MemoryCopy"), src, y);
+            any_copy = true;
+          } else {
+            lw_.fmaps[Fmap(t)].alias_of = x.id;
+          }
+        }
+        if (!any_copy) lw_.ir_note[i] = "no-op (split: consumers read their slice in place)";
+        return;
+      }
       for (int32_t t : o.outputs) {
         FmRef y = Ref(t);
         FmRef src = x;
