@@ -628,6 +628,23 @@ void Lowerer::LowerConvolution(int32_t i) {
   op.kh = w.shape.size() == 4 ? w.shape[1] : 1;
   op.kw = w.shape.size() == 4 ? w.shape[2] : 1;
   op.act = ActOf(act);
+  // A dilation above 2 (the hardware's limit) is done by Vela with a bigger kernel holding
+  // zeros between the taps (FixupDilationGT2): an even dilation d keeps hardware dilation 2
+  // and spreads the taps d / 2 apart, an odd one spreads them d apart with no hardware
+  // dilation. The kernel's extent is unchanged; its MACs grow (Vela's tables: a 3-tap 1-D
+  // convolution with dilation 4 counts 5/3 the MACs of dilation 1 or 2, dilation 8 three
+  // times).
+  if (o.kind != OpKind::kTransposeConv && (op.dh > 2 || op.dw > 2)) {
+    auto spread = [](int32_t* k, int32_t* d) {
+      const int32_t hw = *d % 2 == 0 ? 2 : 1;
+      const int32_t manual = std::max(*d / hw, 1);
+      *k = static_cast<int32_t>(
+          std::min<int64_t>(int64_t{std::max(*k, 1) - 1} * manual + 1, int64_t{1} << 20));
+      *d = hw;
+    };
+    spread(&op.kh, &op.dh);
+    spread(&op.kw, &op.dw);
+  }
   // DEPTHWISE_CONV_2D with depth multiplier M > 1 (Vela 5.2's tables and its high-level
   // command stream): M depthwise convolutions, the m-th applying multiplier m's kernels to the
   // whole IFM and writing batch m of an [M, H, W, C] map, then a TRANSPOSE to the OFM's
