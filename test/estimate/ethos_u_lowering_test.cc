@@ -1,7 +1,7 @@
 // Operator lowerings of the Ethos-U estimator that follow Vela's per-layer tables (lower.cc):
 // LSTM, SOFTMAX, CONCATENATION in place, RESIZE_BILINEAR, PRELU, depth-1 elementwise, depth
-// multipliers (with Vela's transpose decomposition), SPLIT as views, and the byte-based
-// feature-map traffic of perf.cc.
+// multipliers (with Vela's transpose decomposition), SPLIT as views, dilations above 2, and the
+// byte-based feature-map traffic of perf.cc.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -464,6 +464,42 @@ TEST_CASE("lowering: a SPLIT runs no operation; its outputs are views of the inp
   const int32_t fx = r.lw.fmap_of_tensor[x];
   CHECK(r.lw.fmaps[r.lw.fmap_of_tensor[a]].alias_of == fx);
   CHECK(r.lw.fmaps[r.lw.fmap_of_tensor[b]].alias_of == fx);
+}
+
+// x [1, 1, 64, 32] -> CONV_2D 1 x 3, dilation (1, d) -> y [1, 1, 64 - 2d, 32].
+Net DilatedConvNet(int32_t d) {
+  Net n;
+  const int32_t x = n.Tensor8("x", {1, 1, 64, 32});
+  const int32_t w = n.Weights("w", {32, 1, 3, 32}, 3);
+  const int32_t b = n.Bias("b", 32);
+  const int32_t y = n.Tensor8("y", {1, 1, 64 - 2 * d, 32});
+  Conv2DAttrs a;
+  a.dilation_w = d;
+  n.Op(OpKind::kConv2D, a, {x, w, b}, {y});
+  n.Io({x}, {y});
+  return n;
+}
+
+TEST_CASE("lowering: a dilation above 2 is a spread kernel with hardware dilation 1 or 2",
+          "[ethos_u]") {
+  struct Case {
+    int32_t d, kw, dw;
+  };
+  // Vela's FixupDilationGT2: dilation 4 -> 5 taps at dilation 2, 8 -> 9 taps at 2, 3 -> 7
+  // taps at 1; 2 stays native.
+  for (const Case c : {Case{2, 3, 2}, Case{3, 7, 1}, Case{4, 5, 2}, Case{8, 9, 2}}) {
+    const Run r = LowerAndCost(DilatedConvNet(c.d), Profile(EthosUFamily::kU55, 256));
+    REQUIRE(r.lw.ops.size() == 1);
+    const NpuOp& op = r.lw.ops[0];
+    CHECK(op.kw == c.kw);
+    CHECK(op.dw == c.dw);
+    CHECK(op.kh == 1);
+    CHECK(op.macs == int64_t{c.kw} * 32 * op.ofm.shape.elements());
+  }
+  // The zeros between the taps are encoded too: the spread kernel's stream is longer.
+  const Run r2 = LowerAndCost(DilatedConvNet(2), Profile(EthosUFamily::kU55, 256));
+  const Run r8 = LowerAndCost(DilatedConvNet(8), Profile(EthosUFamily::kU55, 256));
+  CHECK(r8.lw.ops[0].encoded_weight_bytes > r2.lw.ops[0].encoded_weight_bytes);
 }
 
 }  // namespace
