@@ -634,12 +634,16 @@ void Lowerer::LowerConvolution(int32_t i) {
   // dilation. The kernel's extent is unchanged; its MACs grow (Vela's tables: a 3-tap 1-D
   // convolution with dilation 4 counts 5/3 the MACs of dilation 1 or 2, dilation 8 three
   // times).
-  if (o.kind != OpKind::kTransposeConv && (op.dh > 2 || op.dw > 2)) {
+  // Only kernels within Vela's limits are spread (dilated extent: height <= 64, area <= 4096);
+  // a bigger one never reaches its NPU.
+  const int64_t ext_h = int64_t{std::max(op.kh, 1) - 1} * std::max(op.dh, 1) + 1;
+  const int64_t ext_w = int64_t{std::max(op.kw, 1) - 1} * std::max(op.dw, 1) + 1;
+  if (o.kind != OpKind::kTransposeConv && (op.dh > 2 || op.dw > 2) && ext_h <= 64 &&
+      ext_h * ext_w <= 4096) {
     auto spread = [](int32_t* k, int32_t* d) {
       const int32_t hw = *d % 2 == 0 ? 2 : 1;
       const int32_t manual = std::max(*d / hw, 1);
-      *k = static_cast<int32_t>(
-          std::min<int64_t>(int64_t{std::max(*k, 1) - 1} * manual + 1, int64_t{1} << 20));
+      *k = (std::max(*k, 1) - 1) * manual + 1;
       *d = hw;
     };
     spread(&op.kh, &op.dh);
