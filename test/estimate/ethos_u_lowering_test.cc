@@ -1,5 +1,6 @@
 // Operator lowerings of the Ethos-U estimator that follow Vela's per-layer tables (lower.cc):
-// LSTM, SOFTMAX, CONCATENATION in place, RESIZE_BILINEAR, PRELU, depth-1 elementwise, and the
+// LSTM, SOFTMAX, CONCATENATION in place, RESIZE_BILINEAR, PRELU, depth-1 elementwise, depth
+// multipliers (with Vela's transpose decomposition), SPLIT as views, dilations above 2, and the
 // byte-based feature-map traffic of perf.cc.
 #include <cstdint>
 #include <string>
@@ -381,6 +382,124 @@ TEST_CASE("lowering: a 1-D causal PAD before a convolution is hardware padding",
   const Run r = LowerAndCost(n, Profile(EthosUFamily::kU55, 256));
   REQUIRE(r.lw.ops.size() == 1);  // the convolution only
   CHECK(r.lw.ops[0].hw == HwOp::kConvolution);
+}
+
+// x [1, 25, 5, 32] -> DEPTHWISE_CONV_2D 3x3 SAME, depth multiplier 2, ReLU -> y [1, 25, 5, 64].
+Net DepthMultiplierNet() {
+  Net n;
+  const int32_t x = n.Tensor8("x", {1, 25, 5, 32});
+  const int32_t w = n.Weights("w", {1, 3, 3, 64}, 7);
+  const int32_t b = n.Bias("b", 64);
+  const int32_t y = n.Tensor8("y", {1, 25, 5, 64});
+  DepthwiseConv2DAttrs a;
+  a.padding = Padding::kSame;
+  a.depth_multiplier = 2;
+  a.activation = Activation::kRelu;
+  n.Op(OpKind::kDepthwiseConv2D, a, {x, w, b}, {y});
+  n.Io({x}, {y});
+  return n;
+}
+
+TEST_CASE("lowering: a depth multiplier is M depthwise convolutions and Vela's transposes",
+          "[ethos_u]") {
+  const Net n = DepthMultiplierNet();
+  const Run r = LowerAndCost(n, Profile(EthosUFamily::kU55, 256));
+  REQUIRE(r.lw.ops.size() == 9);
+  for (int k = 0; k < 2; ++k) {
+    const NpuOp& dw = r.lw.ops[k];
+    CHECK(dw.hw == HwOp::kDepthwise);
+    CHECK(dw.ifm.shape.c == 32);
+    CHECK(dw.ofm.shape.c == 32);
+    CHECK(dw.macs == 9 * 25 * 5 * 32);
+    CHECK(dw.act == Act::kNone);
+  }
+  // [M, H, W, C] -> [H, W, C, M] by Vela's selection sort of axes, as its command stream for
+  // this shape shows: seven 3-D transposes (IFM view -> OFM view).
+  const Shape3 views[7][2] = {{{2, 25, 160}, {25, 2, 160}}, {{25, 2, 160}, {2, 25, 160}},
+                              {{50, 5, 32}, {50, 32, 5}},   {{2, 800, 5}, {5, 800, 2}},
+                              {{125, 32, 2}, {125, 2, 32}}, {{5, 25, 64}, {25, 5, 64}},
+                              {{125, 2, 32}, {125, 32, 2}}};
+  for (int k = 0; k < 7; ++k) {
+    const NpuOp& t = r.lw.ops[2 + k];
+    CHECK(t.hw == HwOp::kTranspose);
+    CHECK(t.ifm.shape.h == views[k][0].h);
+    CHECK(t.ifm.shape.w == views[k][0].w);
+    CHECK(t.ifm.shape.c == views[k][0].c);
+    CHECK(t.ofm.shape.h == views[k][1].h);
+    CHECK(t.ofm.shape.w == views[k][1].w);
+    CHECK(t.ofm.shape.c == views[k][1].c);
+    if (k > 0) CHECK(t.ifm.id == r.lw.ops[1 + k].ofm.id);
+  }
+  // The activation runs in the last transpose, which writes the OFM.
+  CHECK(r.lw.ops[8].act == Act::kRelu);
+  CHECK(r.lw.ops[8].ofm.id == r.lw.fmap_of_tensor[n.graph().main().outputs[0]]);
+  // Vela's per-layer cycles for these transposes on U55-256 (burst-limited NHWC reads and
+  // writes): 2032 NPU cycles each, 4032 for the two with a 2-deep side.
+  const double npu[7] = {2032, 2032, 2032, 4032, 4032, 2032, 2032};
+  for (int k = 0; k < 7; ++k) CHECK(r.costs[2 + k].npu_cycles == npu[k]);
+  // U85: the output unit writes the OFM in 16-byte bricks of depth; a transpose into depth 2
+  // ([2, 800, 5] -> [5, 800, 2]) takes 8 times the time of its element count.
+  const Run u85 = LowerAndCost(n, Profile(EthosUFamily::kU85, 256));
+  REQUIRE(u85.lw.ops.size() == 9);
+  CHECK(u85.costs[5].op_cycles >= 5 * 800 * 16 * u85.arch.ao_act[1]);
+  CHECK(u85.costs[2].op_cycles < 2 * 25 * 160 * u85.arch.ao_act[1] * 1.5);
+}
+
+TEST_CASE("lowering: a SPLIT runs no operation; its outputs are views of the input",
+          "[ethos_u]") {
+  Net n;
+  const int32_t x = n.Tensor8("x", {1, 8, 8, 32});
+  const int32_t axis = n.Weights("axis", {1}, 1, DType::kInt32);
+  const int32_t a = n.Tensor8("a", {1, 8, 8, 16});
+  const int32_t b = n.Tensor8("b", {1, 8, 8, 16});
+  const int32_t y = n.Tensor8("y", {1, 8, 8, 16});
+  SplitAttrs sa;
+  sa.num_splits = 2;
+  n.Op(OpKind::kSplit, sa, {axis, x}, {a, b});
+  n.Op(OpKind::kAdd, ElementwiseAttrs{}, {a, b}, {y});
+  n.Io({x}, {y});
+  const Run r = LowerAndCost(n, Profile(EthosUFamily::kU55, 256));
+  REQUIRE(r.lw.ops.size() == 1);  // the ADD only
+  CHECK(Names(r.lw, 0).empty());
+  const int32_t fx = r.lw.fmap_of_tensor[x];
+  CHECK(r.lw.fmaps[r.lw.fmap_of_tensor[a]].alias_of == fx);
+  CHECK(r.lw.fmaps[r.lw.fmap_of_tensor[b]].alias_of == fx);
+}
+
+// x [1, 1, 64, 32] -> CONV_2D 1 x 3, dilation (1, d) -> y [1, 1, 64 - 2d, 32].
+Net DilatedConvNet(int32_t d) {
+  Net n;
+  const int32_t x = n.Tensor8("x", {1, 1, 64, 32});
+  const int32_t w = n.Weights("w", {32, 1, 3, 32}, 3);
+  const int32_t b = n.Bias("b", 32);
+  const int32_t y = n.Tensor8("y", {1, 1, 64 - 2 * d, 32});
+  Conv2DAttrs a;
+  a.dilation_w = d;
+  n.Op(OpKind::kConv2D, a, {x, w, b}, {y});
+  n.Io({x}, {y});
+  return n;
+}
+
+TEST_CASE("lowering: a dilation above 2 is a spread kernel with hardware dilation 1 or 2",
+          "[ethos_u]") {
+  struct Case {
+    int32_t d, kw, dw;
+  };
+  // Vela's FixupDilationGT2: dilation 4 -> 5 taps at dilation 2, 8 -> 9 taps at 2, 3 -> 7
+  // taps at 1; 2 stays native.
+  for (const Case c : {Case{2, 3, 2}, Case{3, 7, 1}, Case{4, 5, 2}, Case{8, 9, 2}}) {
+    const Run r = LowerAndCost(DilatedConvNet(c.d), Profile(EthosUFamily::kU55, 256));
+    REQUIRE(r.lw.ops.size() == 1);
+    const NpuOp& op = r.lw.ops[0];
+    CHECK(op.kw == c.kw);
+    CHECK(op.dw == c.dw);
+    CHECK(op.kh == 1);
+    CHECK(op.macs == int64_t{c.kw} * 32 * op.ofm.shape.elements());
+  }
+  // The zeros between the taps are encoded too: the spread kernel's stream is longer.
+  const Run r2 = LowerAndCost(DilatedConvNet(2), Profile(EthosUFamily::kU55, 256));
+  const Run r8 = LowerAndCost(DilatedConvNet(8), Profile(EthosUFamily::kU55, 256));
+  CHECK(r8.lw.ops[0].encoded_weight_bytes > r2.lw.ops[0].encoded_weight_bytes);
 }
 
 }  // namespace

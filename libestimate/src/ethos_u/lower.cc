@@ -47,6 +47,108 @@ Act ActOf(Activation a) {
   }
 }
 
+// Vela's decomposition of a transpose the hardware cannot run in one operation (4-D or more,
+// or a permutation of three axes the core does not support): a selection sort of the axes,
+// each swap of axes a < b done by 3-D transposes of the shape reshaped around them. A swap
+// within a 3-D view is one transpose; in more axes, swapping the first two or the last two is
+// one transpose of the view (first | second | rest) or (rest | second-last | last); otherwise
+// axis a is first moved leftmost and/or axis b rightmost, the outermost axes swapped in the
+// view (first | middle | last), and the moved axes moved back. Each step is one transpose of
+// a 3-D view, returned as its IFM view and OFM view.
+struct TransposeStep {
+  Shape3 ifm, ofm;
+};
+
+int32_t Product(const std::vector<int64_t>& s, size_t from, size_t to) {
+  int64_t p = 1;
+  for (size_t i = from; i < to && i < s.size(); ++i) p *= std::max<int64_t>(s[i], 1);
+  return static_cast<int32_t>(std::min<int64_t>(p, 1 << 30));
+}
+
+// The shape as three axes: the first n0 axes, the next n1, the rest.
+Shape3 View3(const std::vector<int64_t>& s, size_t n0, size_t n1) {
+  return Shape3{Product(s, 0, n0), Product(s, n0, n0 + n1), Product(s, n0 + n1, s.size())};
+}
+
+// One transpose swapping axes x < y of the 3-D view v.
+TransposeStep Swap3(Shape3 v, int x, int y) {
+  int32_t d[3] = {v.h, v.w, v.c};
+  TransposeStep t{v, v};
+  std::swap(d[x], d[y]);
+  t.ofm = Shape3{d[0], d[1], d[2]};
+  return t;
+}
+
+void SwapAxes(std::vector<int64_t>* shape, size_t a, size_t b, std::vector<TransposeStep>* out) {
+  std::vector<int64_t>& s = *shape;
+  const size_t n = s.size();
+  if (n < 4) {
+    std::vector<int64_t> p(3 - n, 1);  // leading axes of 1
+    p.insert(p.end(), s.begin(), s.end());
+    const Shape3 v{Product(p, 0, 1), Product(p, 1, 2), Product(p, 2, 3)};
+    const int x = static_cast<int>(a + 3 - n), y = static_cast<int>(b + 3 - n);
+    out->push_back(Swap3(v, x, y));
+    std::swap(s[a], s[b]);
+    return;
+  }
+  if (a == 0 && b == 1) {
+    out->push_back(Swap3(View3(s, 1, 1), 0, 1));
+    std::swap(s[a], s[b]);
+    return;
+  }
+  if (a == n - 2 && b == n - 1) {
+    out->push_back(Swap3(View3(s, n - 2, 1), 1, 2));
+    std::swap(s[a], s[b]);
+    return;
+  }
+  auto move = [&s](size_t from, size_t to) {
+    const int64_t v = s[from];
+    s.erase(s.begin() + static_cast<std::ptrdiff_t>(from));
+    s.insert(s.begin() + static_cast<std::ptrdiff_t>(to), v);
+  };
+  if (a != 0) {
+    out->push_back(Swap3(View3(s, a, 1), 0, 1));  // axis a leftmost
+    move(a, 0);
+    SwapAxes(shape, 0, b, out);
+    out->push_back(Swap3(View3(s, 1, a), 0, 1));  // and back
+    move(0, a);
+    return;
+  }
+  if (b != n - 1) {
+    out->push_back(Swap3(View3(s, b, 1), 1, 2));  // axis b rightmost
+    move(b, n - 1);
+    SwapAxes(shape, 0, n - 1, out);
+    out->push_back(Swap3(View3(s, b, n - b - 1), 1, 2));  // and back
+    move(n - 1, b);
+    return;
+  }
+  out->push_back(Swap3(View3(s, 1, n - 2), 0, 2));
+  std::swap(s[a], s[b]);
+}
+
+// The transposes Vela runs for permutation `perm` of `shape` (output axis i = input axis
+// perm[i]).
+std::vector<TransposeStep> DecomposeTranspose(std::vector<int64_t> shape,
+                                              const std::vector<int32_t>& perm) {
+  std::vector<TransposeStep> steps;
+  const size_t n = perm.size();
+  if (shape.size() != n) return steps;
+  std::vector<size_t> order(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    if (perm[i] < 0 || static_cast<size_t>(perm[i]) >= n) return {};
+    order[static_cast<size_t>(perm[i])] = i;
+  }
+  for (size_t axis = 0; axis < n; ++axis) {
+    if (order[axis] == axis) continue;
+    size_t i = axis + 1;
+    while (i < n && order[i] != axis) ++i;
+    if (i >= n) return {};  // not a permutation
+    SwapAxes(&shape, axis, i, &steps);
+    std::swap(order[axis], order[i]);
+  }
+  return steps;
+}
+
 // The op's attributes, or defaults when the variant holds another type.
 template <typename T>
 T AttrsOr(const Operator& o) {
@@ -74,6 +176,7 @@ class Lowerer {
   // Lowering by operator family; LowerOp dispatches on the operator kind.
   void LowerOp(int32_t i);
   void LowerConvolution(int32_t i);
+  void LowerDepthMultiplier(int32_t i, const NpuOp& op);
   void LowerFullyConnected(int32_t i);
   void LowerMatMul(int32_t i);
   void LowerBinaryElementwise(int32_t i);
@@ -104,6 +207,9 @@ class Lowerer {
   Lowered lw_;
   std::vector<int32_t> consumers_;
   std::vector<bool> is_output_;
+  // Feature maps a decomposed transpose reads or writes: stored NHWC (Vela's transposes work
+  // on linear maps).
+  std::vector<int32_t> transposed_;
 };
 
 int32_t Lowerer::Fmap(int32_t tensor) {
@@ -522,6 +628,37 @@ void Lowerer::LowerConvolution(int32_t i) {
   op.kh = w.shape.size() == 4 ? w.shape[1] : 1;
   op.kw = w.shape.size() == 4 ? w.shape[2] : 1;
   op.act = ActOf(act);
+  // A dilation above 2 (the hardware's limit) is done by Vela with a bigger kernel holding
+  // zeros between the taps (FixupDilationGT2): an even dilation d keeps hardware dilation 2
+  // and spreads the taps d / 2 apart, an odd one spreads them d apart with no hardware
+  // dilation. The kernel's extent is unchanged; its MACs grow (Vela's tables: a 3-tap 1-D
+  // convolution with dilation 4 counts 5/3 the MACs of dilation 1 or 2, dilation 8 three
+  // times).
+  // Only kernels within Vela's limits are spread (dilated extent: height <= 64, area <= 4096);
+  // a bigger one never reaches its NPU.
+  const int64_t ext_h = int64_t{std::max(op.kh, 1) - 1} * std::max(op.dh, 1) + 1;
+  const int64_t ext_w = int64_t{std::max(op.kw, 1) - 1} * std::max(op.dw, 1) + 1;
+  if (o.kind != OpKind::kTransposeConv && (op.dh > 2 || op.dw > 2) && ext_h <= 64 &&
+      ext_h * ext_w <= 4096) {
+    auto spread = [](int32_t* k, int32_t* d) {
+      const int32_t hw = *d % 2 == 0 ? 2 : 1;
+      const int32_t manual = std::max(*d / hw, 1);
+      *k = (std::max(*k, 1) - 1) * manual + 1;
+      *d = hw;
+    };
+    spread(&op.kh, &op.dh);
+    spread(&op.kw, &op.dw);
+  }
+  // DEPTHWISE_CONV_2D with depth multiplier M > 1 (Vela 5.2's tables and its high-level
+  // command stream): M depthwise convolutions, the m-th applying multiplier m's kernels to the
+  // whole IFM and writing batch m of an [M, H, W, C] map, then a TRANSPOSE to the OFM's
+  // [H, W, C, M] order, decomposed as Vela decomposes it (DecomposeTranspose) into 3-D
+  // transposes of NHWC maps; a fused activation runs in the last transpose.
+  if (o.kind == OpKind::kDepthwiseConv2D && op.ifm.shape.c > 1 &&
+      op.ofm.shape.c > op.ifm.shape.c && op.ofm.shape.c % op.ifm.shape.c == 0) {
+    LowerDepthMultiplier(i, op);
+    return;
+  }
   // Grouped CONV_2D (IFM depth a multiple > 1 of the kernel's): Vela runs one convolution per
   // group, each reading its slice of the IFM and writing its slice of the OFM, and applies a
   // fused activation afterwards in one pass over the whole OFM.
@@ -571,6 +708,50 @@ void Lowerer::LowerConvolution(int32_t i) {
     return;
   }
   Emit(op);
+}
+
+void Lowerer::LowerDepthMultiplier(int32_t i, const NpuOp& op) {
+  const Operator& o = sg_.ops[i];
+  const Shape3 in = op.ifm.shape, out = op.ofm.shape;
+  const int32_t c = in.c, m = out.c / in.c;
+  const Shape3 part{out.h, out.w, c};
+  // The M depthwise convolutions write the batches of one [M, H, W, C] map.
+  const FmRef stacked = TempRef({m * out.h, out.w, c}, op.ofm.bits);
+  for (int32_t k = 0; k < m; ++k) {
+    NpuOp dw = op;
+    dw.name = "DepthwiseConv2D/Multiplier";
+    dw.act = Act::kNone;
+    dw.ofm = stacked;
+    dw.ofm.shape = part;
+    // Every part carries the weight tensor (encoded once, with the scales of all M x C
+    // channels: the first part's scale bytes are those stored).
+    SetWeights(o, &dw, 1, k == 0 ? out.c : c);
+    dw.macs = int64_t{op.kh} * op.kw * part.elements();
+    Emit(dw);
+  }
+  const std::vector<TransposeStep> steps =
+      DecomposeTranspose({m, out.h, out.w, c}, {1, 2, 3, 0});
+  FmRef src = stacked;
+  for (size_t k = 0; k < steps.size(); ++k) {
+    NpuOp t = Base(i, "DepthwiseConv2D/Transpose", HwOp::kTranspose);
+    t.ifm = src;
+    t.ifm.shape = steps[k].ifm;
+    if (k + 1 == steps.size()) {
+      t.ofm = op.ofm;
+      t.act = op.act;
+    } else {
+      t.ofm = TempRef(steps[k].ofm, op.ofm.bits);
+    }
+    t.ofm.shape = steps[k].ofm;
+    Emit(t);
+    src = t.ofm;
+  }
+  for (const NpuOp& t : lw_.ops) {
+    if (t.src_op == i && t.hw == HwOp::kTranspose) {
+      transposed_.push_back(t.ifm.id);
+      transposed_.push_back(t.ofm.id);
+    }
+  }
 }
 
 void Lowerer::LowerFullyConnected(int32_t i) {
@@ -1072,6 +1253,26 @@ void Lowerer::LowerDataMovement(int32_t i) {
       const int32_t data_in = o.kind == OpKind::kSplit ? 1 : 0;
       if (data_in >= static_cast<int32_t>(o.inputs.size())) return;
       FmRef x = In(o, data_in);
+      // Vela 5.2 runs no operation for a split of a feature map (no SPLIT, SPLIT_V or UNPACK
+      // row in any of its tables for the corpus, channel splits included): each consumer reads
+      // its slice of the input in place. The outputs share the input's storage, which stays
+      // live until their last consumer; an output that is a graph output is still copied.
+      if (x.id >= 0) {
+        bool any_copy = false;
+        for (int32_t t : o.outputs) {
+          if (is_output_[t]) {
+            FmRef y = Ref(t);
+            FmRef src = x;
+            src.shape = y.shape;
+            Copy(i, absl::StrCat(name, "/MemoryCopy"), src, y);
+            any_copy = true;
+          } else {
+            lw_.fmaps[Fmap(t)].alias_of = x.id;
+          }
+        }
+        if (!any_copy) lw_.ir_note[i] = "no-op (split: consumers read their slice in place)";
+        return;
+      }
       for (int32_t t : o.outputs) {
         FmRef y = Ref(t);
         FmRef src = x;
@@ -1311,9 +1512,17 @@ absl::StatusOr<Lowered> Lowerer::Run() {
     }
   }
   // Storage format and size (doc 8.2): NHCWB16 for NPU-only tensors, NHWC otherwise.
-  for (FeatureMap& f : lw_.fmaps) {
-    const FeatureMap& root = f.alias_of >= 0 ? lw_.fmaps[f.alias_of] : f;
-    const bool linear = root.graph_io || root.cpu_touched;
+  std::vector<bool> nhwc(lw_.fmaps.size(), false);
+  for (int32_t id : transposed_) {
+    if (id < 0) continue;
+    const int32_t r = lw_.fmaps[id].alias_of >= 0 ? lw_.fmaps[id].alias_of : id;
+    nhwc[r] = true;
+  }
+  for (size_t k = 0; k < lw_.fmaps.size(); ++k) {
+    FeatureMap& f = lw_.fmaps[k];
+    const int32_t r = f.alias_of >= 0 ? f.alias_of : static_cast<int32_t>(k);
+    const FeatureMap& root = lw_.fmaps[r];
+    const bool linear = root.graph_io || root.cpu_touched || nhwc[r];
     f.format = linear ? Format::kNhwc : Format::kNhcwb16;
     const int64_t c = f.format == Format::kNhcwb16 ? (f.shape.c + 15) / 16 * 16 : f.shape.c;
     f.bytes = int64_t{f.shape.h} * f.shape.w * c * (f.bits / 8);

@@ -205,7 +205,15 @@ BlockConfig FindBlockU55(const Arch& a, const NpuOp& op) {
 }  // namespace
 
 BlockConfig FindBlockConfig(const Arch& a, const NpuOp& op) {
-  return IsU85(a) ? FindBlockConfigU85(a, op) : FindBlockU55(a, op);
+  if (IsU85(a)) return FindBlockConfigU85(a, op);
+  if (op.hw == HwOp::kTranspose) {
+    // Vela searches a transpose's block on the untransposed OFM (the IFM's shape); the
+    // blocks then describe IFM-ordered tiles of both maps (its verbose block configs).
+    NpuOp untransposed = op;
+    untransposed.ofm.shape = op.ifm.shape;
+    return FindBlockU55(a, untransposed);
+  }
+  return FindBlockU55(a, op);
 }
 
 namespace {
@@ -510,13 +518,28 @@ double ElementwiseCycles(const OpContext& x, Traffic* t) {
   return op_cycles;
 }
 
-// Transpose: a memory-to-memory copy bound by the slower side.
+// Transpose: a memory-to-memory copy bound by the slower side. U55/U65 (Vela 5.2's tables):
+// the bytes moved are those of its burst model (doc 5.2) with the op's IFM and OFM blocks, so
+// a transpose reading or writing narrow NHWC rows costs up to the burst's ratio more.
 double TransposeCycles(const OpContext& x, Traffic* t) {
-  const double in_b = double(x.ifm_s.elements()) * x.ibits / 8;
-  const double out_b = double(x.ofm_s.elements()) * x.obits / 8;
+  double in_b = double(x.ifm_s.elements()) * x.ibits / 8;
+  double out_b = double(x.ofm_s.elements()) * x.obits / 8;
+  {
+    in_b = Transfer(x.ms, x.ifm_area, x.ifm_fmt, false, x.ifm_s, x.bc.ifm_block, x.ibits,
+                    x.a.cores, x.u85, double(x.ifm_s.elements()));
+    out_b = Transfer(x.ms, x.ofm_area, x.ofm_fmt, true, x.ofm_s, x.bc.ofm_block, x.obits,
+                     x.a.cores, x.u85, double(x.ofm_s.elements()));
+  }
   double op_cycles = std::max(std::floor(in_b / x.Bw(x.ifm_area, 4)) + x.RdLat(x.ifm_area),
                               std::floor(out_b / x.Bw(x.ofm_area, 6)) + x.WrLat(x.ofm_area));
-  if (x.u85) op_cycles = std::max(op_cycles, x.ofm_s.elements() * x.a.ao_act[1]);
+  // U85: the output unit writes the transposed OFM in 16-byte bricks of depth, so a narrow
+  // OFM costs its depth rounded up (Vela 5.2's tables: a transpose into depth 2 costs eight
+  // times one into depth 16 of the same element count).
+  if (x.u85) {
+    const int32_t bytes = std::max(x.obits / 8, 1);
+    const double bricks = double(x.ofm_s.h) * x.ofm_s.w * (RoundUp(x.ofm_s.c * bytes, 16) / bytes);
+    op_cycles = std::max(op_cycles, bricks * x.a.ao_act[1]);
+  }
   t->Add(x.ifm_area, 4, in_b);
   t->Add(x.ofm_area, 6, out_b);
   return op_cycles;

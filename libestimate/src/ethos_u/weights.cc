@@ -389,6 +389,22 @@ WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const 
     r.encoded_bytes = static_cast<int64_t>(std::ceil(double(n) * (7.5 + kCodingLossBits) / 8));
     return r;
   }
+  // A kernel the lowering spread for a dilation above 2 (op.kh/kw > the tensor's, with zeros
+  // between the taps, as Vela's FixupDilationGT2 writes it): the encoder sees the spread one.
+  const int32_t th = kh, tw = kw;  // the tensor's kernel
+  auto spread_of = [](int32_t k, int32_t ek) {
+    return (k > 1 && ek > k && (ek - 1) % (k - 1) == 0) ? (ek - 1) / (k - 1) : 1;
+  };
+  const int32_t mh = spread_of(th, op.kh), mw = spread_of(tw, op.kw);
+  kh = (th - 1) * mh + 1;
+  kw = (tw - 1) * mw + 1;
+  // The tensor's tap (y, x) of spread position (ys, xs), or -1 for an inserted zero.
+  auto tap = [&](int32_t ys, int32_t xs, int32_t* y, int32_t* x) {
+    if (ys % mh != 0 || xs % mw != 0) return false;
+    *y = ys / mh;
+    *x = xs / mw;
+    return true;
+  };
   const BlockConfig bc = FindBlockConfig(arch, op);
   const bool b16 = op.ifm.bits == 16;
   auto zp_of = [&](int32_t oc) -> int64_t {
@@ -410,8 +426,13 @@ WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const 
           stream.push_back(0);
           return;
         }
-        const int64_t idx = dw ? (int64_t{y} * kw + x) * o + oc
-                               : ((int64_t{oc} * kh + y) * kw + x) * ci + c;
+        int32_t ty = 0, tx = 0;
+        if (!tap(y, x, &ty, &tx)) {  // an inserted zero
+          stream.push_back(static_cast<int16_t>(std::clamp<int64_t>(-zp_of(oc), -255, 255)));
+          return;
+        }
+        const int64_t idx = dw ? (int64_t{ty} * tw + tx) * o + oc
+                               : ((int64_t{oc} * th + ty) * tw + tx) * ci + c;
         const int32_t v = w.dtype == DType::kInt8 ? int32_t{w.data.as<int8_t>()[idx]}
                                                   : int32_t{w.data.bytes()[idx]};
         stream.push_back(static_cast<int16_t>(std::clamp<int64_t>(v - zp_of(oc), -255, 255)));
@@ -431,16 +452,20 @@ WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const 
   const int32_t o_pad = RoundUp(o, bc.ublock.c);
   auto value = [&](int32_t oc, int32_t k, int32_t c) -> int32_t {
     if (oc >= o || k >= kh * kw || c >= ci) return 0;
+    int32_t ty = 0, tx = 0;
+    const bool real = tap(k / kw, k % kw, &ty, &tx);
+    const int64_t tk = int64_t{ty} * tw + tx;
     int64_t idx;
-    if (dw) idx = int64_t{k} * o + oc;
-    else idx = (int64_t{oc} * kh * kw + k) * ci + c;
+    if (dw) idx = tk * o + oc;
+    else idx = (int64_t{oc} * th * tw + tk) * ci + c;
     const int64_t zp_i = w.quant.zero_point.size() > 1 ? (dw ? oc : oc) : 0;
     const int64_t zp = w.quant.zero_point.empty()
                            ? 0
                            : w.quant.zero_point[std::min<size_t>(static_cast<size_t>(zp_i),
                                                                  w.quant.zero_point.size() - 1)];
-    const int32_t v = w.dtype == DType::kInt8 ? int32_t{w.data.as<int8_t>()[idx]}
-                                              : int32_t{w.data.bytes()[idx]};
+    const int32_t v = !real ? 0
+                      : w.dtype == DType::kInt8 ? int32_t{w.data.as<int8_t>()[idx]}
+                                                : int32_t{w.data.bytes()[idx]};
     return static_cast<int32_t>(std::clamp<int64_t>(v - zp, -255, 255));
   };
   std::array<int64_t, 512> hist{}, hist_nz{};
