@@ -23,7 +23,6 @@
 #include "nn_anchor_cases.h"
 
 extern "C" void bench_puts(const char* s);
-void RunCoverage();  // coverage.cc: the ops without an anchor case, every variant of the build
 
 namespace {
 
@@ -287,7 +286,6 @@ int main() {
   for (const nna_case& c : kLayers) {
     if (Selected(c.name)) Run("layer", c);
   }
-  RunCoverage();
   bench_puts("bench: done\n");
   return 0;
 }

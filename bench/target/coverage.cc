@@ -1,14 +1,9 @@
 // Coverage of the kernels CMSIS-NN has no anchor case for (MINIMUM / MAXIMUM, TRANSPOSE, PAD,
 // the 16x8 conv, depthwise conv and fully connected): every body compiled into this build
-// (the op's variant list: scalar, and dsp / mve where the CPU has them) runs on the target.
-//
-//   sweep <op> <variant> <cases> <mismatches> ok|FAIL
-//     random shapes and parameters (a fixed-seed generator), each variant's output and status
-//     compared byte for byte with the scalar body's on the same inputs;
-//   variant <case> <variant> <instructions per call> <work> <crc32> ok|error
-//     one MLPerf-like shape per op, instructions per call of each body (work: MACs for the
-//     conv-like ops, output elements otherwise). run.py requires every variant's CRC of a case
-//     to be equal, within a build and across builds, and reports each ratio to the scalar body.
+// (the op's variant list: scalar, and dsp / mve where the CPU has them) runs on the target:
+// random sweeps against the scalar body (`sweep` lines) and one MLPerf-like shape per op
+// (`variant` lines; work: MACs for the conv-like ops, output elements otherwise). Line format:
+// report.h; run.py checks them.
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,12 +13,12 @@
 #include "mica/kernels/elementwise.h"
 #include "mica/kernels/fully_connected.h"
 #include "mica/kernels/isa.h"
-
-extern "C" void bench_puts(const char* s);
+#include "report.h"
 
 namespace {
 
 using namespace mica::kernels;
+using bench_report::Selected;
 
 constexpr size_t kBytes = 16 * 1024;
 constexpr int32_t kMaxCh = 64;
@@ -78,42 +73,6 @@ void FillRequant16(int32_t n, int32_t shift_lo, int32_t shift_hi) {
 }
 void FillBias64(int32_t n, int32_t range) {
   for (int32_t i = 0; i < n; ++i) g_bias[i] = Uniform(-range, range);
-}
-
-void PutStr(char*& p, const char* s) {
-  while (*s) *p++ = *s++;
-}
-void PutDec(char*& p, uint64_t v) {
-  char tmp[24];
-  int n = 0;
-  do {
-    tmp[n++] = static_cast<char>('0' + v % 10);
-    v /= 10;
-  } while (v);
-  while (n) *p++ = tmp[--n];
-}
-void PutHex(char*& p, uint32_t v) {
-  for (int i = 7; i >= 0; --i) *p++ = "0123456789abcdef"[(v >> (4 * i)) & 0xF];
-}
-uint32_t Crc32(const void* data, size_t n) {
-  const uint8_t* b = static_cast<const uint8_t*>(data);
-  uint32_t crc = 0xFFFFFFFFu;
-  for (size_t i = 0; i < n; ++i) {
-    crc ^= b[i];
-    for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
-  }
-  return ~crc;
-}
-
-bool Selected(const char* name) {
-#ifdef BENCH_ONLY
-  const char* want = BENCH_ONLY;
-  while (*want != 0 && *want == *name) ++want, ++name;
-  return *want == 0 && *name == 0;
-#else
-  (void)name;
-  return true;
-#endif
 }
 
 // ---- one case of each op: a random draw (sweep) or a fixed shape (timing) -------------------
@@ -332,6 +291,7 @@ void Sweep(const char* op, const List& list, int cases, DrawFn draw) {
   if (!Selected(op)) return;
   const size_t n = list.size();
   uint32_t mismatches[4] = {};
+  int first[4] = {-1, -1, -1, -1};
   for (int k = 0; k < cases; ++k) {
     Case c;
     draw(c);
@@ -343,24 +303,13 @@ void Sweep(const char* op, const List& list, int cases, DrawFn draw) {
       Set(g_out, 0xAA, bytes);
       const KernelStatus got = c.Run(list[v].fn, g_out);
       if (got != want || (want == KernelStatus::kOk && !Equal(g_ref, g_out, bytes))) {
+        if (first[v] < 0) first[v] = k;
         ++mismatches[v];
       }
     }
   }
   for (size_t v = 1; v < n && v < 4; ++v) {
-    char line[128];
-    char* p = line;
-    PutStr(p, "sweep ");
-    PutStr(p, op);
-    *p++ = ' ';
-    PutStr(p, list[v].name);
-    *p++ = ' ';
-    PutDec(p, static_cast<uint64_t>(cases));
-    *p++ = ' ';
-    PutDec(p, mismatches[v]);
-    PutStr(p, mismatches[v] == 0 ? " ok\n" : " FAIL\n");
-    *p = 0;
-    bench_puts(line);
+    bench_report::Sweep(op, list[v].name, cases, mismatches[v], first[v]);
   }
 }
 
@@ -373,7 +322,7 @@ void Time(const char* name, const List& list, const Case& c, uint64_t work) {
     uint32_t t0 = *kCounter;
     const KernelStatus status = c.Run(v.fn, g_out);
     uint32_t t1 = *kCounter;
-    const uint32_t crc = Crc32(g_out, bytes);
+    const uint32_t crc = bench_report::Crc32(g_out, bytes);
     uint64_t span = static_cast<uint64_t>(t1 - t0) * BENCH_TICK_NS;
     uint32_t reps = 1;
     if (span < kMinSpan) {
@@ -383,21 +332,8 @@ void Time(const char* name, const List& list, const Case& c, uint64_t work) {
       t1 = *kCounter;
       span = static_cast<uint64_t>(t1 - t0) * BENCH_TICK_NS;
     }
-    char line[160];
-    char* p = line;
-    PutStr(p, "variant ");
-    PutStr(p, name);
-    *p++ = ' ';
-    PutStr(p, v.name);
-    *p++ = ' ';
-    PutDec(p, (span + reps / 2) / reps);
-    *p++ = ' ';
-    PutDec(p, work);
-    *p++ = ' ';
-    PutHex(p, crc);
-    PutStr(p, status == KernelStatus::kOk ? " ok\n" : " error\n");
-    *p = 0;
-    bench_puts(line);
+    bench_report::Variant(name, nullptr, v.name, (span + reps / 2) / reps, work, true, crc,
+                          status == KernelStatus::kOk);
   }
 }
 

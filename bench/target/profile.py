@@ -6,8 +6,8 @@ per instruction address, then prints the functions and the annotated disassembly
 ones (objdump). Counts include every call the harness makes of the kernel (the first call and
 the repetitions) and the harness itself (input generation, CRC), which are listed separately.
 
-  bench/target/profile.py CASE [--variant mve|dsp|scalar] [--shared DIR] [--functions N]
-                               [--min-count N]
+  bench/target/profile.py CASE [--variant mve|dsp|scalar] [--image bench|variants]
+                               [--shared DIR] [--functions N] [--min-count N]
 """
 import argparse
 import bisect
@@ -25,7 +25,7 @@ sys.path.insert(0, HERE)
 import run  # noqa: E402  (VARIANTS: board and -mcpu of each variant)
 
 
-def build(variant, case, shared, build_dir):
+def build(variant, case, shared, build_dir, image):
     board, cpu, _ = run.VARIANTS[variant]
     bdir = os.path.join(build_dir, f"profile-{variant}")
     cfg = ["cmake", "-S", HERE, "-B", bdir, "-DCMAKE_BUILD_TYPE=Release",
@@ -37,7 +37,7 @@ def build(variant, case, shared, build_dir):
         cfg += ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_C_COMPILER_LAUNCHER=ccache"]
     subprocess.run(cfg, check=True, stdout=subprocess.DEVNULL)
     subprocess.run(["cmake", "--build", bdir, "-j", "2"], check=True, stdout=subprocess.DEVNULL)
-    return os.path.join(bdir, "mica_target_bench.elf"), board
+    return os.path.join(bdir, f"mica_target_{image}.elf"), board
 
 
 def trace(elf, board):
@@ -93,6 +93,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("case")
     ap.add_argument("--variant", default="mve", choices=sorted(run.VARIANTS))
+    ap.add_argument("--image", default="bench", choices=("bench", "variants"),
+                    help="bench: anchor and layer cases; variants: coverage.cc cases and "
+                         "variants.cc ops")
     ap.add_argument("--shared", default=os.environ.get("MICA_SHARED_DIR",
                                                        os.path.join(ROOT, "..", "shared")))
     ap.add_argument("--build-dir", default=os.path.join(ROOT, "build", "target"))
@@ -102,7 +105,7 @@ def main():
                     help="annotated listing: hide instructions run fewer times")
     a = ap.parse_args()
 
-    elf, board = build(a.variant, a.case, os.path.abspath(a.shared), a.build_dir)
+    elf, board = build(a.variant, a.case, os.path.abspath(a.shared), a.build_dir, a.image)
     counts = trace(elf, board)
     insns, starts = disassemble(elf)
     addrs = [s[0] for s in starts]

@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
-"""On-target kernel benchmark: builds bench/target for each Cortex-M variant, runs it on QEMU
-with exact instruction counting and compares every anchor case with CMSIS-NN
-(<shared>/reference/cmsis-nn/kernels.csv): instructions per call, ratio, output CRC.
+"""On-target kernel benchmark and variant check: builds bench/target for each Cortex-M variant
+and runs its two images on QEMU with exact instruction counting. mica_target_bench compares
+every anchor case with CMSIS-NN (<shared>/reference/cmsis-nn/kernels.csv: instructions per call,
+ratio, output CRC); mica_target_variants checks every compiled body of the ops it covers against
+the scalar body (random sweeps) and reports each body's instructions per call.
 
   bench/target/run.py [--shared DIR] [--build-dir DIR] [--variants mve,dsp,scalar]
                       [--check] [--record]
 
---check fails (exit 1) when a CRC differs from CMSIS-NN's (or, for the layer shapes, from the
-recorded one) or an anchor ratio exceeds its limit in limits.csv (the CI form, ctest label qemu).
+Fails (exit 1) on any sweep mismatch or variant CRC disagreement. --check also fails when a CRC
+differs from CMSIS-NN's (or, for the layer shapes, from the recorded one) or an anchor ratio
+exceeds its limit in limits.csv (the CI form, ctest qemu.kernels, label qemu).
 --record rewrites limits.csv from this run (ratio + 2 %, rounded up) and the layer CRCs.
 Exit 77 (ctest's skip code) when the shared tree, QEMU or the cross compiler is missing.
 """
@@ -30,6 +33,9 @@ VARIANTS = {
     "dsp": ("mps2-an386", "cortex-m4", ("mps2-an386", "cortex-m4")),
     "scalar": ("mps3-an547", "cortex-m55+nomve+nodsp", ("mps3-an547", "cortex-m55+nomve+nodsp")),
 }
+# Ops of the variant image whose list has no body for that build's ISA (softmax has scalar and
+# MVE bodies only): their `variant` rows need not include the build's own body.
+NO_OWN_BODY = {"dsp": ("softmax_",)}
 # CMSIS-NN rows that are not one call of the kernel (MVE FC's prepare-time kernel sums).
 IGNORED_KERNELS = {"arm_vector_sum_s8"}
 
@@ -69,13 +75,20 @@ def build_and_run(variant, shared, build_dir, jobs):
     subprocess.run(cfg, check=True, stdout=subprocess.DEVNULL)
     subprocess.run(["cmake", "--build", bdir, "-j", str(jobs)], check=True,
                    stdout=subprocess.DEVNULL)
-    elf = os.path.join(bdir, "mica_target_bench.elf")
+    results = []
+    for image, marker in (("mica_target_bench", "bench: done"),
+                          ("mica_target_variants", "variants: done")):
+        results += run_image(variant, os.path.join(bdir, image + ".elf"), board, marker)
+    return results
+
+
+def run_image(variant, elf, board, marker):
     out = subprocess.run(
         ["qemu-system-arm", "-M", board, "-display", "none", "-monitor", "none", "-serial", "none",
          "-chardev", "stdio,id=semihosting",
          "-semihosting-config", "enable=on,target=native,chardev=semihosting",
          "-icount", "shift=0,align=off,sleep=off", "-kernel", elf],
-        check=False, capture_output=True, text=True, timeout=600)
+        check=False, capture_output=True, text=True, timeout=900)
     results = []
     done = False
     for line in out.stdout.splitlines():
@@ -83,21 +96,23 @@ def build_and_run(variant, shared, build_dir, jobs):
         if len(f) == 7 and f[0] in ("anchor", "layer", "variant"):
             results.append({"table": f[0], "case": f[1], "isa": f[2], "insn": int(f[3]),
                             "macs": int(f[4]), "crc": f[5], "status": f[6]})
-        elif len(f) == 6 and f[0] == "sweep":
+        elif len(f) == 7 and f[0] == "sweep":
             results.append({"table": "sweep", "case": f[1], "isa": f[2], "cases": int(f[3]),
-                            "mismatches": int(f[4]), "status": f[5]})
-        elif line.strip() == "bench: done":
+                            "mismatches": int(f[4]), "first": int(f[5]), "status": f[6]})
+        elif line.strip() == marker:
             done = True
     if not done or out.returncode != 0:
         sys.stderr.write(out.stdout + out.stderr)
-        raise RuntimeError(f"{variant}: firmware did not finish (exit {out.returncode})")
+        raise RuntimeError(f"{variant}: {os.path.basename(elf)} did not finish "
+                           f"(exit {out.returncode})")
     return results
 
 
 def report_coverage(variant, results, seen):
-    """The coverage ops (coverage.cc): sweeps of every body against the scalar one, and each
-    body's instructions per call on a fixed shape, its ratio to the scalar body of the same
-    build; every body's CRC of a case must agree within and across builds."""
+    """The variant image (variants.cc, coverage.cc): sweeps of every body against the scalar
+    one, and each body's instructions per call on a fixed shape, its ratio to the scalar body of
+    the same build; every body's CRC of a case (when it has one) must agree within and across
+    builds."""
     failures = []
     sweeps = [r for r in results if r["table"] == "sweep"]
     if sweeps:
@@ -105,9 +120,10 @@ def report_coverage(variant, results, seen):
         print("|---|---|---:|---:|")
         for r in sweeps:
             print(f"| {r['case']} | {r['isa']} | {r['cases']} | {r['mismatches']} |")
-            if r["mismatches"] != 0 or r["status"] != "ok":
+            if r["mismatches"] != 0 or r["status"] != "ok" or r["cases"] == 0:
                 failures.append(f"{variant} sweep {r['case']} {r['isa']}: {r['mismatches']} "
-                                f"of {r['cases']} cases differ from the scalar body")
+                                f"of {r['cases']} cases differ from the scalar body "
+                                f"(first: case {r['first']})")
     rows = [r for r in results if r["table"] == "variant"]
     if rows:
         print(f"\n| case ({variant} build) | body | instructions | work | per unit | "
@@ -118,14 +134,20 @@ def report_coverage(variant, results, seen):
             base = scalar.get(r["case"])
             ratio = f"{r['insn'] / base:.3f}" if base else ""
             per = f"{r['insn'] / r['macs']:.3f}" if r["macs"] else ""
-            other = seen.setdefault(r["case"], (f"{variant}/{r['isa']}", r["crc"]))
+            if r["crc"] == "-":  # inputs differ per body: no CRC to compare
+                other = (None, "-")
+            else:
+                other = seen.setdefault(r["case"], (f"{variant}/{r['isa']}", r["crc"]))
             ok = r["status"] == "ok" and other[1] == r["crc"]
+            shown = "" if r["crc"] == "-" and ok else ("match" if ok else "MISMATCH " + r["crc"])
             print(f"| {r['case']} | {r['isa']} | {r['insn']} | {r['macs']} | {per} | {ratio} | "
-                  f"{'match' if ok else 'MISMATCH ' + r['crc']} |")
+                  f"{shown} |")
             if not ok:
                 failures.append(f"{variant} {r['case']} {r['isa']}: CRC {r['crc']} "
                                 f"({r['status']}), {other[1]} on {other[0]}")
         for case in dict.fromkeys(r["case"] for r in rows):
+            if case.startswith(NO_OWN_BODY.get(variant, ())):
+                continue
             if not any(r["case"] == case and r["isa"] == variant for r in rows):
                 failures.append(f"{variant} {case}: no {variant} body in the build")
     return failures

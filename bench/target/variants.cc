@@ -1,13 +1,11 @@
-// On-target variant check: every compiled body of an op (scalar, dsp, mve: what the build's CPU
-// allows) against the op's scalar body over seeded random shapes, byte for byte (outputs and
-// the state an op updates in place), then the instructions per call of each body on a few
-// representative shapes. Prints
-//   check <op> <variant> <cases> <mismatches> <first mismatching case or -1>
-//   cost <op> <shape> <variant> <instructions per call> <status>
-//   variants: done
-// and variants.py turns the lines into a table (and fails on any mismatch). Instruction counts
-// as in bench.cc: the FPGAIO counter under QEMU -icount shift=0, calls repeated until the span
-// is long enough.
+// Variant check of batch matmul, transpose conv, SVDF, LSTM and softmax: every compiled body
+// of an op (scalar, dsp, mve: what the build's CPU allows) against the op's scalar body over
+// seeded random shapes, byte for byte (outputs and the state an op updates in place: `sweep`
+// lines), then the instructions per call of each body on a few representative shapes
+// (`variant` lines, case <op>_<shape>). Line format: report.h; run.py checks them. This file's
+// main() also runs coverage.cc's ops (RunCoverage) and ends with "variants: done". Instruction
+// counts as in bench.cc: the FPGAIO counter under QEMU -icount shift=0, calls repeated until
+// the span is long enough.
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,8 +15,9 @@
 #include "mica/kernels/softmax.h"
 #include "mica/kernels/svdf.h"
 #include "mica/kernels/transpose_conv.h"
+#include "report.h"
 
-extern "C" void bench_puts(const char* s);
+void RunCoverage();  // coverage.cc
 
 namespace {
 
@@ -79,20 +78,6 @@ int32_t Bits(int64_t taps) {
   return b;
 }
 
-void PutStr(char*& p, const char* s) {
-  while (*s) *p++ = *s++;
-}
-void PutDec(char*& p, int64_t v) {
-  if (v < 0) *p++ = '-', v = -v;
-  char tmp[24];
-  int n = 0;
-  do {
-    tmp[n++] = static_cast<char>('0' + v % 10);
-    v /= 10;
-  } while (v);
-  while (n) *p++ = tmp[--n];
-}
-
 bool Same(const void* a, const void* b, size_t n) {
   const uint8_t* x = static_cast<const uint8_t*>(a);
   const uint8_t* y = static_cast<const uint8_t*>(b);
@@ -106,27 +91,12 @@ void Copy(void* d, const void* s, size_t n) {
   for (size_t i = 0; i < n; ++i) static_cast<uint8_t*>(d)[i] = static_cast<const uint8_t*>(s)[i];
 }
 
-void ReportCheck(const char* op, const char* variant, int cases, int mismatches, int first) {
-  char line[160];
-  char* p = line;
-  PutStr(p, "check ");
-  PutStr(p, op);
-  *p++ = ' ';
-  PutStr(p, variant);
-  *p++ = ' ';
-  PutDec(p, cases);
-  *p++ = ' ';
-  PutDec(p, mismatches);
-  *p++ = ' ';
-  PutDec(p, first);
-  PutStr(p, "\n");
-  *p = 0;
-  bench_puts(line);
-}
-
-// Instructions per call of call() (which returns its status).
+// Instructions per call of call() (which returns its status) and the CRC of its `out_bytes`
+// output bytes at `out` (none when out is null: the bodies' inputs differ).
 template <typename Call>
-void ReportCost(const char* op, const char* shape, const char* variant, Call call) {
+void ReportCost(const char* op, const char* shape, const char* variant, const void* out,
+                size_t out_bytes, Call call) {
+  if (!bench_report::Selected(op)) return;
   uint32_t t0 = *kCounter;
   const KernelStatus status = call();
   uint32_t t1 = *kCounter;
@@ -139,19 +109,9 @@ void ReportCost(const char* op, const char* shape, const char* variant, Call cal
     t1 = *kCounter;
     span = static_cast<uint64_t>(t1 - t0) * BENCH_TICK_NS;
   }
-  char line[160];
-  char* p = line;
-  PutStr(p, "cost ");
-  PutStr(p, op);
-  *p++ = ' ';
-  PutStr(p, shape);
-  *p++ = ' ';
-  PutStr(p, variant);
-  *p++ = ' ';
-  PutDec(p, static_cast<int64_t>((span + reps / 2) / reps));
-  PutStr(p, status == KernelStatus::kOk ? " ok\n" : " error\n");
-  *p = 0;
-  bench_puts(line);
+  const uint32_t crc = out != nullptr ? bench_report::Crc32(out, out_bytes) : 0;
+  bench_report::Variant(op, shape, variant, (span + reps / 2) / reps, 0, out != nullptr, crc,
+                        status == KernelStatus::kOk);
 }
 
 // Runs every non-scalar variant of `list` against the scalar one: make(rng, i) draws case i's
@@ -161,6 +121,7 @@ void ReportCost(const char* op, const char* shape, const char* variant, Call cal
 template <typename Fn, typename Make, typename Run, typename Sizes, typename Same2>
 void CheckOp(const char* op, VariantList<Fn> list, uint32_t seed, Make make, Run run,
              Sizes sizes, Same2 same) {
+  if (!bench_report::Selected(op)) return;
   const Fn scalar = FindVariant(list, Isa::kScalar);
   for (const auto& v : list) {
     if (v.isa == Isa::kScalar) continue;
@@ -181,7 +142,7 @@ void CheckOp(const char* op, VariantList<Fn> list, uint32_t seed, Make make, Run
         ++bad;
       }
     }
-    ReportCheck(op, v.name, cases, bad, first);
+    bench_report::Sweep(op, v.name, cases, bad, first);
   }
 }
 
@@ -254,7 +215,7 @@ void Bmm() {
     rng.Fill(g_a, static_cast<size_t>(s.m) * s.k, -128, 127);
     rng.Fill(g_b, static_cast<size_t>(s.k) * s.n, -128, 127);
     for (const auto& v : BatchMatMulVariants()) {
-      ReportCost("batch_matmul", s.name, v.name, [&] {
+      ReportCost("batch_matmul", s.name, v.name, g_got, static_cast<size_t>(s.m) * s.n, [&] {
         return v.fn(p, g_a, g_b, g_got, Scratch{g_scratch, kBuf});
       });
     }
@@ -335,7 +296,8 @@ void TransposeConvOp() {
     rng.Fill(g_bias, static_cast<size_t>(s.out_c), -4000, 4000);
     rng.Requant(g_mult, g_shift, static_cast<size_t>(s.out_c), 18);
     for (const auto& v : TransposeConvVariants()) {
-      ReportCost("transpose_conv", s.name, v.name, [&] {
+      ReportCost("transpose_conv", s.name, v.name, g_got,
+                 static_cast<size_t>(p.output.elements()), [&] {
         return v.fn(p, PerChannelRequant{g_mult, g_shift}, g_a, g_b, g_bias, g_got,
                     Scratch{g_scratch, kBuf});
       });
@@ -422,7 +384,7 @@ void SvdfCosts(const char* op, VariantList<Fn> list) {
     for (const auto& v : list) {
       rng.Fill(reinterpret_cast<StateT*>(g_state_got), static_cast<size_t>(s.filters) * s.memory,
                -100, 100);
-      ReportCost(op, s.name, v.name, [&] {
+      ReportCost(op, s.name, v.name, nullptr, 0, [&] {
         return v.fn(p, g_a, g_b, reinterpret_cast<const StateT*>(g_wt), g_bias,
                     reinterpret_cast<StateT*>(g_state_got), g_got, Scratch{g_scratch, kBuf});
       });
@@ -548,7 +510,7 @@ void LstmOp() {
     for (const auto& v : LstmVariants()) {
       rng.Fill(g_state_got, static_cast<size_t>(s.state), -100, 100);
       rng.Fill(g_cell_got, static_cast<size_t>(s.state), -4000, 4000);
-      ReportCost("lstm", s.name, v.name, [&] {
+      ReportCost("lstm", s.name, v.name, nullptr, 0, [&] {
         return v.fn(p, g_a, g_state_got, g_cell_got, g_got, Scratch{g_scratch, kBuf});
       });
     }
@@ -611,7 +573,8 @@ void SoftmaxOp() {
     p.diff_min = -992;
     rng.Fill(g_a, static_cast<size_t>(s.rows) * s.depth, -128, 127);
     for (const auto& v : SoftmaxVariants()) {
-      ReportCost("softmax", s.name, v.name, [&] { return v.fn(p, s.rows, s.depth, g_a, g_got); });
+      ReportCost("softmax", s.name, v.name, g_got, static_cast<size_t>(s.rows) * s.depth,
+                 [&] { return v.fn(p, s.rows, s.depth, g_a, g_got); });
     }
   }
 }
@@ -619,6 +582,7 @@ void SoftmaxOp() {
 }  // namespace
 
 int main() {
+  RunCoverage();
   Bmm();
   TransposeConvOp();
   SvdfOp();

@@ -515,6 +515,131 @@ Tensor IntConst(Graph* g, const std::string& name, std::vector<int32_t> shape,
   return t;
 }
 
+// --variant on the host: every body the host can run (HostIsas) of the ops whose runtime
+// kernels pick a body from the op's variant list (MINIMUM / MAXIMUM, TRANSPOSE, PAD, int8 to
+// int16 softmax, SVDF with int16 and int8 state) gives the scalar body's bytes. Each graph runs
+// three times on the same executor (SVDF's state carries over between runs).
+Tensor Quant(Tensor t, float scale, int64_t zero_point) {
+  t.quant.scale = {scale};
+  t.quant.zero_point = {zero_point};
+  return t;
+}
+
+// A constant of `shape` with values uniform in [lo, hi] (int8, int16 or int32).
+Tensor RandomConst(Graph* g, std::mt19937_64& rng, const std::string& name,
+                   std::vector<int32_t> shape, DType dtype, int32_t lo, int32_t hi) {
+  Tensor t = T(name, std::move(shape), dtype);
+  const size_t n = static_cast<size_t>(t.num_elements());
+  const size_t es = dtype == DType::kInt8 ? 1 : dtype == DType::kInt16 ? 2 : 4;
+  std::vector<uint8_t> bytes(n * es);
+  std::uniform_int_distribution<int32_t> d(lo, hi);
+  for (size_t i = 0; i < n; ++i) {
+    const int32_t v = d(rng);
+    std::memcpy(bytes.data() + i * es, &v, es);  // little-endian host
+  }
+  t.data = g->AddConstData(std::move(bytes));
+  return t;
+}
+
+void CheckHostVariantsAgree(const Graph& g, uint64_t seed) {
+  const std::vector<kernels::Isa> isas = HostIsas();
+  REQUIRE(isas.size() >= 2);  // scalar and dsp: something to compare
+  std::vector<std::vector<uint8_t>> want;
+  for (kernels::Isa isa : isas) {
+    CAPTURE(kernels::IsaName(isa));
+    ExecutorOptions o;
+    o.isa = isa;
+    auto exec = Executor::Create(g, o);
+    if (!exec.ok()) FAIL(std::string(exec.status().message()));
+    std::mt19937_64 rng(seed);
+    std::vector<std::vector<uint8_t>> got;
+    for (int run = 0; run < 3; ++run) {
+      std::vector<HostTensor> in;
+      for (int32_t k : g.main().inputs) {
+        const Tensor& t = g.main().tensors[k];
+        HostTensor h{t.dtype, t.shape, std::vector<uint8_t>(t.num_bytes())};
+        for (uint8_t& b : h.bytes) b = static_cast<uint8_t>(rng());
+        in.push_back(std::move(h));
+      }
+      auto out = (*exec)->Run(in);
+      if (!out.ok()) FAIL(std::string(out.status().message()));
+      for (const HostTensor& h : *out) got.push_back(h.bytes);
+    }
+    if (want.empty()) {
+      want = got;
+    } else {
+      CHECK(got == want);
+    }
+  }
+}
+
+TEST_CASE("executor: every host variant of the variant-listed ops gives the same bytes",
+          "[runtime]") {
+  const uint64_t seed = mica::testing::TestSeed(131);
+  std::mt19937_64 rng(seed);
+  Graph holder;
+  SECTION("minimum / maximum, int8 and int16, with broadcast") {
+    for (OpKind kind : {OpKind::kMinimum, OpKind::kMaximum}) {
+      for (DType dt : {DType::kInt8, DType::kInt16}) {
+        const int64_t zp = dt == DType::kInt8 ? -3 : 0;
+        Graph g = OneOp(kind, std::monostate{},
+                        {Quant(T("a", {2, 3, 37}, dt), 0.1f, zp),
+                         Quant(T("b", {1, 3, 37}, dt), 0.1f, zp)},
+                        {Quant(T("y", {2, 3, 37}, dt), 0.1f, zp)}, {0, 1});
+        CheckHostVariantsAgree(g, seed);
+      }
+    }
+  }
+  SECTION("transpose, int8 and int16") {
+    for (DType dt : {DType::kInt8, DType::kInt16}) {
+      Graph g = OneOp(OpKind::kTranspose, std::monostate{},
+                      {T("x", {2, 5, 6, 7}, dt), IntConst(&holder, "perm", {4}, {0, 3, 1, 2})},
+                      {T("y", {2, 7, 5, 6}, dt)}, {0});
+      g.storage = holder.storage;
+      CheckHostVariantsAgree(g, seed);
+    }
+  }
+  SECTION("pad, int8") {
+    Graph g = OneOp(OpKind::kPad, std::monostate{},
+                    {Quant(T("x", {1, 5, 6, 7}, DType::kInt8), 0.1f, 4),
+                     IntConst(&holder, "p", {4, 2}, {0, 0, 1, 2, 2, 1, 0, 3})},
+                    {Quant(T("y", {1, 8, 9, 10}, DType::kInt8), 0.1f, 4)}, {0});
+    g.storage = holder.storage;
+    CheckHostVariantsAgree(g, seed);
+  }
+  SECTION("softmax int8 to int16") {
+    Graph g = OneOp(OpKind::kSoftmax, SoftmaxAttrs{1.f},
+                    {Quant(T("x", {3, 50}, DType::kInt8), 0.1f, -5)},
+                    {Quant(T("y", {3, 50}, DType::kInt16), 1.f / 32768.f, 0)}, {0});
+    CheckHostVariantsAgree(g, seed);
+  }
+  SECTION("svdf, int16 and int8 state") {
+    for (bool int8_state : {false, true}) {
+      CAPTURE(int8_state);
+      const DType st = int8_state ? DType::kInt8 : DType::kInt16;
+      const int32_t batch = 2, input = 20, filters = 12, rank = 2, memory = 9;
+      SvdfAttrs a;
+      a.rank = rank;
+      Tensor state = Quant(T("state", {batch, filters * memory}, st), int8_state ? 0.05f : 0.002f,
+                           int8_state ? 3 : 0);
+      state.is_variable = true;
+      Graph g = OneOp(
+          OpKind::kSvdf, a,
+          {Quant(T("x", {batch, input}, DType::kInt8), 0.05f, -2),
+           Quant(RandomConst(&holder, rng, "wf", {filters, input}, DType::kInt8, -127, 127),
+                 0.01f, 0),
+           Quant(RandomConst(&holder, rng, "wt", {filters, memory}, st, int8_state ? -127 : -3000,
+                             int8_state ? 127 : 3000),
+                 int8_state ? 0.01f : 0.0005f, 0),
+           RandomConst(&holder, rng, "bias", {filters / rank}, DType::kInt32, -4000, 4000),
+           std::move(state)},
+          {Quant(T("y", {batch, filters / rank}, DType::kInt8), 0.05f, 1)}, {0});
+      g.storage = holder.storage;
+      CheckHostVariantsAgree(g, seed);
+    }
+  }
+}
+
 TEST_CASE("executor: data movement (transpose, pad, concat, split, slices)", "[runtime]") {
   std::vector<float> in(24);
   for (int i = 0; i < 24; ++i) in[i] = static_cast<float>(i);

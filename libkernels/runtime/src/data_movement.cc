@@ -131,8 +131,9 @@ class PadKernel : public OpKernel {
   uint8_t value[4] = {};
   uint32_t es = 1;
   int32_t in = 0, out = 0;
+  kernels::PadFn fn = nullptr;  // the body --variant selects (PickVariant)
   absl::Status Eval(const EvalContext& ctx) override {
-    return KernelError(kernels::Pad(p, shape, ctx.data[in], value, ctx.data[out], es), "Pad");
+    return KernelError(fn(p, shape, ctx.data[in], value, ctx.data[out], es), "Pad");
   }
   bool ExportToPlan(PlanOpWriter& w) const override {
     device::PadOpParams d{};
@@ -179,9 +180,9 @@ class TransposeKernel : public OpKernel {
  public:
   device::TransposeOpParams d{};
   int32_t in = 0, out = 0;
+  kernels::TransposeFn fn = nullptr;  // the body --variant selects (PickVariant)
   absl::Status Eval(const EvalContext& ctx) override {
-    return KernelError(kernels::Transpose(d.in, d.perm, ctx.data[in], ctx.data[out],
-                                          d.element_bytes),
+    return KernelError(fn(d.in, d.perm, ctx.data[in], ctx.data[out], d.element_bytes),
                        "Transpose");
   }
   bool ExportToPlan(PlanOpWriter& w) const override {
@@ -313,6 +314,7 @@ absl::StatusOr<KernelPtr> LowerTranspose(const LowerContext& ctx) {
   const size_t tes = ElementBytes(in.dtype);
   if (rank >= 1 && rank <= kernels::kMaxRank && (tes == 1 || tes == 2 || tes == 4)) {
     auto tk = std::make_unique<TransposeKernel>();
+    tk->fn = PickVariant(kernels::TransposeVariants(), ctx.isa, &kernels::Transpose);
     tk->in = ctx.in_index(0);
     tk->out = ctx.out_index(0);
     tk->d.in.rank = rank;
@@ -376,6 +378,7 @@ absl::StatusOr<KernelPtr> LowerPad(const LowerContext& ctx) {
   if (k->fill_from < 0 && rank <= kernels::kMaxRank && (es == 1 || es == 2 || es == 4)) {
     // The kernel core's PAD (the device runtime runs the same).
     auto pk = std::make_unique<PadKernel>();
+    pk->fn = PickVariant(kernels::PadVariants(), ctx.isa, &kernels::Pad);
     pk->in = ctx.in_index(0);
     pk->out = ctx.out_index(0);
     pk->es = static_cast<uint32_t>(es);

@@ -161,7 +161,8 @@ class MinMaxKernel : public OpKernel {
  public:
   using Fn = KernelStatus (*)(const kernels::Shape&, const T*, const kernels::Shape&, const T*,
                               const kernels::Shape&, T*);
-  Fn fn = nullptr;
+  Fn fn = nullptr;  // the body --variant selects (PickVariant)
+  bool minimum = true;
   kernels::Shape sa, sb, so;
   int32_t a = 0, b = 0, out = 0;
   absl::Status Eval(const EvalContext& ctx) override {
@@ -169,9 +170,9 @@ class MinMaxKernel : public OpKernel {
   }
   bool ExportToPlan(PlanOpWriter& w) const override {
     if constexpr (std::is_same_v<T, int8_t>) {
-      w.code = fn == &kernels::Minimum ? device::PlanOp::kMinimum : device::PlanOp::kMaximum;
+      w.code = minimum ? device::PlanOp::kMinimum : device::PlanOp::kMaximum;
     } else {
-      w.code = fn == &kernels::Minimum16 ? device::PlanOp::kMinimum16 : device::PlanOp::kMaximum16;
+      w.code = minimum ? device::PlanOp::kMinimum16 : device::PlanOp::kMaximum16;
     }
     w.SetParams(device::MinMaxOpParams{sa, sb, so});
     w.tensors = {a, b, out};
@@ -210,12 +211,17 @@ absl::StatusOr<KernelPtr> LowerBinaryInt(const LowerContext& ctx) {
     }
     if (i16) {
       auto k = std::make_unique<MinMaxKernel<int16_t>>();
-      k->fn = kind == OpKind::kMinimum ? &kernels::Minimum16 : &kernels::Maximum16;
+      k->minimum = kind == OpKind::kMinimum;
+      k->fn = k->minimum
+                  ? PickVariant(kernels::Minimum16Variants(), ctx.isa, &kernels::Minimum16)
+                  : PickVariant(kernels::Maximum16Variants(), ctx.isa, &kernels::Maximum16);
       MICA_RETURN_IF_ERROR(FillBinary(ctx, k.get()));
       return KernelPtr(std::move(k));
     }
     auto k = std::make_unique<MinMaxKernel<int8_t>>();
-    k->fn = kind == OpKind::kMinimum ? &kernels::Minimum : &kernels::Maximum;
+    k->minimum = kind == OpKind::kMinimum;
+    k->fn = k->minimum ? PickVariant(kernels::MinimumVariants(), ctx.isa, &kernels::Minimum)
+                       : PickVariant(kernels::MaximumVariants(), ctx.isa, &kernels::Maximum);
     MICA_RETURN_IF_ERROR(FillBinary(ctx, k.get()));
     return KernelPtr(std::move(k));
   }

@@ -24,18 +24,21 @@ class SvdfKernel : public OpKernel {
  public:
   kernels::SvdfParams p;
   bool int8_state = false;
+  // The bodies --variant selects (PickVariant); one of them is set.
+  kernels::SvdfFn fn16 = nullptr;
+  kernels::SvdfInt8StateFn fn8 = nullptr;
   int32_t in = 0, wf = 0, wt = 0, bias = -1, state = 0, out = 0;
   absl::Status Eval(const EvalContext& ctx) override {
     const kernels::Scratch s{ctx.scratch, ctx.scratch_bytes};
     if (int8_state) {
-      return KernelError(kernels::SvdfInt8State(p, ctx.In<int8_t>(in), ctx.In<int8_t>(wf),
-                                                ctx.In<int8_t>(wt), ctx.In<int32_t>(bias),
-                                                ctx.Out<int8_t>(state), ctx.Out<int8_t>(out), s),
+      return KernelError(fn8(p, ctx.In<int8_t>(in), ctx.In<int8_t>(wf), ctx.In<int8_t>(wt),
+                             ctx.In<int32_t>(bias), ctx.Out<int8_t>(state),
+                             ctx.Out<int8_t>(out), s),
                          "SvdfInt8State");
     }
-    return KernelError(kernels::Svdf(p, ctx.In<int8_t>(in), ctx.In<int8_t>(wf),
-                                     ctx.In<int16_t>(wt), ctx.In<int32_t>(bias),
-                                     ctx.Out<int16_t>(state), ctx.Out<int8_t>(out), s),
+    return KernelError(fn16(p, ctx.In<int8_t>(in), ctx.In<int8_t>(wf), ctx.In<int16_t>(wt),
+                            ctx.In<int32_t>(bias), ctx.Out<int16_t>(state), ctx.Out<int8_t>(out),
+                            s),
                        "Svdf");
   }
   bool ExportToPlan(PlanOpWriter& w) const override {
@@ -88,8 +91,10 @@ absl::StatusOr<KernelPtr> LowerSvdf(const LowerContext& ctx) {
   p.effective_scale_2 = Multiplier(static_cast<double>(Scale(st) * Scale(wt) / Scale(y)));
   if (wt.dtype == DType::kInt16 && st.dtype == DType::kInt16) {
     k->int8_state = false;
+    k->fn16 = PickVariant(kernels::SvdfVariants(), ctx.isa, &kernels::Svdf);
   } else if (wt.dtype == DType::kInt8 && st.dtype == DType::kInt8) {
     k->int8_state = true;
+    k->fn8 = PickVariant(kernels::SvdfInt8StateVariants(), ctx.isa, &kernels::SvdfInt8State);
   } else {
     return ctx.Unimplemented("SVDF with ", DT(wt.dtype), " time weights and ", DT(st.dtype),
                              " state");
@@ -112,6 +117,7 @@ class LstmKernel : public OpKernel {
   // Gate weight/bias tensors (forget, input, cell, output): input W, recurrent W, bias.
   int32_t w_in[4] = {}, w_rec[4] = {}, bias[4] = {-1, -1, -1, -1};
   int32_t in = 0, hidden = 0, cell = 0, out = 0;
+  kernels::LstmFn fn = nullptr;  // the body --variant selects (PickVariant)
   absl::Status Eval(const EvalContext& ctx) override {
     kernels::LstmGateParams* gates[4] = {&p.forget_gate, &p.input_gate, &p.cell_gate,
                                          &p.output_gate};
@@ -120,9 +126,8 @@ class LstmKernel : public OpKernel {
       gates[g]->recurrent_weights = ctx.In<int8_t>(w_rec[g]);
       gates[g]->bias = ctx.In<int32_t>(bias[g]);
     }
-    return KernelError(kernels::Lstm(p, ctx.In<int8_t>(in), ctx.Out<int8_t>(hidden),
-                                     ctx.Out<int16_t>(cell), ctx.Out<int8_t>(out),
-                                     kernels::Scratch{ctx.scratch, ctx.scratch_bytes}),
+    return KernelError(fn(p, ctx.In<int8_t>(in), ctx.Out<int8_t>(hidden), ctx.Out<int16_t>(cell),
+                          ctx.Out<int8_t>(out), kernels::Scratch{ctx.scratch, ctx.scratch_bytes}),
                        "Lstm");
   }
   bool ExportToPlan(PlanOpWriter& w) const override {
@@ -261,6 +266,7 @@ absl::StatusOr<KernelPtr> LowerLstm(const LowerContext& ctx) {
     p.quantized_cell_clip = static_cast<int16_t>(clip);
   }
   k->scratch_bytes = kernels::LstmScratchBytes(p, ctx.isa);
+  k->fn = PickVariant(kernels::LstmVariants(), ctx.isa, &kernels::Lstm);
   k->in = ctx.in_index(0);
   k->hidden = ctx.in_index(18);
   k->cell = ctx.in_index(19);

@@ -71,6 +71,7 @@ class SoftmaxKernel : public OpKernel {
   kernels::Softmax16Params p16;
   std::vector<int16_t> exp_lut, recip_lut;
   kernels::SoftmaxFn fn8 = nullptr;
+  kernels::SoftmaxInt8ToInt16Fn fn8to16 = nullptr;
   int mode = 0;  // 0 int8->int8, 1 int8->int16, 2 int16->int16
   int32_t rows = 0, depth = 0;
   int32_t in = 0, out = 0;
@@ -80,8 +81,7 @@ class SoftmaxKernel : public OpKernel {
         return KernelError(fn8(p, rows, depth, ctx.In<int8_t>(in), ctx.Out<int8_t>(out)),
                            "Softmax");
       case 1:
-        return KernelError(kernels::SoftmaxInt8ToInt16(p, rows, depth, ctx.In<int8_t>(in),
-                                                       ctx.Out<int16_t>(out)),
+        return KernelError(fn8to16(p, rows, depth, ctx.In<int8_t>(in), ctx.Out<int16_t>(out)),
                            "SoftmaxInt8ToInt16");
       default:
         return KernelError(
@@ -140,6 +140,8 @@ absl::StatusOr<KernelPtr> LowerSoftmaxInt(const LowerContext& ctx) {
       k->fn8 = PickVariant(kernels::SoftmaxVariants(), ctx.isa, &kernels::Softmax);
     } else if (y.dtype == DType::kInt16) {
       k->mode = 1;
+      k->fn8to16 = PickVariant(kernels::SoftmaxInt8ToInt16Variants(), ctx.isa,
+                               &kernels::SoftmaxInt8ToInt16);
     } else {
       return ctx.Unimplemented("int8 softmax to ", DT(y.dtype));
     }
