@@ -32,6 +32,12 @@ TEST_CASE("mica run on a bundled program checks the bundled outputs", "[executor
   REQUIRE(f.exit_code == 0);
   CHECK(Has(f.out, "output 0: float32 [1,5], 5 elements: identical bytes"));
   CHECK(Has(f.out, "Test_result: PASS"));
+  // nn.Linear lowered portable (permute_copy + addmm / mm): FULLY_CONNECTED, ExecuTorch's bytes.
+  CliResult l = RunMica({"run", Data("tiny_linear.bpte")});
+  CAPTURE(l.out, l.err);
+  CHECK(l.exit_code == 0);
+  CHECK(Has(l.out, "output 0: float32 [2,4], 8 elements: identical bytes"));
+  CHECK(Has(l.out, "Test_result: PASS"));
   // Cortex-M int8 programs: bytes equal to ExecuTorch's Python implementation of the operators.
   for (const char* m : {"ds_cnn.bpte", "mobilenet_v1_025.bpte", "deep_autoencoder.bpte"}) {
     CliResult r = RunMica({"run", Data(m)});
