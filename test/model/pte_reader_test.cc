@@ -255,7 +255,8 @@ TEST_CASE("Operators mica does not map load as opaque ones with a reason", "[pte
 // Every truncation and many single-byte corruptions of a valid program either load into a
 // valid graph or fail with one line naming the file.
 TEST_CASE("Hostile programs: truncations and corruptions are refused in one line", "[pte]") {
-  for (const char* name : {"tiny_conv.pte", "tiny_float.pte", "tiny_conv.bpte", "tiny_linear.pte"}) {
+  for (const char* name :
+       {"tiny_conv.pte", "tiny_float.pte", "tiny_conv.bpte", "tiny_linear.pte"}) {
     const std::vector<uint8_t> good = testing::ReadFile(Data(name));
     REQUIRE(LoadBytes(good).ok());
     auto check = [](const absl::StatusOr<Graph>& g) {
