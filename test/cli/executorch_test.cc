@@ -268,5 +268,33 @@ TEST_CASE("a delegated call stays opaque, reported with its backend and blob siz
                    "'XnnpackBackend' ("));
 }
 
+TEST_CASE("mica check --json names the method and the delegated calls of an ExecuTorch program",
+          "[executorch]") {
+  CliResult d = RunMica({"check", Data("tiny_xnnpack.pte"), "-t", "cortex-m55", "--json"});
+  CAPTURE(d.out, d.err);
+  REQUIRE(d.exit_code == 0);
+  CHECK(Has(d.out, "    \"executorch\": {\n      \"method\": \"forward\",\n"
+                   "      \"methods\": [\"forward\"],\n      \"delegated_calls\": [\n"
+                   "        {\n          \"index\": 0,\n"
+                   "          \"backend\": \"XnnpackBackend\",\n"
+                   "          \"reason\": \"delegated to backend 'XnnpackBackend' ("));
+  CHECK_FALSE(Has(d.out, "Delegated calls"));  // the text section stays out of the JSON
+  CliResult m = RunMica({"check", Data("tiny_methods.pte"), "-t", "cortex-m55", "--json",
+                         "--method", "scale"});
+  CAPTURE(m.out, m.err);
+  REQUIRE(m.exit_code == 0);
+  CHECK(Has(m.out, "\"executorch\": {\n      \"method\": \"scale\",\n"
+                   "      \"methods\": [\"forward\", \"scale\"],\n"
+                   "      \"delegated_calls\": []\n    }"));
+  // Other formats keep their keys: no "executorch" object.
+  CliResult t = RunMica({"check",
+                         testing::SourceDir() + "/test/corpus/models/activation_relu6_64_i16.tflite",
+                         "-t", "cortex-m55", "--json"});
+  CAPTURE(t.out, t.err);
+  REQUIRE(t.exit_code == 0);
+  CHECK(Has(t.out, "\"format\": \"TFLite\""));
+  CHECK_FALSE(Has(t.out, "\"executorch\""));
+}
+
 }  // namespace
 }  // namespace mica
