@@ -32,6 +32,12 @@ TEST_CASE("mica run on a bundled program checks the bundled outputs", "[executor
   REQUIRE(f.exit_code == 0);
   CHECK(Has(f.out, "output 0: float32 [1,5], 5 elements: identical bytes"));
   CHECK(Has(f.out, "Test_result: PASS"));
+  // nn.Linear lowered portable (permute_copy + addmm / mm): FULLY_CONNECTED, ExecuTorch's bytes.
+  CliResult l = RunMica({"run", Data("tiny_linear.bpte")});
+  CAPTURE(l.out, l.err);
+  CHECK(l.exit_code == 0);
+  CHECK(Has(l.out, "output 0: float32 [2,4], 8 elements: identical bytes"));
+  CHECK(Has(l.out, "Test_result: PASS"));
   // Cortex-M int8 programs: bytes equal to ExecuTorch's Python implementation of the operators.
   for (const char* m : {"ds_cnn.bpte", "mobilenet_v1_025.bpte", "deep_autoencoder.bpte"}) {
     CliResult r = RunMica({"run", Data(m)});
@@ -260,6 +266,34 @@ TEST_CASE("a delegated call stays opaque, reported with its backend and blob siz
   CHECK(Has(c.out, "Delegated calls (run by another ExecuTorch backend; not costed in the "
                    "figures above)\n  #0 delegate:XnnpackBackend: delegated to backend "
                    "'XnnpackBackend' ("));
+}
+
+TEST_CASE("mica check --json names the method and the delegated calls of an ExecuTorch program",
+          "[executorch]") {
+  CliResult d = RunMica({"check", Data("tiny_xnnpack.pte"), "-t", "cortex-m55", "--json"});
+  CAPTURE(d.out, d.err);
+  REQUIRE(d.exit_code == 0);
+  CHECK(Has(d.out, "    \"executorch\": {\n      \"method\": \"forward\",\n"
+                   "      \"methods\": [\"forward\"],\n      \"delegated_calls\": [\n"
+                   "        {\n          \"index\": 0,\n"
+                   "          \"backend\": \"XnnpackBackend\",\n"
+                   "          \"reason\": \"delegated to backend 'XnnpackBackend' ("));
+  CHECK_FALSE(Has(d.out, "Delegated calls"));  // the text section stays out of the JSON
+  CliResult m = RunMica({"check", Data("tiny_methods.pte"), "-t", "cortex-m55", "--json",
+                         "--method", "scale"});
+  CAPTURE(m.out, m.err);
+  REQUIRE(m.exit_code == 0);
+  CHECK(Has(m.out, "\"executorch\": {\n      \"method\": \"scale\",\n"
+                   "      \"methods\": [\"forward\", \"scale\"],\n"
+                   "      \"delegated_calls\": []\n    }"));
+  // Other formats keep their keys: no "executorch" object.
+  CliResult t = RunMica({"check",
+                         testing::SourceDir() + "/test/corpus/models/activation_relu6_64_i16.tflite",
+                         "-t", "cortex-m55", "--json"});
+  CAPTURE(t.out, t.err);
+  REQUIRE(t.exit_code == 0);
+  CHECK(Has(t.out, "\"format\": \"TFLite\""));
+  CHECK_FALSE(Has(t.out, "\"executorch\""));
 }
 
 }  // namespace

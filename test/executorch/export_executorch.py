@@ -17,7 +17,8 @@ The weights are seeded random (the architectures are what matters to the reader)
 are seeded too, so re-running gives the same files for the same versions.
 
 Usage: export_executorch.py OUT_DIR [MODEL ...]   (models: ds_cnn resnet8 mobilenet_v1_025
-       deep_autoencoder tiny_conv tiny_float; extras: tiny_pt2 tiny_xnnpack tiny_methods)
+       deep_autoencoder tiny_conv tiny_float; extras: tiny_pt2 tiny_xnnpack tiny_methods
+       tiny_linear)
 
 Extras (no Cortex-M flow):
   tiny_pt2      tiny_pt2.pt2, a float ExportedProgram saved by torch.export.save (the .pt2 input
@@ -28,6 +29,9 @@ Extras (no Cortex-M flow):
                 (XnnpackPartitioner): one opaque delegate call
   tiny_methods  tiny_methods.pte / .bpte, a program with two methods ("forward" and "scale"),
                 bundled with one test case per method (outputs from ExecuTorch's runtime)
+  tiny_linear   tiny_linear.pte / .bpte, nn.Linear (+ relu, + a bias-free nn.Linear) exported
+                portable with the default edge config: addmm / mm on a permuted weight, bundled
+                with an input and ExecuTorch's runtime output
 """
 import hashlib
 import json
@@ -283,7 +287,45 @@ def export_methods(out_dir):
     return entry
 
 
-_EXTRAS = {"tiny_pt2": export_pt2, "tiny_xnnpack": export_xnnpack, "tiny_methods": export_methods}
+class _TinyLinear(torch.nn.Module):
+    """nn.Linear with bias, relu, nn.Linear without bias: addmm and mm on transposed weights."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = torch.nn.Linear(16, 8)
+        self.fc2 = torch.nn.Linear(8, 4, bias=False)
+
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(x)))
+
+
+def export_linear(out_dir):
+    from executorch.devtools import BundledProgram
+    from executorch.devtools.bundled_program.config import MethodTestCase, MethodTestSuite
+    from executorch.devtools.bundled_program.serialize import (
+        serialize_from_bundled_program_to_flatbuffer)
+    from executorch.exir import to_edge
+    from executorch.runtime import Runtime
+    torch.manual_seed(0)
+    model = _TinyLinear().eval()
+    x = torch.rand(2, 16) * 2 - 1
+    # The default edge config (no Cortex-M passes) decomposes linear into a transposed copy of
+    # the weight and addmm (mm without bias).
+    et = to_edge(torch.export.export(model, (x,), strict=True)).to_executorch()
+    y = Runtime.get().load_program(et.buffer).load_method("forward").execute([x])[0]
+    suite = MethodTestSuite(method_name="forward",
+                            test_cases=[MethodTestCase(inputs=[x], expected_outputs=[y])])
+    bpte = serialize_from_bundled_program_to_flatbuffer(BundledProgram(et, [suite]))
+    entry = _write(out_dir, {"tiny_linear.pte": et.buffer, "tiny_linear.bpte": bpte,
+                             "tiny_linear.input.bin": x.numpy().tobytes(),
+                             "tiny_linear.expected.bin": y.contiguous().numpy().tobytes()})
+    entry.update({"reference": "executorch runtime", "quantized": False,
+                  "output_dtype": str(y.dtype)})
+    return entry
+
+
+_EXTRAS = {"tiny_pt2": export_pt2, "tiny_xnnpack": export_xnnpack, "tiny_methods": export_methods,
+           "tiny_linear": export_linear}
 
 
 def main():

@@ -61,6 +61,64 @@ TEST_CASE("A portable float program loads with NCHW tensors and transposes aroun
   CHECK(g->metadata.at("executorch.method") == "forward");
 }
 
+// nn.Linear exported with the default edge config: permute_copy of the weight, then addmm (mm
+// without bias). mica reads the weight in its own [out, in] layout: FULLY_CONNECTED, no TRANSPOSE.
+TEST_CASE("A portable nn.Linear (addmm / mm of a transposed weight) maps to FULLY_CONNECTED",
+          "[pte]") {
+  absl::StatusOr<Graph> g = LoadModel(Data("tiny_linear.pte"));
+  REQUIRE(g.ok());
+  CAPTURE(OpNames(*g));
+  const Subgraph& sg = g->main();
+  REQUIRE(sg.ops.size() == 3);
+  CHECK(sg.ops[0].kind == OpKind::kFullyConnected);
+  CHECK(sg.ops[1].kind == OpKind::kRelu);
+  CHECK(sg.ops[2].kind == OpKind::kFullyConnected);
+  CHECK_FALSE(HasOp(*g, OpKind::kOpaque));
+  CHECK_FALSE(HasOp(*g, OpKind::kTranspose));
+  // fc1: weight [8, 16] with an 8-float bias; fc2: weight [4, 8], no bias.
+  REQUIRE(sg.ops[0].inputs.size() == 3);
+  CHECK(sg.tensors[sg.ops[0].inputs[1]].shape == std::vector<int32_t>{8, 16});
+  CHECK(sg.tensors[sg.ops[0].inputs[1]].is_constant());
+  REQUIRE(sg.ops[0].inputs[2] >= 0);
+  CHECK(sg.tensors[sg.ops[0].inputs[2]].shape == std::vector<int32_t>{8});
+  CHECK(sg.tensors[sg.ops[2].inputs[1]].shape == std::vector<int32_t>{4, 8});
+  CHECK((sg.ops[2].inputs.size() < 3 || sg.ops[2].inputs[2] < 0));
+  CHECK(sg.tensors[sg.outputs[0]].shape == std::vector<int32_t>{2, 4});
+  // Every tensor is used (the folded transposes left none behind).
+  std::vector<bool> used(sg.tensors.size(), false);
+  for (const Operator& op : sg.ops) {
+    for (int32_t t : op.inputs) if (t >= 0) used[t] = true;
+    for (int32_t t : op.outputs) used[t] = true;
+  }
+  CHECK(std::all_of(used.begin(), used.end(), [](bool u) { return u; }));
+}
+
+// The weight operand computed at run time (here: its transpose renamed to an operator mica
+// does not map, so it is an opaque operator's output): addmm stays opaque with its reason, mm
+// is a BATCH_MATMUL.
+TEST_CASE("addmm of a weight that is not a transposed constant stays opaque with a reason",
+          "[pte]") {
+  std::vector<uint8_t> bytes = testing::ReadFile(Data("tiny_linear.pte"));
+  const std::string from = "aten::permute_copy";
+  auto it = std::search(bytes.begin(), bytes.end(), from.begin(), from.end());
+  REQUIRE(it != bytes.end());
+  it[from.size() - 1] = 'z';
+  absl::StatusOr<Graph> g = LoadBytes(bytes);
+  REQUIRE(g.ok());
+  CAPTURE(OpNames(*g));
+  bool addmm = false;
+  for (const Operator& op : g->main().ops) {
+    if (op.kind != OpKind::kOpaque || op.opaque_name != "aten::addmm.out") continue;
+    addmm = true;
+    CHECK(op.opaque_reason ==
+          "its weight operand is not the transpose of a constant matrix (mica maps addmm as a "
+          "linear layer only)");
+  }
+  CHECK(addmm);
+  CHECK(HasOp(*g, OpKind::kBatchMatMul));
+  CHECK_FALSE(HasOp(*g, OpKind::kFullyConnected));
+}
+
 TEST_CASE("A Cortex-M int8 program maps every operator and keeps channels-last tensors",
           "[pte]") {
   absl::StatusOr<Graph> g = LoadModel(Data("tiny_conv.pte"));
@@ -197,7 +255,8 @@ TEST_CASE("Operators mica does not map load as opaque ones with a reason", "[pte
 // Every truncation and many single-byte corruptions of a valid program either load into a
 // valid graph or fail with one line naming the file.
 TEST_CASE("Hostile programs: truncations and corruptions are refused in one line", "[pte]") {
-  for (const char* name : {"tiny_conv.pte", "tiny_float.pte", "tiny_conv.bpte"}) {
+  for (const char* name :
+       {"tiny_conv.pte", "tiny_float.pte", "tiny_conv.bpte", "tiny_linear.pte"}) {
     const std::vector<uint8_t> good = testing::ReadFile(Data(name));
     REQUIRE(LoadBytes(good).ok());
     auto check = [](const absl::StatusOr<Graph>& g) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "mica/estimate/json_writer.h"
 #include "mica/estimate/render.h"
 #include "mica/model/analysis.h"
@@ -285,6 +286,38 @@ void JsonProfile(JsonWriter& w, const ProfileReport& r, bool performance) {
   w.EndObject();
 }
 
+// ExecuTorch programs only (other formats' documents keep their keys): the method checked,
+// every method of the program, and the calls delegated to another backend (opaque, not costed).
+void JsonExecuTorch(JsonWriter& w, const Graph& graph) {
+  auto meta = [&](const std::string& key) {
+    auto it = graph.metadata.find(key);
+    return it == graph.metadata.end() ? std::string() : it->second;
+  };
+  const std::string method = meta("executorch.method");
+  std::vector<std::string> methods = absl::StrSplit(meta("executorch.methods"), ',',
+                                                    absl::SkipEmpty());
+  if (methods.empty() && !method.empty()) methods.push_back(method);
+  w.Key("executorch").BeginObject();
+  w.Key("method").String(method);
+  w.Key("methods").BeginArray(true);
+  for (const std::string& m : methods) w.String(m);
+  w.EndArray();
+  w.Key("delegated_calls").BeginArray();
+  const Subgraph& sg = graph.main();
+  for (size_t i = 0; i < sg.ops.size(); ++i) {
+    const Operator& op = sg.ops[i];
+    const std::string name(op.name());
+    if (op.kind != OpKind::kOpaque || name.rfind("delegate:", 0) != 0) continue;
+    w.BeginObject();
+    w.Key("index").Int(static_cast<int64_t>(i));
+    w.Key("backend").String(name.substr(9));
+    w.Key("reason").String(op.opaque_reason);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
 }  // namespace
 
 std::string RenderCheckJson(const CheckReport& report) {
@@ -299,6 +332,7 @@ std::string RenderCheckJson(const CheckReport& report) {
   w.Key("operators").Int(static_cast<int64_t>(graph.main().ops.size()));
   w.Key("constant_bytes").Int(ConstantBytes(graph));
   w.Key("macs").Int(AnalyzeCost(graph.main()).total_macs);
+  if (graph.source_format == ModelFormat::kExecuTorch) JsonExecuTorch(w, graph);
   w.EndObject();
   w.Key("compatibility_requested").Bool(report.compatibility);
   w.Key("performance_requested").Bool(report.performance);

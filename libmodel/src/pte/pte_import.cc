@@ -96,6 +96,7 @@ class Importer {
       sg_->outputs.push_back(t);
     }
     MICA_RETURN_IF_ERROR(SolveScales());
+    DropFoldedTransposes();
     if (derived_scales_) {
       g_.metadata["executorch.quantization"] =
           "scales derived from the operators' zero points and multipliers";
@@ -506,6 +507,58 @@ class Importer {
     return absl::OkStatus();
   }
 
+  // Removes the TRANSPOSEs of constant weights whose only readers became FULLY_CONNECTED (the
+  // weight is read in its own layout), then the tensors nothing refers to any more.
+  void DropFoldedTransposes() {
+    std::vector<bool> drop(sg_->ops.size(), false);
+    bool any = false;
+    for (const auto& [v, t] : transposed_) {
+      const int32_t out = value_tensor_[v];
+      if (t.op < 0 || static_cast<size_t>(t.op) >= sg_->ops.size() || out == kNoTensor) continue;
+      const Operator& op = sg_->ops[t.op];
+      if (op.kind != OpKind::kTranspose || op.outputs != std::vector<int32_t>{out}) continue;
+      bool read = std::count(sg_->outputs.begin(), sg_->outputs.end(), out) > 0;
+      for (const Operator& o : sg_->ops) {
+        read = read || std::count(o.inputs.begin(), o.inputs.end(), out) > 0;
+      }
+      if (!read) drop[t.op] = any = true;
+    }
+    if (!any) return;
+    std::vector<Operator> kept;
+    for (size_t i = 0; i < sg_->ops.size(); ++i) {
+      if (!drop[i]) kept.push_back(std::move(sg_->ops[i]));
+    }
+    sg_->ops = std::move(kept);
+    // Renumber the tensors still referred to, in their order.
+    std::vector<int32_t> renum(sg_->tensors.size(), kNoTensor);
+    auto mark = [&](const std::vector<int32_t>& ids) {
+      for (int32_t t : ids) {
+        if (t >= 0 && static_cast<size_t>(t) < renum.size()) renum[t] = 0;
+      }
+    };
+    mark(sg_->inputs);
+    mark(sg_->outputs);
+    for (const Operator& o : sg_->ops) mark(o.inputs), mark(o.outputs);
+    std::vector<Tensor> tensors;
+    for (size_t t = 0; t < sg_->tensors.size(); ++t) {
+      if (renum[t] == kNoTensor) continue;
+      renum[t] = static_cast<int32_t>(tensors.size());
+      tensors.push_back(std::move(sg_->tensors[t]));
+    }
+    sg_->tensors = std::move(tensors);
+    auto apply = [&](std::vector<int32_t>& ids) {
+      for (int32_t& t : ids) {
+        if (t >= 0 && static_cast<size_t>(t) < renum.size()) t = renum[t];
+      }
+    };
+    apply(sg_->inputs);
+    apply(sg_->outputs);
+    for (Operator& o : sg_->ops) apply(o.inputs), apply(o.outputs);
+    for (int32_t& t : value_tensor_) {
+      if (t >= 0 && static_cast<size_t>(t) < renum.size()) t = renum[t];
+    }
+  }
+
   // ---------------------------------------------------------------- calls
   absl::Status ImportCall(size_t index, const Call& call) {
     const std::string name = call.delegate ? absl::StrCat("delegate:", p_.delegates[call.index].id)
@@ -606,6 +659,7 @@ class Importer {
   std::optional<NotMapped> MapCat(const Call& c);
   std::optional<NotMapped> MapPad(const Call& c, bool cortex_m);
   std::optional<NotMapped> MapBmm(const Call& c, bool cortex_m);
+  std::optional<NotMapped> MapMatmulLinear(const Call& c, bool addmm);
   std::optional<NotMapped> MapTable(const std::string& name, const Call& c);
   std::optional<NotMapped> ActivationFor(int64_t lo, int64_t hi, int32_t out, int64_t zp,
                                          Activation* act);
@@ -620,6 +674,13 @@ class Importer {
   std::vector<Relation> rel_;
   std::vector<Node> uf_;
   bool derived_scales_ = false;
+  // Values written by a 2-D transpose of a constant matrix (permute_copy [1, 0] or t_copy): the
+  // constant's value and the TRANSPOSE's index. addmm / mm of such a value is a linear layer.
+  struct Transposed {
+    int32_t src;
+    int32_t op;
+  };
+  std::map<int32_t, Transposed> transposed_;
 };
 
 // Output value of a call: its last argument (ExecuTorch passes out arguments last, and repeats
@@ -685,7 +746,9 @@ std::optional<NotMapped> Importer::Map(const std::string& name, const Call& c) {
   if (name == "cortex_m::quantized_mul") return MapCortexMul(c);
   if (name == "aten::_softmax" || name == "aten::softmax") return MapSoftmax(c, false);
   if (name == "cortex_m::softmax") return MapSoftmax(c, true);
-  if (name == "aten::permute_copy" || name == "cortex_m::transpose") return MapPermute(c);
+  if (name == "aten::permute_copy" || name == "cortex_m::transpose" || name == "aten::t_copy") {
+    return MapPermute(c);
+  }
   if (name == "dim_order_ops::_clone_dim_order" || name == "dim_order_ops::_to_dim_order_copy" ||
       name == "aten::clone") {
     return MapClone(c);
@@ -698,7 +761,9 @@ std::optional<NotMapped> Importer::Map(const std::string& name, const Call& c) {
   if (name == "aten::cat") return MapCat(c);
   if (name == "aten::constant_pad_nd") return MapPad(c, false);
   if (name == "cortex_m::pad") return MapPad(c, true);
-  if (name == "aten::bmm" || name == "aten::mm") return MapBmm(c, false);
+  if (name == "aten::bmm") return MapBmm(c, false);
+  if (name == "aten::mm") return MapMatmulLinear(c, false);
+  if (name == "aten::addmm") return MapMatmulLinear(c, true);
   if (name == "cortex_m::quantized_batch_matmul") return MapBmm(c, true);
   if (name == "cortex_m::minimum" || name == "cortex_m::maximum") {
     const bool is_min = name == "cortex_m::minimum";
@@ -1228,9 +1293,15 @@ std::optional<NotMapped> Importer::MapSoftmax(const Call& c, bool cortex_m) {
 }
 
 std::optional<NotMapped> Importer::MapPermute(const Call& c) {
-  if (auto e = NeedArgs(c, 3)) return e;
+  // permute_copy: (input, dims, out); t_copy: (input, out), the transpose of a matrix.
   if (!IsTensor(c, 0)) return NotMapped{"input is not a tensor"};
-  const auto dims = Ints(c, 1);
+  const bool t_copy = IsTensor(c, 1);
+  if (auto e = NeedArgs(c, t_copy ? 2 : 3)) return e;
+  auto dims = t_copy ? std::optional<std::vector<int64_t>>{} : Ints(c, 1);
+  if (t_copy) {
+    if (T(c, 0).sizes.size() == 2) dims = std::vector<int64_t>{1, 0};
+    else if (T(c, 0).sizes.size() < 2) dims = std::vector<int64_t>(T(c, 0).sizes.size(), 0);
+  }
   const TensorValue& in = T(c, 0);
   const int32_t outv = OutValue(c, p_);
   const TensorValue& o = p_.values[outv].tensor;
@@ -1249,6 +1320,10 @@ std::optional<NotMapped> Importer::MapPermute(const Call& c) {
   const int32_t x = TensorOf(c.args[0]), out = TensorOf(outv);
   if (IsQuantizedType(o.dtype)) Tie(out, x, 1.0);
   Permute(x, perm, out);
+  if (rank == 2 && d[0] == 1 && d[1] == 0 && !in.data.empty() &&
+      sg_->ops.back().kind == OpKind::kTranspose) {
+    transposed_[outv] = {c.args[0], static_cast<int32_t>(sg_->ops.size() - 1)};
+  }
   return std::nullopt;
 }
 
@@ -1406,6 +1481,62 @@ std::optional<NotMapped> Importer::MapBmm(const Call& c, bool cortex_m) {
     return NotMapped{"a non-float portable matrix product"};
   }
   AddOp(OpKind::kBatchMatMul, {t0, t1}, {out}, attrs);
+  return std::nullopt;
+}
+
+// aten addmm: (bias, input, mat2, beta, alpha, out); mm: (input, mat2, out). ExecuTorch's default
+// lowering of nn.Linear: mat2 is the transpose (permute_copy / t_copy) of the constant [out, in]
+// weight, which FULLY_CONNECTED reads as it is. mm of anything else is a BATCH_MATMUL.
+std::optional<NotMapped> Importer::MapMatmulLinear(const Call& c, bool addmm) {
+  if (auto e = NeedArgs(c, addmm ? 6 : 3)) return e;
+  const size_t lhs = addmm ? 1 : 0, rhs = addmm ? 2 : 1;
+  if (!IsTensor(c, lhs) || !IsTensor(c, rhs)) return NotMapped{"operands are not tensors"};
+  const auto it = transposed_.find(c.args[rhs]);
+  if (it == transposed_.end()) {
+    if (!addmm) return MapBmm(c, false);
+    return NotMapped{"its weight operand is not the transpose of a constant matrix (mica maps "
+                     "addmm as a linear layer only)"};
+  }
+  if (addmm) {
+    const auto beta = Double(c, 3), alpha = Double(c, 4);
+    if (!beta || !alpha || *beta != 1.0 || *alpha != 1.0) {
+      return NotMapped{"beta or alpha is not 1"};
+    }
+  }
+  const TensorValue& in = T(c, lhs);
+  const TensorValue& w = p_.values[it->second.src].tensor;
+  const int32_t outv = OutValue(c, p_);
+  const TensorValue& o = p_.values[outv].tensor;
+  if (in.dtype != DType::kFloat32 || w.dtype != DType::kFloat32 || o.dtype != DType::kFloat32) {
+    return NotMapped{"a non-float portable linear"};
+  }
+  if (!in.Contiguous()) return NotMapped{"non-contiguous input"};
+  if (in.sizes.size() != 2 || w.sizes.size() != 2 || in.sizes[1] != w.sizes[1] ||
+      o.sizes.size() != 2 || o.sizes[0] != in.sizes[0] || o.sizes[1] != w.sizes[0]) {
+    return NotMapped{"input, weight and output shapes do not match"};
+  }
+  const int32_t rows = w.sizes[0], cols = w.sizes[1];
+  auto wdata = Reorder(it->second.src, {0, 1});
+  if (!wdata) return NotMapped{"weight data does not match its shape"};
+  int32_t bias = kNoTensor;
+  if (addmm) {
+    if (!IsTensor(c, 0)) return NotMapped{"bias is not a tensor"};
+    const TensorValue& b = T(c, 0);
+    int64_t n = 1;
+    for (int32_t s : b.sizes) n *= s;
+    if (b.data.empty() || b.dtype != DType::kFloat32 || b.sizes.empty() ||
+        b.sizes.back() != rows || n != rows) {
+      return NotMapped{"bias is not a constant float vector of the output features"};
+    }
+    std::vector<int32_t> order(b.sizes.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int32_t>(i);
+    auto bdata = Reorder(c.args[0], order);
+    if (!bdata) return NotMapped{"bias data does not match its shape"};
+    bias = ConstTensor(c.args[0], *bdata, {rows}, "_bias");
+  }
+  const int32_t wt = ConstTensor(it->second.src, *wdata, {rows, cols}, "_w");
+  FullyConnectedAttrs a;
+  AddOp(OpKind::kFullyConnected, {TensorOf(c.args[lhs]), wt, bias}, {TensorOf(outv)}, a);
   return std::nullopt;
 }
 
