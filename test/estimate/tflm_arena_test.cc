@@ -39,6 +39,24 @@ std::vector<std::vector<std::string>> ReadCsv(const std::string& path) {
   return rows;
 }
 
+// mica's estimate for the host reference build tflite-micro reports on: reference kernels,
+// 64-bit pointers.
+absl::StatusOr<TflmArena> HostArena(const Graph& g) {
+  TflmArenaOptions o;
+  o.pointer_bytes = 8;
+  o.kernels = TflmKernels::kReference;
+  return EstimateTflmArena(g, o);
+}
+
+// Index of the column `name` in a CSV header row; fails the test naming `file` when absent.
+size_t Column(const std::vector<std::string>& head, const char* name, const char* file) {
+  for (size_t i = 0; i < head.size(); ++i) {
+    if (head[i] == name) return i;
+  }
+  FAIL(file << " has no column " << name);
+  return 0;
+}
+
 std::string ModelsDir() {
   const std::string shared = testing::SharedDir();
   return shared.empty() ? "" : shared + "/models/mlperf-tiny/";
@@ -57,10 +75,7 @@ TEST_CASE("TFLite Micro arena: host build equals tflite-micro's report", "[tflm_
     REQUIRE(c.size() >= 11);
     absl::StatusOr<Graph> g = LoadModel(dir + c[0] + ".tflite");
     REQUIRE(g.ok());
-    TflmArenaOptions o;
-    o.pointer_bytes = 8;
-    o.kernels = TflmKernels::kReference;
-    absl::StatusOr<TflmArena> a = EstimateTflmArena(*g, o);
+    absl::StatusOr<TflmArena> a = HostArena(*g);
     REQUIRE(a.ok());
     INFO(c[0] << ": mica head " << a->head_bytes << " tail " << a->tail_bytes << " total "
               << a->total_bytes << " vs tflite-micro " << c[4] << " / " << c[5] << " / "
@@ -134,10 +149,7 @@ TEST_CASE("TFLite Micro arena: host build equals tflite-micro on every one-opera
     }
     absl::StatusOr<Graph> one = OneOperator(models.at(c[0]), std::stoul(c[1]));
     REQUIRE(one.ok());
-    TflmArenaOptions o;
-    o.pointer_bytes = 8;
-    o.kernels = TflmKernels::kReference;
-    absl::StatusOr<TflmArena> a = EstimateTflmArena(*one, o);
+    absl::StatusOr<TflmArena> a = HostArena(*one);
     REQUIRE(a.ok());
     INFO(c[0] << " operator " << c[1] << " " << c[2] << ": mica head " << a->head_bytes
               << " tail " << a->tail_bytes << " vs tflite-micro " << c[5] << " / " << c[6]);
@@ -158,10 +170,7 @@ TEST_CASE("TFLite Micro arena: host build equals tflite-micro on operators the c
     REQUIRE(c.size() >= 7);
     absl::StatusOr<Graph> g = LoadModel(dir + "ops/" + c[0] + ".tflite");
     REQUIRE(g.ok());
-    TflmArenaOptions o;
-    o.pointer_bytes = 8;
-    o.kernels = TflmKernels::kReference;
-    absl::StatusOr<TflmArena> a = EstimateTflmArena(*g, o);
+    absl::StatusOr<TflmArena> a = HostArena(*g);
     REQUIRE(a.ok());
     INFO(c[0] << ": mica head " << a->head_bytes << " tail " << a->tail_bytes
               << " vs tflite-micro " << c[4] << " / " << c[5]);
@@ -239,13 +248,7 @@ TEST_CASE("TFLite Micro arena: host build against tflite-micro on the model corp
   auto rows = ReadCsv(root + "reference/tflm/outputs.csv");
   REQUIRE(rows.size() > 1);
   const std::vector<std::string>& head = rows[0];
-  auto col = [&](const char* name) {
-    for (size_t i = 0; i < head.size(); ++i) {
-      if (head[i] == name) return i;
-    }
-    FAIL("outputs.csv has no column " << name);
-    return size_t{0};
-  };
+  auto col = [&](const char* name) { return Column(head, name, "outputs.csv"); };
   const size_t c_source = col("source"), c_model = col("model"), c_path = col("model_path"),
                c_status = col("status"), c_total = col("arena_total_bytes"),
                c_head = col("arena_head_bytes");
@@ -271,10 +274,7 @@ TEST_CASE("TFLite Micro arena: host build against tflite-micro on the model corp
     n_shared += c[c_source] == "shared";
     absl::StatusOr<Graph> g = LoadModel(path);
     REQUIRE(g.ok());
-    TflmArenaOptions o;
-    o.pointer_bytes = 8;
-    o.kernels = TflmKernels::kReference;
-    absl::StatusOr<TflmArena> a = EstimateTflmArena(*g, o);
+    absl::StatusOr<TflmArena> a = HostArena(*g);
     REQUIRE(a.ok());
     const int64_t total = std::stoll(c[c_total]), want_head = std::stoll(c[c_head]);
     ++n;
@@ -316,13 +316,7 @@ TEST_CASE("TFLite Micro arena: host build equals tflite-micro on every corpus op
   auto rows = ReadCsv(root + "reference/tflm/single_op.csv");
   REQUIRE(rows.size() > 1);
   const std::vector<std::string>& head = rows[0];
-  auto col = [&](const char* name) {
-    for (size_t i = 0; i < head.size(); ++i) {
-      if (head[i] == name) return i;
-    }
-    FAIL("single_op.csv has no column " << name);
-    return size_t{0};
-  };
+  auto col = [&](const char* name) { return Column(head, name, "single_op.csv"); };
   const size_t c_model = col("model"), c_op = col("op_index"), c_kind = col("op"),
                c_status = col("status"), c_head = col("head_bytes"), c_tail = col("tail_bytes");
   std::map<std::string, Graph> models;
@@ -338,10 +332,7 @@ TEST_CASE("TFLite Micro arena: host build equals tflite-micro on every corpus op
     }
     absl::StatusOr<Graph> one = OneOperator(models.at(c[c_model]), std::stoul(c[c_op]));
     REQUIRE(one.ok());
-    TflmArenaOptions o;
-    o.pointer_bytes = 8;
-    o.kernels = TflmKernels::kReference;
-    absl::StatusOr<TflmArena> a = EstimateTflmArena(*one, o);
+    absl::StatusOr<TflmArena> a = HostArena(*one);
     REQUIRE(a.ok());
     INFO(c[c_model] << " operator " << c[c_op] << " " << c[c_kind] << ": mica head "
                     << a->head_bytes << " tail " << a->tail_bytes << " vs tflite-micro "
