@@ -204,6 +204,17 @@ absl::Status CheckBias32(const LowerContext& ctx, int input, int32_t count) {
   return absl::OkStatus();
 }
 
+// float bias: one value per output channel, read at run time.
+absl::Status CheckBiasF32(const LowerContext& ctx, int input, int64_t count) {
+  if (!ctx.HasInput(input)) return absl::OkStatus();
+  const Tensor& t = ctx.input(input);
+  if (t.num_elements() != count) {
+    return ctx.Invalid("bias '", t.name, "' has ", t.num_elements(), " values for ", count,
+                       " output channels");
+  }
+  return absl::OkStatus();
+}
+
 // 16x8 bias: a constant, int64 (widened from int32 when the file stores int32).
 absl::StatusOr<std::vector<int64_t>> Bias64(const LowerContext& ctx, int input, int32_t count) {
   std::vector<int64_t> b;
@@ -695,6 +706,7 @@ absl::StatusOr<KernelPtr> LowerConvF32(const LowerContext& ctx) {
   const auto& a = ctx.op.Attrs<Conv2DAttrs>();
   MICA_ASSIGN_OR_RETURN(ConvShape s, CheckConvShape(ctx, a.stride_h, a.stride_w, a.dilation_h,
                                                     a.dilation_w, a.padding));
+  MICA_RETURN_IF_ERROR(CheckBiasF32(ctx, 2, s.out.c));
   auto k = std::make_unique<ConvF32>();
   FillGeom(s, &k->g);
   k->g.stride_h = a.stride_h;
@@ -716,6 +728,7 @@ absl::StatusOr<KernelPtr> LowerDepthwiseF32(const LowerContext& ctx) {
   const auto& a = ctx.op.Attrs<DepthwiseConv2DAttrs>();
   MICA_ASSIGN_OR_RETURN(ConvShape s, CheckConvShape(ctx, a.stride_h, a.stride_w, a.dilation_h,
                                                     a.dilation_w, a.padding));
+  MICA_RETURN_IF_ERROR(CheckBiasF32(ctx, 2, s.out.c));
   auto k = std::make_unique<DepthwiseF32>();
   FillGeom(s, &k->g);
   k->g.stride_h = a.stride_h;
@@ -739,6 +752,7 @@ absl::StatusOr<KernelPtr> LowerTransposeConvF32(const LowerContext& ctx) {
   MICA_RETURN_IF_ERROR(RequireFloat(ctx, ctx.output(0)));
   MICA_ASSIGN_OR_RETURN(ConvShape s, CheckTransposeConvShape(ctx));
   const auto& a = ctx.op.Attrs<TransposeConvAttrs>();
+  MICA_RETURN_IF_ERROR(CheckBiasF32(ctx, 3, s.out.c));
   auto k = std::make_unique<TransposeConvF32>();
   FillGeom(s, &k->g);
   k->g.stride_h = a.stride_h;
@@ -778,6 +792,7 @@ class FullyConnectedF32 : public OpKernel {
 absl::StatusOr<KernelPtr> LowerFullyConnectedF32(const LowerContext& ctx) {
   MICA_RETURN_IF_ERROR(RequireAllFloat(ctx));
   MICA_ASSIGN_OR_RETURN(FcShape s, CheckFcShape(ctx));
+  MICA_RETURN_IF_ERROR(CheckBiasF32(ctx, 2, s.out_depth));
   auto k = std::make_unique<FullyConnectedF32>();
   k->out_size = s.out_depth;
   k->in_size = s.in_depth;

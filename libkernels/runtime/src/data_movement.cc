@@ -411,6 +411,7 @@ absl::StatusOr<KernelPtr> LowerConcat(const LowerContext& ctx) {
   const Tensor& out = ctx.output(0);
   MICA_RETURN_IF_ERROR(CheckRank(ctx, out));
   const int out_rank = static_cast<int>(out.shape.size());
+  if (out_rank == 0) return ctx.Invalid("output '", out.name, "' is a scalar: nothing to join along");
   const bool pack = ctx.op.kind == OpKind::kPack;
   int axis = 0;
   if (pack) {
@@ -497,6 +498,7 @@ absl::StatusOr<KernelPtr> LowerSplit(const LowerContext& ctx) {
   const Tensor& in = ctx.input(data_input);
   MICA_RETURN_IF_ERROR(CheckRank(ctx, in));
   const int rank = static_cast<int>(in.shape.size());
+  if (rank == 0) return ctx.Invalid("input '", in.name, "' is a scalar: nothing to split");
   MICA_ASSIGN_OR_RETURN(int axis, NormalizeAxis(ctx, axis_value, rank));
   const bool unpack = ctx.op.kind == OpKind::kUnpack;
   const std::vector<int64_t> in_strides = Strides(in.shape);
@@ -665,6 +667,7 @@ absl::StatusOr<KernelPtr> LowerGather(const LowerContext& ctx) {
     return ctx.Invalid("indices must be int32 or int64");
   }
   const int rank = static_cast<int>(params.shape.size());
+  if (rank == 0) return ctx.Invalid("params '", params.name, "' is a scalar: nothing to gather");
   MICA_ASSIGN_OR_RETURN(int axis, NormalizeAxis(ctx, a.axis, rank));
   auto k = std::make_unique<GatherKernel>();
   k->params = ctx.in_index(0);
