@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "fuzz/tflite_mutator.h"
+#include "mica/model/analysis.h"
 #include "mica/model/load.h"
 #include "mica/runtime/executor.h"
 
@@ -27,6 +28,10 @@ namespace {
 
 constexpr size_t kMaxRunBytes = size_t{1} << 20;  // activations and constants, in total
 constexpr size_t kMaxRunOps = 64;
+// Multiply-accumulates per inference: small tensors can still ask for billions of them (a
+// transpose conv with a large filter and output depth), which under ASan is a timeout, not a
+// finding.
+constexpr int64_t kMaxRunMacs = int64_t{1} << 24;
 
 [[noreturn]] void Fail(const std::string& what) {
   std::fprintf(stderr, "fuzz_run: %s\n", what.c_str());
@@ -46,6 +51,16 @@ size_t RunBytes(const mica::Subgraph& sg) {
     const int64_t n = t.num_elements();
     if (n < 0 || n > static_cast<int64_t>(kMaxRunBytes)) return kMaxRunBytes + 1;
     total += t.num_bytes();
+  }
+  return total;
+}
+
+int64_t RunMacs(const mica::Subgraph& sg) {
+  int64_t total = 0;
+  for (const mica::Operator& op : sg.ops) {
+    const int64_t m = mica::AnalyzeOp(sg, op).macs;
+    if (m < 0 || m > kMaxRunMacs) return kMaxRunMacs + 1;
+    total += m;
   }
   return total;
 }
@@ -74,7 +89,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (g->subgraphs.empty() || !mica::ValidateGraph(*g).ok()) return 0;
   const mica::Subgraph& sg = g->main();
-  if (sg.ops.size() > kMaxRunOps || RunBytes(sg) > kMaxRunBytes) return 0;
+  if (sg.ops.size() > kMaxRunOps || RunBytes(sg) > kMaxRunBytes || RunMacs(sg) > kMaxRunMacs) {
+    return 0;
+  }
   auto exec = mica::runtime::Executor::Create(*g, {});
   if (!exec.ok()) {
     CheckOneLine(exec.status());

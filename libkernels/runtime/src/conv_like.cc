@@ -40,6 +40,11 @@ absl::Status Require4D(const LowerContext& ctx, const Tensor& x, const Tensor& w
   if (x.shape.size() != 4 || w.shape.size() != 4 || y.shape.size() != 4) {
     return ctx.Invalid("input, filter and output must be 4-D");
   }
+  // A filter with an empty dimension has no taps, and its other dimensions are then unbounded
+  // by its size (a 0-element filter may claim a height of 10^8): refused.
+  for (int32_t d : w.shape) {
+    if (d <= 0) return ctx.Invalid("filter '", w.name, "' has an empty dimension");
+  }
   return absl::OkStatus();
 }
 

@@ -103,11 +103,7 @@ class TfliteWriter {
     int32_t code = -1;
     std::string custom;
     if (op.kind == OpKind::kOpaque) {
-      // An opaque operator is written back as the builtin of its name only when mica does not
-      // model that builtin either (it was read as one); any other name, including a custom
-      // operator that happens to be named like a modelled builtin ("HARD_SWISH"), stays custom.
       code = tflite::BuiltinCodeFromName(op.opaque_name);
-      if (code >= 0 && tflite::KindFromBuiltin(code) != OpKind::kOpaque) code = -1;
       if (code < 0) {
         code = tflite::kCustomCode;
         custom = op.opaque_name;
