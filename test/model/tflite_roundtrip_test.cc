@@ -13,11 +13,13 @@
 #include "model/tflite_test_util.h"
 #include "testing/catch.h"
 #include "testing/shared.h"
+#include "tflite_schema_generated.h"
 
 namespace mica {
 namespace {
 
 namespace fs = std::filesystem;
+namespace tfl = ::mica::tflite_fb;
 using testing::Share;
 
 std::string Msg(const absl::Status& s) { return std::string(s.message()); }
@@ -307,12 +309,31 @@ TEST_CASE("TFLite round trip keeps opaque builtins and custom operators", "[tfli
     Operator& op = g.main().ops[0];
     op.intermediates = {0};
     if (name == "MyCustomOp") op.opaque_options = {0xde, 0xad, 0xbe, 0xef};
+    op.opaque_custom = name == "MyCustomOp" || name == "CUSTOM";
     std::vector<uint8_t> written;
     absl::StatusOr<Graph> again = Reload(g, &written);
     INFO((again.ok() ? std::string("ok") : Msg(again.status())));
     REQUIRE(again.ok());
     CHECK(GraphDifference(g, *again) == "");
   }
+}
+
+TEST_CASE("TFLite round trip keeps a custom operator named like a builtin custom", "[tflite]") {
+  // A custom code may be any string, a builtin's name included, with other semantics (here
+  // two outputs, which HARD_SWISH never has): it must be written back as the same custom code.
+  OpCase c{OpKind::kOpaque, std::monostate{}, {{1, 8}}, {{1, 8}, {1, 8}}};
+  Graph g = SingleOpGraph(c, "HARD_SWISH");
+  g.main().ops[0].opaque_custom = true;
+  std::vector<uint8_t> written;
+  absl::StatusOr<Graph> again = Reload(g, &written);
+  INFO((again.ok() ? std::string("ok") : Msg(again.status())));
+  REQUIRE(again.ok());
+  CHECK(GraphDifference(g, *again) == "");
+  const tfl::Model* model = tfl::GetModel(written.data());
+  REQUIRE(model->operator_codes()->size() == 1);
+  CHECK(model->operator_codes()->Get(0)->builtin_code() == 32);
+  REQUIRE(model->operator_codes()->Get(0)->custom_code() != nullptr);
+  CHECK(model->operator_codes()->Get(0)->custom_code()->str() == "HARD_SWISH");
 }
 
 TEST_CASE("TFLite round trip keeps constants, quantization, signatures and metadata", "[tflite]") {

@@ -195,6 +195,10 @@ std::string OpDifference(const Operator& a, const Operator& b) {
     return absl::StrCat("opaque name ", QuoteForMessage(a.opaque_name), " vs ",
                         QuoteForMessage(b.opaque_name));
   }
+  if (a.opaque_custom != b.opaque_custom) {
+    return absl::StrCat("opaque operator named by ", a.opaque_custom ? "a custom code" : "a builtin",
+                        " vs ", b.opaque_custom ? "a custom code" : "a builtin");
+  }
   if (a.opaque_options != b.opaque_options) {
     return absl::StrCat("opaque options differ (", a.opaque_options.size(), " vs ",
                         b.opaque_options.size(), " bytes)");

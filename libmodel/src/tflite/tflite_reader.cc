@@ -307,6 +307,7 @@ class TfliteReader {
       op->opaque_name = code.code == tflite::kCustomCode && !code.custom_name.empty()
                             ? code.custom_name
                             : tflite::OpaqueBuiltinName(code.code);
+      op->opaque_custom = code.code == tflite::kCustomCode;
       op->opaque_reason =
           code.code == tflite::kCustomCode
               ? absl::StrCat("custom operator '", op->opaque_name,

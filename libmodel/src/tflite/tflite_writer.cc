@@ -103,7 +103,7 @@ class TfliteWriter {
     int32_t code = -1;
     std::string custom;
     if (op.kind == OpKind::kOpaque) {
-      code = tflite::BuiltinCodeFromName(op.opaque_name);
+      code = op.opaque_custom ? -1 : tflite::BuiltinCodeFromName(op.opaque_name);
       if (code < 0) {
         code = tflite::kCustomCode;
         custom = op.opaque_name;

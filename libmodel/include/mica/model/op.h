@@ -172,6 +172,9 @@ struct Operator {
   std::string opaque_name;      // for kOpaque: the builtin or custom op name from the file
   std::vector<uint8_t> opaque_options;  // for kOpaque custom ops: raw custom options
   std::string opaque_reason;  // for kOpaque: why mica does not model it (empty: not known)
+  // For kOpaque: the file named it by a custom code, not a builtin code. A custom operator may
+  // carry a builtin's name ("HARD_SWISH") with other semantics; writers keep it custom.
+  bool opaque_custom = false;
   int32_t version = 1;          // operator version recorded in the file
   std::vector<int32_t> inputs;  // tensor indices into the subgraph; kNoTensor when absent
   std::vector<int32_t> outputs;
