@@ -157,6 +157,12 @@ inline std::vector<Shape> CalibrationShapes() {
   conv(8, 5, 12, 5, 1);
   conv(6, 40, 20, 3, 1);
   conv(10, 2, 6, 5, 2);
+  // Channels not a multiple of 4 (the DSP body's two-pixel path).
+  conv(12, 6, 16, 3, 1);
+  conv(10, 7, 12, 3, 2);
+  conv(8, 10, 24, 3, 1);
+  conv(16, 3, 32, 3, 2);
+  conv(6, 18, 16, 3, 1);
   // 1x1 stride 1 (the 1x1 family) and stride 2 (im2col).
   conv(16, 8, 16, 1, 1);
   conv(8, 16, 48, 1, 1);
@@ -404,6 +410,31 @@ inline std::vector<Shape> CalibrationShapes() {
   transpose({1, 6, 5, 8}, {0, 3, 1, 2}, "chw_6x5x8");
   transpose({1, 16, 4, 64}, {0, 2, 1, 3}, "hw_16x4x64");
   transpose({1, 3, 20, 4}, {0, 2, 1, 3}, "hw_3x20x4");
+  // MINIMUM / MAXIMUM of two same-shape tensors.
+  // Built already quantized: the operands and the result share one scale and zero point.
+  auto minmax = [&](bool max, int h, int w, int c) {
+    Shape sh{std::string(max ? "shape_maximum_" : "shape_minimum_") + std::to_string(h) + "x" +
+                 std::to_string(w) + "x" + std::to_string(c),
+             [=](GraphBuilder& b) {
+               const int32_t x = b.Input("x", {1, h, w, c}, DType::kInt8);
+               const int32_t y = b.Input("y", {1, h, w, c}, DType::kInt8);
+               b.Output(b.AddOp(max ? OpKind::kMaximum : OpKind::kMinimum, std::monostate{},
+                                {x, y}, 1)[0]);
+             }};
+    sh.finish = [](Graph& g) {
+      for (Tensor& t : g.main().tensors) {
+        t.dtype = DType::kInt8;
+        t.quant.scale = {0.05f};
+        t.quant.zero_point = {-3};
+      }
+    };
+    s.push_back(std::move(sh));
+  };
+  minmax(true, 8, 8, 16);
+  minmax(true, 5, 7, 3);
+  minmax(true, 16, 16, 32);
+  minmax(false, 1, 1, 100);
+  minmax(false, 6, 6, 9);
   // PRELU with a per-channel slope.
   auto prelu = [&](int h, int w, int c) {
     s.push_back({"shape_prelu_" + std::to_string(h) + "x" + std::to_string(w) + "x" +

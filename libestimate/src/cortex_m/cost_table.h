@@ -57,7 +57,7 @@ enum class MicaFamily : int {
   kConv, kConv1x1, kConvS16, kDepthwise, kFullyConnected, kTransposeConv, kAdd, kMul,
   kAvgPool, kMaxPool, kSoftmax, kLstm, kCopy, kDispatch, kDepthwiseMult, kConvGrouped,
   kAddBroadcast, kMulBroadcast, kHardSwish, kLeakyRelu, kLogistic, kTanh, kMean, kPad, kRelu, kQuantize, kDequantize, kFullyConnectedS16, kSoftmaxS16,
-  kDepthwiseS16, kTranspose, kPrelu, kConv1xn, kSvdf, kCount
+  kDepthwiseS16, kTranspose, kPrelu, kConv1xn, kSvdf, kConvPair, kMinMax, kCount
 };
 inline constexpr int kMicaTermCount = 7;
 using MicaCoefficients = std::array<double, kMicaTermCount>;

@@ -389,6 +389,12 @@ CortexMMicaTerms CortexMMicaTermsFor(const CortexMWork& w, Isa isa) {
       } else if (one_by_one) {
         set(MicaFamily::kConv1x1,
             {1, vec(k, outputs), tail(k, outputs), outputs, pixels, 0, w.out_c * k / lanes});
+      } else if (isa == Isa::kDsp && w.in_c % 4 != 0) {
+        // The DSP body's two-pixel path (channels not a multiple of 4: first layers on RGB or
+        // audio input): two pixels' int16 columns, 2 filter rows x 2 columns per pass, each
+        // filter row widened per pass (the four-pixel path widens it once for four pixels).
+        set(MicaFamily::kConvPair,
+            {1, vec(k, outputs), tail(k, outputs), outputs, pixels, pixels * k, w.out_c * k / lanes});
       } else {
         set(MicaFamily::kConv,
             {1, vec(k, outputs), tail(k, outputs), outputs, pixels, pixels * k, w.out_c * k / lanes});
@@ -454,6 +460,15 @@ CortexMMicaTerms CortexMMicaTermsFor(const CortexMWork& w, Isa isa) {
       set(w.kind == OpKind::kMul ? MicaFamily::kMul : MicaFamily::kAdd,
           {1, vec(elements, 1), tail(elements, 1), 0, 0, 0, 0});
       break;
+    case OpKind::kMinimum:
+    case OpKind::kMaximum: {
+      // Rows of same-shape operands: MVE 16 lanes a step, DSP two words a step (8 int8
+      // lanes), scalar one element; then the tail. Broadcasts keep the generic formula.
+      if (s16 || w.broadcast) break;
+      lanes = mve ? 16 : isa == Isa::kDsp ? 8 : 1;
+      set(MicaFamily::kMinMax, {1, vec(elements, 1), tail(elements, 1), 0, 0, 0, 0});
+      break;
+    }
     case OpKind::kAveragePool2D:
     case OpKind::kMaxPool2D:
       if (s16) break;
