@@ -157,6 +157,12 @@ inline std::vector<Shape> CalibrationShapes() {
   conv(8, 5, 12, 5, 1);
   conv(6, 40, 20, 3, 1);
   conv(10, 2, 6, 5, 2);
+  conv(16, 16, 32, 3, 1);
+  conv(12, 32, 64, 3, 2);
+  conv(10, 48, 24, 3, 1);
+  conv(20, 8, 8, 3, 1);
+  conv(6, 64, 96, 3, 1);
+  conv(24, 4, 16, 3, 2);
   // Channels not a multiple of 4 (the DSP body's two-pixel path).
   conv(12, 6, 16, 3, 1);
   conv(10, 7, 12, 3, 2);
@@ -482,6 +488,17 @@ inline std::vector<Shape> CalibrationShapes() {
     sh.io = Io::kInt16;
     s.push_back(std::move(sh));
   };
+  auto pad16 = [&](int h, int w, int c, int p0, int p1) {
+    s16({"shape_pad_" + std::to_string(h) + "x" + std::to_string(w) + "x" + std::to_string(c) +
+             "_" + std::to_string(p0) + std::to_string(p1),
+         [=](GraphBuilder& b) {
+           const int32_t x = b.Input("x", {1, h, w, c});
+           b.Output(b.Pad(x, {{0, 0}, {p0, p1}, {p0, p1}, {0, 0}}));
+         }});
+  };
+  pad16(16, 16, 8, 1, 1);
+  pad16(12, 12, 3, 2, 2);
+  pad16(8, 8, 32, 0, 1);
   auto conv16 = [&](int hw, int cin, int cout, int k, int stride) {
     s16({"shape_conv" + std::to_string(k) + "x" + std::to_string(k) + "s" +
              std::to_string(stride) + "_" + std::to_string(hw) + "x" + std::to_string(cin) + "to" +

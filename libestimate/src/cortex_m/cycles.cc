@@ -560,9 +560,10 @@ CortexMMicaTerms CortexMMicaTermsFor(const CortexMWork& w, Isa isa) {
       break;
     case OpKind::kPad:
     case OpKind::kPadV2:
-      // Fill and copy: per output element, and per contiguous output row.
-      if (s16) break;
-      set(MicaFamily::kPad, {1, elements, double(std::max<int64_t>(1, w.rows)), 0, 0, 0, 0});
+      // Fill and copy: per output element, and per contiguous output row; int16 elements copy
+      // twice the bytes (one body for every element width).
+      set(MicaFamily::kPad, {1, elements, double(std::max<int64_t>(1, w.rows)), s16 ? elements : 0,
+                             0, 0, 0});
       break;
     default:
       if (CopiesRows(w.kind)) {
