@@ -316,6 +316,11 @@ inline std::vector<Shape> CalibrationShapes() {
   dwm(16, 6, 3, 3, 2);
   dwm(10, 3, 8, 3, 1);
   dwm(3, 4, 2, 3, 1);
+  dwm(16, 8, 2, 7, 2);
+  dwm(12, 4, 4, 5, 1);
+  dwm(20, 6, 2, 3, 1);
+  dwm(8, 12, 2, 3, 2);
+  dwm(14, 3, 3, 5, 2);
   // Grouped convolution (filter channels = input channels / groups).
   auto gconv = [&](int hw, int cin, int cout, int groups, int k, int stride) {
     s.push_back({"shape_gconv" + std::to_string(k) + "x" + std::to_string(k) + "s" +
@@ -517,6 +522,11 @@ inline std::vector<Shape> CalibrationShapes() {
   conv16(12, 2, 8, 7, 1);
   conv16(10, 1, 4, 5, 1);
   conv16(9, 2, 16, 3, 1);
+  conv16(12, 8, 16, 3, 1);
+  conv16(16, 16, 16, 3, 2);
+  conv16(10, 24, 24, 3, 1);
+  conv16(8, 32, 64, 3, 1);
+  conv16(20, 4, 8, 3, 1);
   auto dw16 = [&](int hw, int c, int k, int stride) {
     s16({"shape_dw" + std::to_string(k) + "x" + std::to_string(k) + "s" + std::to_string(stride) +
              "_" + std::to_string(hw) + "x" + std::to_string(c),

@@ -340,6 +340,9 @@ CortexMMicaTerms CortexMMicaTermsFor(const CortexMWork& w, Isa isa) {
   const double n = std::max(1, w.batch);
   const double pixels = n * w.out_h * w.out_w;
   const double taps = static_cast<double>(w.k_h) * w.k_w;
+  // Depthwise and pooling bodies skip the window taps in the padding: the average count of
+  // taps inside the input per output pixel.
+  const double valid = ValidKernelRows(w) * ValidKernelCols(w);
   const double outputs = pixels * w.out_c;
   const double elements = w.elements > 0 ? double(w.elements) : outputs;
   double lanes = Lanes(isa);
@@ -375,12 +378,26 @@ CortexMMicaTerms CortexMMicaTermsFor(const CortexMWork& w, Isa isa) {
       } else if (s16) {
         // Conv16x8 has scalar and DSP bodies only: MVE builds run the DSP one.
         lanes = Lanes(isa == Isa::kMve ? Isa::kDsp : isa);
-        // Per output: a loop over the kernel rows, in each a run of k_w x in_c products (the
-        // scalar body loops per tap, the DSP body pairs the run).
-        const double run = double(w.k_w) * w.in_c / std::max(1, w.groups);
-        const double rows = outputs * w.k_h;
-        set(MicaFamily::kConvS16, {1, vec(run, rows), tail(run, rows), outputs, pixels,
-                                   outputs * taps, rows});
+        // Per output: a loop over the kernel rows inside the input, in each a run of the
+        // in-bounds columns x in_c products (the scalar body loops per tap, the DSP body pairs
+        // the run); padding taps cost nothing.
+        const double k_c = double(w.in_c) / std::max(1, w.groups);
+        const double rows_per_pixel = ValidKernelRows(w);  // average over output rows
+        double run_vec = 0, run_tail = 0, cols = 0;       // summed over output columns
+        const int32_t out_w = std::max(1, w.out_w);
+        for (int32_t ox = 0; ox < out_w; ++ox) {
+          const int64_t base = int64_t{ox} * std::max(1, w.stride_w) - w.pad_w;
+          const int64_t lo = std::max<int64_t>(0, -base);
+          const int64_t hi = std::min<int64_t>(w.k_w, w.in_w - base);
+          const double run = double(std::max<int64_t>(0, hi - lo)) * k_c;
+          run_vec += vec(run, 1);
+          run_tail += tail(run, 1);
+          cols += double(std::max<int64_t>(0, hi - lo));
+        }
+        // Per output channel and output row: kernel rows x (sums over the output columns).
+        const double per_col = n * w.out_h * w.out_c * rows_per_pixel;
+        set(MicaFamily::kConvS16, {1, per_col * run_vec, per_col * run_tail, outputs, pixels,
+                                   per_col * cols, per_col * out_w});
       } else if (w.k_h == 1 && w.k_w > 1) {
         // Kernel height 1 (1xN, the 1-D convolutions): the DSP body reads each output's one
         // kernel row in place (no im2col).
@@ -407,18 +424,18 @@ CortexMMicaTerms CortexMMicaTermsFor(const CortexMWork& w, Isa isa) {
         // run the DSP one.
         lanes = Lanes(isa == Isa::kMve ? Isa::kDsp : isa);
         const double rest = std::fmod(double(w.out_c), lanes);
-        set(MicaFamily::kDepthwiseS16, {1, vec(w.out_c, pixels * taps), rest * pixels * taps,
-                                        outputs, pixels, pixels * taps, 0});
+        set(MicaFamily::kDepthwiseS16, {1, vec(w.out_c, pixels * valid), rest * pixels * valid,
+                                        outputs, pixels, pixels * valid, 0});
         break;
       }
       if (w.depth_multiplier != 1) {
         // Channel multiplier > 1: the scalar body on every variant, one output at a time.
         set(MicaFamily::kDepthwiseMult,
-            {1, outputs * taps, outputs, pixels * taps, pixels, 0, 0});
+            {1, outputs * valid, outputs, pixels * valid, pixels, 0, 0});
         break;
       }
-      set(MicaFamily::kDepthwise, {1, vec(w.out_c, pixels * taps), ctail(w.out_c, pixels * taps),
-                                   outputs, pixels, pixels * taps, w.out_c * taps / lanes});
+      set(MicaFamily::kDepthwise, {1, vec(w.out_c, pixels * valid), ctail(w.out_c, pixels * valid),
+                                   outputs, pixels, pixels * valid, w.out_c * taps / lanes});
       break;
     case OpKind::kFullyConnected: {
       if (s16) {
@@ -473,8 +490,8 @@ CortexMMicaTerms CortexMMicaTermsFor(const CortexMWork& w, Isa isa) {
     case OpKind::kMaxPool2D:
       if (s16) break;
       set(w.kind == OpKind::kMaxPool2D ? MicaFamily::kMaxPool : MicaFamily::kAvgPool,
-          {1, vec(w.out_c, pixels * taps), ctail(w.out_c, pixels * taps), outputs, pixels,
-           pixels * taps, 0});
+          {1, vec(w.out_c, pixels * valid), ctail(w.out_c, pixels * valid), outputs, pixels,
+           pixels * valid, 0});
       break;
     case OpKind::kSoftmax:
       if (s16) {
@@ -836,6 +853,12 @@ absl::StatusOr<CortexMWork> DescribeCortexMWork(const Graph& graph, int op_index
         const auto& a = op.Attrs<Pool2DAttrs>();
         w.k_h = a.filter_h, w.k_w = a.filter_w;
         w.stride_h = a.stride_h, w.stride_w = a.stride_w;
+        if (a.padding == Padding::kSame) {  // TFLite's SAME: the smaller half on top/left
+          w.pad_h = static_cast<int32_t>(std::max<int64_t>(
+                        0, (int64_t{w.out_h} - 1) * w.stride_h + w.k_h - w.in_h) / 2);
+          w.pad_w = static_cast<int32_t>(std::max<int64_t>(
+                        0, (int64_t{w.out_w} - 1) * w.stride_w + w.k_w - w.in_w) / 2);
+        }
       }
       break;
     }
