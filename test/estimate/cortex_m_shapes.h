@@ -130,9 +130,11 @@ inline void FcModel(GraphBuilder& b, int rows, int k, int n) {
   b.Output(b.FullyConnected(x, b.HeWeights("w", {n, k}), b.RandomBias("b", n)));
 }
 
-inline void PoolModel(GraphBuilder& b, bool max, int h, int w, int c, int k, int stride) {
+inline void PoolModel(GraphBuilder& b, bool max, int h, int w, int c, int k, int stride,
+                      bool same = false) {
   const int32_t x = b.Input("x", {1, h, w, c});
   Pool2DAttrs a;
+  if (same) a.padding = Padding::kSame;
   a.filter_h = a.filter_w = k;
   a.stride_h = a.stride_w = stride;
   b.Output(max ? b.MaxPool2D(x, a) : b.AveragePool2D(x, a));
@@ -273,6 +275,20 @@ inline std::vector<Shape> CalibrationShapes() {
   pool(true, 6, 6, 100, 2, 2);
   pool(false, 2, 2, 4, 2, 2);
   pool(true, 2, 2, 4, 2, 2);
+  pool(false, 7, 7, 64, 7, 7);
+  pool(false, 24, 24, 12, 2, 2);
+  // SAME padding: windows cut at the borders.
+  auto pool_same = [&](bool max, int h, int c, int k, int stride) {
+    s.push_back({std::string(max ? "shape_maxpool" : "shape_avgpool") + std::to_string(k) + "s" +
+                     std::to_string(stride) + "same_" + std::to_string(h) + "x" +
+                     std::to_string(h) + "x" + std::to_string(c),
+                 [=](GraphBuilder& b) { PoolModel(b, max, h, h, c, k, stride, true); }});
+  };
+  pool_same(false, 16, 16, 3, 1);
+  pool_same(false, 10, 40, 3, 1);
+  pool_same(false, 9, 8, 3, 2);
+  pool_same(true, 17, 24, 3, 2);
+  pool_same(true, 12, 16, 3, 1);
   auto softmax = [&](int rows, int n) {
     s.push_back({"shape_softmax_" + std::to_string(rows) + "x" + std::to_string(n),
                  [=](GraphBuilder& b) {
