@@ -609,12 +609,13 @@ double BlockedCycles(const OpContext& x, bool buffered, double prev_slack, Traff
   if (x.has_weights) {
     *refetch = double(bh) * bw_;
     const double enc = double(op.encoded_weight_bytes);
-    // U85: the scales are read per OFM block for whole micro-blocks of channels (Vela 5.2's
-    // tables: a convolution with 8 or 10 OFM channels reads as many scale bytes as one with
-    // 16 on U85-128..1024, 64 on U85-2048, whose micro-block is 64 deep).
+    // U85: the scales are read per OFM block for whole micro-blocks of channels, at least 16
+    // (the accumulator's depth granule). Vela 5.2's tables: a convolution with 8 OFM channels
+    // reads the scale bytes of 16 (micro-block 1x2x8 on U85-128, 4x4x16 on U85-2048); a
+    // convolution or FC with 8 or 10 reads those of 64 where its micro-block is 64 deep.
     double scales = double(op.scale_bytes);
     if (x.u85 && op.scale_bytes > 0 && ofm_s.c > 0) {
-      scales += 10.0 * (RoundUp(ofm_s.c, std::max(bc.ublock.c, 1)) - ofm_s.c);
+      scales += 10.0 * (RoundUp(ofm_s.c, std::max(bc.ublock.c, 16)) - ofm_s.c);
     }
     t->Add(x.ms.const_area, 5, *refetch * scales);
     if (buffered) {
