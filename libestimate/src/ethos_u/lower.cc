@@ -662,16 +662,23 @@ void Lowerer::LowerConvolution(int32_t i) {
   }
   // Grouped CONV_2D (IFM depth a multiple > 1 of the kernel's): Vela runs one convolution per
   // group, each reading its slice of the IFM and writing its slice of the OFM, and applies a
-  // fused activation afterwards in one pass over the whole OFM.
+  // fused activation afterwards in one pass over the whole OFM. The channel slices are read
+  // from and written to NHWC maps (Vela 5.2's command streams, U65 and U85: the IFM and the
+  // groups' output are format NHWC, the activation pass writes NHCWB16).
   const int32_t kin = w.shape.size() == 4 ? w.shape[3] : 0;
   if (o.kind == OpKind::kConv2D && kin > 0 && op.ifm.shape.c > kin &&
       op.ifm.shape.c % kin == 0 && op.ofm.shape.c % (op.ifm.shape.c / kin) == 0) {
     const int32_t groups = op.ifm.shape.c / kin;
     const int32_t cout = op.ofm.shape.c / groups;
+    FmRef dst = op.ofm;
+    if (op.act != Act::kNone) dst = TempRef(op.ofm.shape, op.ofm.bits);
+    transposed_.push_back(op.ifm.id);
+    transposed_.push_back(dst.id);
     for (int32_t g = 0; g < groups; ++g) {
       NpuOp part = op;
       part.name = "Conv2D/Group";
       part.act = Act::kNone;
+      part.ofm = dst;
       part.ifm.shape.c = kin;
       part.ofm.shape.c = cout;
       // Each group applies (and streams in) its own slice of the kernels.
@@ -682,7 +689,7 @@ void Lowerer::LowerConvolution(int32_t i) {
       Emit(part);
     }
     if (op.act != Act::kNone) {
-      Copy(i, "Conv2D/Activation", op.ofm, op.ofm);
+      Copy(i, "Conv2D/Activation", dst, op.ofm);
       lw_.ops.back().act = op.act;
     }
     return;
