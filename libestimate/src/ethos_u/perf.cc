@@ -734,6 +734,13 @@ OpCost CostOp(const Arch& a, const MemSystem& ms, const Lowered& lw, int i, cons
   const OpCost unbuffered = CostVariant(x, false, prev_slack);
   if (!x.has_weights || !allow_buffer) return unbuffered;
   const OpCost buffered = CostVariant(x, true, prev_slack);
+  // The parts of a kernel split over several ops (grouped convolution groups, U85 transpose
+  // convolution phases) each stage their weights in SRAM: Vela 5.2's schedules give every
+  // such part a single weight buffer (U65-256, U85-128, U85-2048), however short the op,
+  // when the weights live outside the staging SRAM.
+  if (op.weight_view && a.family != EthosUFamily::kU55 && ms.const_area != ms.staging_area) {
+    return buffered;
+  }
   return KeepBuffered(x, unbuffered, buffered, prev_slack) ? buffered : unbuffered;
 }
 
