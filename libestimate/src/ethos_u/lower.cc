@@ -706,20 +706,34 @@ void Lowerer::LowerConvolution(int32_t i) {
     op.macs = taps * op.ifm.shape.c * op.ofm.shape.elements();
   }
   if (o.kind == OpKind::kTransposeConv && arch_.family == EthosUFamily::kU85) {
-    LowerTransposeConvU85(i, op);
-    return;
+    const TransposeConvAttrs a = AttrsOr<TransposeConvAttrs>(o);
+    if ((a.stride_h == 2 || a.stride_w == 2) && a.stride_h >= 1 && a.stride_h <= 2 &&
+        a.stride_w >= 1 && a.stride_w <= 2) {
+      LowerTransposeConvU85(i, op);
+      return;
+    }
+    // Other strides (not in the recorded Vela tables): one convolution over the upscaled IFM,
+    // the fused activation in a pass of its own.
+    if (op.act != Act::kNone) {
+      const Act fused = op.act;
+      op.act = Act::kNone;
+      Emit(op);
+      Copy(i, "TransposeConv2D/Activation", op.ofm, op.ofm);
+      lw_.ops.back().act = fused;
+      return;
+    }
   }
   Emit(op);
 }
 
-// U85 (Vela 5.2's schedule and command stream): a TRANSPOSE_CONV with stride S_h x S_w runs as
-// S_h x S_w stride-1 convolutions over the whole IFM, one per output phase (py, px): the
-// kernel taps of that phase only (the tensor's taps py + pad_top (mod S_h), stepping by S_h;
-// likewise in width), writing every S-th OFM element from (py, px) on into an NHWC map. Vela
-// sizes and costs each of them as producing the OFM area from (py, px) to the end, (H - py) x
-// (W - px), not the 1 / (S_h x S_w) it writes: its MAC counts and cycles are those of that
-// area. A fused activation runs afterwards in a pass of its own over the OFM, reading the
-// phases' map (its tables: a Relu row after the Conv2D rows).
+// U85 (Vela 5.2's schedule and command stream): a TRANSPOSE_CONV with stride S_h x S_w of 2x2,
+// 2x1 or 1x2 runs as S_h x S_w stride-1 convolutions over the whole IFM, one per output phase
+// (py, px): the kernel taps of that phase only (the tensor's taps py + pad_top (mod S_h),
+// stepping by S_h; likewise in width), writing every S-th OFM element from (py, px) on into
+// an NHWC map. Vela sizes and costs each of them as producing the OFM area from (py, px) to
+// the end, (H - py) x (W - px), not the 1 / (S_h x S_w) it writes: its MAC counts and cycles
+// are those of that area. A fused activation runs afterwards in a pass of its own over the
+// OFM, reading the phases' map (its tables: a Relu row after the Conv2D rows).
 void Lowerer::LowerTransposeConvU85(int32_t i, const NpuOp& op) {
   const Operator& o = sg_.ops[i];
   const TransposeConvAttrs a = AttrsOr<TransposeConvAttrs>(o);
@@ -739,10 +753,10 @@ void Lowerer::LowerTransposeConvU85(int32_t i, const NpuOp& op) {
   transposed_.push_back(dst.id);  // written with strides: NHWC
   for (int32_t py = 0; py < std::min(sh, op.ofm.shape.h); ++py) {
     const int32_t ry = (py + pt) % sh;
-    const int32_t th = ry < kh ? (kh - ry + sh - 1) / sh : 0;
+    const int32_t th = ry < kh ? static_cast<int32_t>((int64_t{kh} - ry + sh - 1) / sh) : 0;
     for (int32_t px = 0; px < std::min(sw, op.ofm.shape.w); ++px) {
       const int32_t rx = (px + pl) % sw;
-      const int32_t tw = rx < kw ? (kw - rx + sw - 1) / sw : 0;
+      const int32_t tw = rx < kw ? static_cast<int32_t>((int64_t{kw} - rx + sw - 1) / sw) : 0;
       if (th == 0 || tw == 0) continue;  // no tap reaches this phase
       NpuOp part = op;
       part.name = "TransposeConv2D/Phase";
