@@ -1,6 +1,7 @@
 // Operator lowerings of the Ethos-U estimator that follow Vela's per-layer tables (lower.cc):
 // LSTM, SOFTMAX, CONCATENATION in place, RESIZE_BILINEAR, PRELU, depth-1 elementwise, depth
-// multipliers (with Vela's transpose decomposition), SPLIT as views, dilations above 2, and the
+// multipliers (with Vela's transpose decomposition), U85 transpose convolutions as output
+// phases, grouped convolutions, SPLIT as views, dilations above 2, and the
 // byte-based feature-map traffic of perf.cc.
 #include <cstdint>
 #include <string>
@@ -443,6 +444,116 @@ TEST_CASE("lowering: a depth multiplier is M depthwise convolutions and Vela's t
   REQUIRE(u85.lw.ops.size() == 9);
   CHECK(u85.costs[5].op_cycles >= 5 * 800 * 16 * u85.arch.ao_act[1]);
   CHECK(u85.costs[2].op_cycles < 2 * 25 * 160 * u85.arch.ao_act[1] * 1.5);
+}
+
+// x [1, 16, 16, 16] -> TRANSPOSE_CONV 3x3 stride 2 SAME (8 filters) -> y [1, 32, 32, 8], the
+// second TRANSPOSE_CONV of the corpus model transpose_conv_s2_32.
+Net TransposeConvNet(Activation act) {
+  Net n;
+  const int32_t x = n.Tensor8("x", {1, 16, 16, 16});
+  const int32_t shape = n.Ints("shape", {4}, {1, 32, 32, 8});
+  const int32_t w = n.Weights("w", {8, 3, 3, 16}, 5);
+  const int32_t b = n.Bias("b", 8);
+  const int32_t y = n.Tensor8("y", {1, 32, 32, 8});
+  TransposeConvAttrs a;
+  a.padding = Padding::kSame;
+  a.stride_h = a.stride_w = 2;
+  a.activation = act;
+  n.Op(OpKind::kTransposeConv, a, {shape, w, x, b}, {y});
+  n.Io({x}, {y});
+  return n;
+}
+
+TEST_CASE("lowering: a U85 transpose convolution is one stride-1 convolution per output phase",
+          "[ethos_u]") {
+  const Net n = TransposeConvNet(Activation::kNone);
+  const Run r = LowerAndCost(n, Profile(EthosUFamily::kU85, 256));
+  REQUIRE(r.lw.ops.size() == 4);
+  // Vela 5.2's command stream for this operator: phases (0,0), (0,1), (1,0), (1,1) with 2x2,
+  // 2x1, 1x2 and 1x1 taps, each sized as the OFM area from its origin; its MAC counts.
+  const int32_t taps[4][2] = {{2, 2}, {2, 1}, {1, 2}, {1, 1}};
+  const int32_t area[4][2] = {{32, 32}, {32, 31}, {31, 32}, {31, 31}};
+  const int64_t macs[4] = {524288, 253952, 253952, 123008};
+  const int32_t y = r.lw.fmap_of_tensor[n.graph().main().outputs[0]];
+  int64_t encoded = 0;
+  for (int k = 0; k < 4; ++k) {
+    const NpuOp& op = r.lw.ops[k];
+    CHECK(op.hw == HwOp::kConvolution);
+    CHECK(op.upscale == 1);
+    CHECK((op.sh == 1 && op.sw == 1));
+    CHECK(op.kh == taps[k][0]);
+    CHECK(op.kw == taps[k][1]);
+    CHECK(op.ofm.shape.h == area[k][0]);
+    CHECK(op.ofm.shape.w == area[k][1]);
+    CHECK(op.ofm.shape.c == 8);
+    CHECK(op.ifm.shape.h == 16);
+    CHECK(op.macs == macs[k]);
+    CHECK(op.ofm.id == y);
+    // The phase's own taps: the tensor's (ty0 + 2y, tx0 + 2x).
+    CHECK(op.weight_view);
+    CHECK(op.w_ty0 == k / 2);
+    CHECK(op.w_tx0 == k % 2);
+    CHECK(op.encoded_weight_bytes > 0);
+    encoded += op.encoded_weight_bytes;
+  }
+  // Four sub-kernels of 4, 2, 2 and 1 taps: together no bigger than the 9-tap kernel's stream
+  // plus a stream header each.
+  CHECK(encoded < 3 * 8 * 9 * 16);
+  CHECK(r.lw.fmaps[y].format == Format::kNhwc);  // written with strides
+  // A fused activation runs afterwards from the phases' map into the OFM.
+  const Net relu = TransposeConvNet(Activation::kRelu);
+  const Run ra = LowerAndCost(relu, Profile(EthosUFamily::kU85, 256));
+  REQUIRE(ra.lw.ops.size() == 5);
+  const int32_t ya = ra.lw.fmap_of_tensor[relu.graph().main().outputs[0]];
+  for (int k = 0; k < 4; ++k) CHECK(ra.lw.ops[k].ofm.id == ra.lw.ops[4].ifm.id);
+  CHECK(ra.lw.ops[4].ofm.id == ya);
+  CHECK(ra.lw.ops[4].act == Act::kRelu);
+  CHECK(ra.lw.fmaps[ra.lw.ops[4].ifm.id].format == Format::kNhwc);
+  // U55 keeps one convolution over the upscaled IFM.
+  const Run u55 = LowerAndCost(n, Profile(EthosUFamily::kU55, 256));
+  REQUIRE(u55.lw.ops.size() == 1);
+  CHECK(u55.lw.ops[0].upscale == 2);
+}
+
+TEST_CASE("lowering: grouped convolution parts read NHWC slices and their own kernels",
+          "[ethos_u]") {
+  // x -> CONV_2D 1x1 -> t [1, 16, 16, 32] -> CONV_2D 3x3 stride 2, 4 groups of 8, ReLU -> y.
+  Net n;
+  const int32_t x = n.Tensor8("x", {1, 16, 16, 16});
+  const int32_t t = n.Tensor8("t", {1, 16, 16, 32});
+  const int32_t y = n.Tensor8("y", {1, 8, 8, 32});
+  n.Op(OpKind::kConv2D, Conv2DAttrs{}, {x, n.Weights("w0", {32, 1, 1, 16}, 3), n.Bias("b0", 32)},
+       {t});
+  Conv2DAttrs ga;
+  ga.padding = Padding::kSame;
+  ga.stride_h = ga.stride_w = 2;
+  ga.activation = Activation::kRelu;
+  const int32_t w = n.Weights("w", {32, 3, 3, 8}, 4);
+  n.Op(OpKind::kConv2D, ga, {t, w, n.Bias("b", 32)}, {y});
+  n.Io({x}, {y});
+  const Run r = LowerAndCost(n, Profile(EthosUFamily::kU85, 256));
+  REQUIRE(r.lw.ops.size() == 6);
+  const int32_t tf = r.lw.fmap_of_tensor[t];
+  CHECK(r.lw.fmaps[tf].format == Format::kNhwc);
+  for (int g = 0; g < 4; ++g) {
+    const NpuOp& op = r.lw.ops[1 + g];
+    CHECK(op.ifm.id == tf);
+    CHECK(op.ifm.shape.c == 8);
+    CHECK(op.ofm.shape.c == 8);
+    CHECK(op.weight_tensor == w);
+    CHECK(op.weight_view);
+    CHECK(op.w_oc0 == 8 * g);
+    CHECK(op.scale_bytes == 80);
+    CHECK(op.encoded_weight_bytes > 0);
+    CHECK(op.ofm.id == r.lw.ops[5].ifm.id);
+  }
+  CHECK(r.lw.fmaps[r.lw.ops[5].ifm.id].format == Format::kNhwc);
+  CHECK(r.lw.ops[5].ofm.id == r.lw.fmap_of_tensor[y]);
+  CHECK(r.lw.ops[5].act == Act::kRelu);
+  // The weights count once in the original bytes.
+  Lowered again = r.lw;
+  const WeightTotals wt = EncodeWeights(n.graph().main(), r.arch, &again);
+  CHECK(wt.original_bytes == 32 * 16 + 32 * 9 * 8);
 }
 
 TEST_CASE("lowering: a SPLIT runs no operation; its outputs are views of the input",

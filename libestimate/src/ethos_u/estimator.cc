@@ -133,6 +133,7 @@ WeightTotals EncodeWeights(const Subgraph& sg, const Arch& arch, Lowered* lw) {
   const bool u85 = arch.family == EthosUFamily::kU85;
   std::vector<int64_t> enc_of_tensor(sg.tensors.size(), -1);
   std::vector<bool> sparse_of_tensor(sg.tensors.size(), false);
+  std::vector<bool> seen_view(sg.tensors.size(), false);
   WeightTotals w;
   for (NpuOp& op : lw->ops) {
     if (op.weight_tensor < 0) {
@@ -147,6 +148,17 @@ WeightTotals EncodeWeights(const Subgraph& sg, const Arch& arch, Lowered* lw) {
       continue;
     }
     const int32_t t = op.weight_tensor;
+    if (op.weight_view) {
+      // Part of a kernel split over several ops: each part is encoded and stored on its own.
+      const WeightEncoding we = EncodeWeightsEstimate(sg, op, arch);
+      if (!seen_view[t]) w.original_bytes += static_cast<int64_t>(sg.tensors[t].num_bytes());
+      seen_view[t] = true;
+      w.encoded_bytes += we.encoded_bytes;
+      w.const_bytes += Align16(we.encoded_bytes) + Align16(op.scale_bytes);
+      op.encoded_weight_bytes = we.encoded_bytes;
+      op.sparse24 = u85 && we.sparse24;
+      continue;
+    }
     if (enc_of_tensor[t] < 0) {
       const WeightEncoding we = EncodeWeightsEstimate(sg, op, arch);
       enc_of_tensor[t] = we.encoded_bytes;

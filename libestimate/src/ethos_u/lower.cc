@@ -177,6 +177,7 @@ class Lowerer {
   void LowerOp(int32_t i);
   void LowerConvolution(int32_t i);
   void LowerDepthMultiplier(int32_t i, const NpuOp& op);
+  void LowerTransposeConvU85(int32_t i, const NpuOp& op);
   void LowerFullyConnected(int32_t i);
   void LowerMatMul(int32_t i);
   void LowerBinaryElementwise(int32_t i);
@@ -661,25 +662,34 @@ void Lowerer::LowerConvolution(int32_t i) {
   }
   // Grouped CONV_2D (IFM depth a multiple > 1 of the kernel's): Vela runs one convolution per
   // group, each reading its slice of the IFM and writing its slice of the OFM, and applies a
-  // fused activation afterwards in one pass over the whole OFM.
+  // fused activation afterwards in one pass over the whole OFM. The channel slices are read
+  // from and written to NHWC maps (Vela 5.2's command streams, U65 and U85: the IFM and the
+  // groups' output are format NHWC, the activation pass writes NHCWB16).
   const int32_t kin = w.shape.size() == 4 ? w.shape[3] : 0;
   if (o.kind == OpKind::kConv2D && kin > 0 && op.ifm.shape.c > kin &&
       op.ifm.shape.c % kin == 0 && op.ofm.shape.c % (op.ifm.shape.c / kin) == 0) {
     const int32_t groups = op.ifm.shape.c / kin;
     const int32_t cout = op.ofm.shape.c / groups;
+    FmRef dst = op.ofm;
+    if (op.act != Act::kNone) dst = TempRef(op.ofm.shape, op.ofm.bits);
+    transposed_.push_back(op.ifm.id);
+    transposed_.push_back(dst.id);
     for (int32_t g = 0; g < groups; ++g) {
       NpuOp part = op;
       part.name = "Conv2D/Group";
       part.act = Act::kNone;
+      part.ofm = dst;
       part.ifm.shape.c = kin;
       part.ofm.shape.c = cout;
-      if (g == 0) SetWeights(o, &part, 1, cout);  // the whole tensor, encoded once
-      part.scale_bytes = 10 * int64_t{cout};
+      // Each group applies (and streams in) its own slice of the kernels.
+      SetWeights(o, &part, 1, cout);
+      part.weight_view = true;
+      part.w_oc0 = g * cout;
       part.macs = int64_t{op.kh} * op.kw * kin * part.ofm.shape.elements();
       Emit(part);
     }
     if (op.act != Act::kNone) {
-      Copy(i, "Conv2D/Activation", op.ofm, op.ofm);
+      Copy(i, "Conv2D/Activation", dst, op.ofm);
       lw_.ops.back().act = op.act;
     }
     return;
@@ -695,19 +705,78 @@ void Lowerer::LowerConvolution(int32_t i) {
   } else {
     op.macs = taps * op.ifm.shape.c * op.ofm.shape.elements();
   }
-  // U85: Vela runs a TRANSPOSE_CONV as convolutions writing phases of the OFM and applies a
-  // fused activation afterwards in a pass of its own (its tables: a Relu row costing a full
-  // pass over the OFM after the Conv2D rows).
-  if (o.kind == OpKind::kTransposeConv && arch_.family == EthosUFamily::kU85 &&
-      op.act != Act::kNone) {
-    const Act fused = op.act;
-    op.act = Act::kNone;
-    Emit(op);
-    Copy(i, "TransposeConv2D/Activation", op.ofm, op.ofm);
-    lw_.ops.back().act = fused;
-    return;
+  if (o.kind == OpKind::kTransposeConv && arch_.family == EthosUFamily::kU85) {
+    const TransposeConvAttrs a = AttrsOr<TransposeConvAttrs>(o);
+    if ((a.stride_h == 2 || a.stride_w == 2) && a.stride_h >= 1 && a.stride_h <= 2 &&
+        a.stride_w >= 1 && a.stride_w <= 2) {
+      LowerTransposeConvU85(i, op);
+      return;
+    }
+    // Other strides (not in the recorded Vela tables): one convolution over the upscaled IFM,
+    // the fused activation in a pass of its own.
+    if (op.act != Act::kNone) {
+      const Act fused = op.act;
+      op.act = Act::kNone;
+      Emit(op);
+      Copy(i, "TransposeConv2D/Activation", op.ofm, op.ofm);
+      lw_.ops.back().act = fused;
+      return;
+    }
   }
   Emit(op);
+}
+
+// U85 (Vela 5.2's schedule and command stream): a TRANSPOSE_CONV with stride S_h x S_w of 2x2,
+// 2x1 or 1x2 runs as S_h x S_w stride-1 convolutions over the whole IFM, one per output phase
+// (py, px): the kernel taps of that phase only (the tensor's taps py + pad_top (mod S_h),
+// stepping by S_h; likewise in width), writing every S-th OFM element from (py, px) on into
+// an NHWC map. Vela sizes and costs each of them as producing the OFM area from (py, px) to
+// the end, (H - py) x (W - px), not the 1 / (S_h x S_w) it writes: its MAC counts and cycles
+// are those of that area. A fused activation runs afterwards in a pass of its own over the
+// OFM, reading the phases' map (its tables: a Relu row after the Conv2D rows).
+void Lowerer::LowerTransposeConvU85(int32_t i, const NpuOp& op) {
+  const Operator& o = sg_.ops[i];
+  const TransposeConvAttrs a = AttrsOr<TransposeConvAttrs>(o);
+  const int32_t sh = std::max(a.stride_h, 1), sw = std::max(a.stride_w, 1);
+  const int32_t kh = std::max(op.kh, 1), kw = std::max(op.kw, 1);
+  // TFLite's SAME padding of the upscaled IFM: the leading pad decides which taps meet which
+  // output phase.
+  auto pad_before = [&](int32_t in, int32_t out, int32_t s, int32_t k) -> int32_t {
+    if (a.padding != Padding::kSame) return 0;
+    const int64_t total = std::max<int64_t>(int64_t{in - 1} * s + k - out, 0);
+    return static_cast<int32_t>(std::min<int64_t>(total / 2, k));
+  };
+  const int32_t pt = pad_before(op.ifm.shape.h, op.ofm.shape.h, sh, kh);
+  const int32_t pl = pad_before(op.ifm.shape.w, op.ofm.shape.w, sw, kw);
+  FmRef dst = op.ofm;
+  if (op.act != Act::kNone) dst = TempRef(op.ofm.shape, op.ofm.bits);
+  transposed_.push_back(dst.id);  // written with strides: NHWC
+  for (int32_t py = 0; py < std::min(sh, op.ofm.shape.h); ++py) {
+    const int32_t ry = (py + pt) % sh;
+    const int32_t th = ry < kh ? static_cast<int32_t>((int64_t{kh} - ry + sh - 1) / sh) : 0;
+    for (int32_t px = 0; px < std::min(sw, op.ofm.shape.w); ++px) {
+      const int32_t rx = (px + pl) % sw;
+      const int32_t tw = rx < kw ? static_cast<int32_t>((int64_t{kw} - rx + sw - 1) / sw) : 0;
+      if (th == 0 || tw == 0) continue;  // no tap reaches this phase
+      NpuOp part = op;
+      part.name = "TransposeConv2D/Phase";
+      part.upscale = 1;
+      part.sh = part.sw = 1;
+      part.kh = th, part.kw = tw;
+      part.act = Act::kNone;
+      part.ofm = dst;
+      part.ofm.shape = {op.ofm.shape.h - py, op.ofm.shape.w - px, op.ofm.shape.c};
+      SetWeights(o, &part, 1, op.ofm.shape.c);
+      part.weight_view = true;
+      part.w_ty0 = ry, part.w_tx0 = rx, part.w_tsy = sh, part.w_tsx = sw;
+      part.macs = int64_t{th} * tw * op.ifm.shape.c * part.ofm.shape.elements();
+      Emit(part);
+    }
+  }
+  if (op.act != Act::kNone) {
+    Copy(i, "TransposeConv2D/Activation", dst, op.ofm);
+    lw_.ops.back().act = op.act;
+  }
 }
 
 void Lowerer::LowerDepthMultiplier(int32_t i, const NpuOp& op) {

@@ -98,6 +98,12 @@ struct NpuOp {
   int64_t scale_bytes = 0;        // 10 bytes per output channel
   bool sparse24 = false;          // U85 2:4 sparse weight format
   int64_t macs = 0;
+  // The part of the weight tensor this op applies when the lowering split one kernel over
+  // several ops (a grouped convolution's OFM channels [w_oc0, w_oc0 + ofm.c); a U85 transpose
+  // convolution phase's taps: the op's tap (y, x) is the tensor's (w_ty0 + y * w_tsy,
+  // w_tx0 + x * w_tsx)). Such an op's weights are encoded on their own.
+  bool weight_view = false;
+  int32_t w_oc0 = 0, w_ty0 = 0, w_tx0 = 0, w_tsy = 1, w_tsx = 1;
   int32_t chained_into = -1;      // U85: this op runs inside op N's chain (0 cycles here)
   // Done by another op in place (a producer writing its concatenation slice): 0 cycles, but it
   // keeps its IFM live until its time step, as Vela's memory figures do.

@@ -609,7 +609,15 @@ double BlockedCycles(const OpContext& x, bool buffered, double prev_slack, Traff
   if (x.has_weights) {
     *refetch = double(bh) * bw_;
     const double enc = double(op.encoded_weight_bytes);
-    t->Add(x.ms.const_area, 5, *refetch * op.scale_bytes);
+    // U85: the scales are read per OFM block for whole micro-blocks of channels, at least 16
+    // (the accumulator's depth granule). Vela 5.2's tables: a convolution with 8 OFM channels
+    // reads the scale bytes of 16 (micro-block 1x2x8 on U85-128, 4x4x16 on U85-2048); a
+    // convolution or FC with 8 or 10 reads those of 64 where its micro-block is 64 deep.
+    double scales = double(op.scale_bytes);
+    if (x.u85 && op.scale_bytes > 0 && ofm_s.c > 0) {
+      scales += 10.0 * (RoundUp(ofm_s.c, std::max(bc.ublock.c, 16)) - ofm_s.c);
+    }
+    t->Add(x.ms.const_area, 5, *refetch * scales);
     if (buffered) {
       // Pre-buffered under the previous op; the first op's DMA reads its home memory.
       const double not_pre = prev_slack > 0 ? 0.0 : enc;
@@ -726,6 +734,13 @@ OpCost CostOp(const Arch& a, const MemSystem& ms, const Lowered& lw, int i, cons
   const OpCost unbuffered = CostVariant(x, false, prev_slack);
   if (!x.has_weights || !allow_buffer) return unbuffered;
   const OpCost buffered = CostVariant(x, true, prev_slack);
+  // The parts of a kernel split over several ops (grouped convolution groups, U85 transpose
+  // convolution phases) each stage their weights in SRAM: Vela 5.2's schedules give every
+  // such part a single weight buffer (U65-256, U85-128, U85-2048), however short the op,
+  // when the weights live outside the staging SRAM.
+  if (op.weight_view && a.family != EthosUFamily::kU55 && ms.const_area != ms.staging_area) {
+    return buffered;
+  }
   return KeepBuffered(x, unbuffered, buffered, prev_slack) ? buffered : unbuffered;
 }
 

@@ -391,15 +391,27 @@ WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const 
   }
   // A kernel the lowering spread for a dilation above 2 (op.kh/kw > the tensor's, with zeros
   // between the taps, as Vela's FixupDilationGT2 writes it): the encoder sees the spread one.
-  const int32_t th = kh, tw = kw;  // the tensor's kernel
+  const int32_t th = kh, tw = kw, to = o;  // the tensor's kernel and OFM channels
   auto spread_of = [](int32_t k, int32_t ek) {
     return (k > 1 && ek > k && (ek - 1) % (k - 1) == 0) ? (ek - 1) / (k - 1) : 1;
   };
   const int32_t mh = spread_of(th, op.kh), mw = spread_of(tw, op.kw);
   kh = (th - 1) * mh + 1;
   kw = (tw - 1) * mw + 1;
-  // The tensor's tap (y, x) of spread position (ys, xs), or -1 for an inserted zero.
+  // An op applying part of the tensor (NpuOp::weight_view): its channels and taps only.
+  const int32_t oc0 = op.weight_view && !dw ? std::clamp(op.w_oc0, 0, to - 1) : 0;
+  if (op.weight_view) {
+    if (!dw) o = std::clamp(op.ofm.shape.c, 1, to - oc0);
+    kh = std::max(op.kh, 1);
+    kw = std::max(op.kw, 1);
+  }
+  // The tensor's tap (y, x) of kernel position (ys, xs), or false for an inserted zero.
   auto tap = [&](int32_t ys, int32_t xs, int32_t* y, int32_t* x) {
+    if (op.weight_view) {
+      *y = op.w_ty0 + ys * std::max(op.w_tsy, 1);
+      *x = op.w_tx0 + xs * std::max(op.w_tsx, 1);
+      return *y >= 0 && *y < th && *x >= 0 && *x < tw;
+    }
     if (ys % mh != 0 || xs % mw != 0) return false;
     *y = ys / mh;
     *x = xs / mw;
@@ -410,7 +422,8 @@ WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const 
   auto zp_of = [&](int32_t oc) -> int64_t {
     if (w.quant.zero_point.empty()) return 0;
     return w.quant.zero_point[std::min<size_t>(
-        w.quant.zero_point.size() > 1 ? static_cast<size_t>(oc) : 0, w.quant.zero_point.size() - 1)];
+        w.quant.zero_point.size() > 1 ? static_cast<size_t>(oc0 + oc) : 0,
+        w.quant.zero_point.size() - 1)];
   };
   if (arch.family != EthosUFamily::kU85) {
     // U55/U65: Vela's traversal and MLW streams, one per core.
@@ -431,8 +444,8 @@ WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const 
           stream.push_back(static_cast<int16_t>(std::clamp<int64_t>(-zp_of(oc), -255, 255)));
           return;
         }
-        const int64_t idx = dw ? (int64_t{ty} * tw + tx) * o + oc
-                               : ((int64_t{oc} * th + ty) * tw + tx) * ci + c;
+        const int64_t idx = dw ? (int64_t{ty} * tw + tx) * to + oc
+                               : ((int64_t{oc0 + oc} * th + ty) * tw + tx) * ci + c;
         const int32_t v = w.dtype == DType::kInt8 ? int32_t{w.data.as<int8_t>()[idx]}
                                                   : int32_t{w.data.bytes()[idx]};
         stream.push_back(static_cast<int16_t>(std::clamp<int64_t>(v - zp_of(oc), -255, 255)));
@@ -456,9 +469,9 @@ WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const 
     const bool real = tap(k / kw, k % kw, &ty, &tx);
     const int64_t tk = int64_t{ty} * tw + tx;
     int64_t idx;
-    if (dw) idx = tk * o + oc;
-    else idx = (int64_t{oc} * th * tw + tk) * ci + c;
-    const int64_t zp_i = w.quant.zero_point.size() > 1 ? (dw ? oc : oc) : 0;
+    if (dw) idx = tk * to + oc;
+    else idx = (int64_t{oc0 + oc} * th * tw + tk) * ci + c;
+    const int64_t zp_i = w.quant.zero_point.size() > 1 ? oc0 + oc : 0;
     const int64_t zp = w.quant.zero_point.empty()
                            ? 0
                            : w.quant.zero_point[std::min<size_t>(static_cast<size_t>(zp_i),
