@@ -270,7 +270,7 @@ void ChainU85(const Arch& arch, const Schedule& schedule, Lowered* lw) {
     NpuOp& op = lw->ops[i];
     int32_t head = i - 1;
     while (head >= 0 && lw->ops[head].chained_into >= 0) head = lw->ops[head].chained_into;
-    if (head < 0 || !IsChainable(op)) {
+    if (head < 0 || !IsChainable(op) || op.no_chain) {
       chain_len = 1;
       continue;
     }

@@ -99,6 +99,7 @@ struct NpuOp {
   bool sparse24 = false;          // U85 2:4 sparse weight format
   int64_t macs = 0;
   int32_t chained_into = -1;      // U85: this op runs inside op N's chain (0 cycles here)
+  bool no_chain = false;          // U85: never chained into the previous op
   // Done by another op in place (a producer writing its concatenation slice): 0 cycles, but it
   // keeps its IFM live until its time step, as Vela's memory figures do.
   bool elided = false;
