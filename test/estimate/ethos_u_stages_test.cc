@@ -169,16 +169,40 @@ TEST_CASE("stage schedule: one step per NPU op and per CPU op", "[ethos_u]") {
 TEST_CASE("stage schedule: NPU work that is ready runs ahead of a CPU op", "[ethos_u]") {
   Net n = NpuWorkAfterCpuOp();
   Lowering l = LowerFor(n, Profile(EthosUFamily::kU55, 256));
-  CHECK(RunOrder(n.sg(), l.lw) == std::vector<int32_t>{0, 2, 1, 3});
+  // Depth first from the output, the ADD's last input first: CONV [2], then CONV [0] and the
+  // CPU op it feeds.
+  CHECK(RunOrder(n.sg(), l.lw) == std::vector<int32_t>{2, 0, 1, 3});
   REQUIRE(l.lw.ops.size() == 3);  // CONV, CONV, ADD
   const Schedule s = ScheduleSteps(n.sg(), l.lw);
   CHECK(s.steps == 4);
-  CHECK(s.step_of_npu == std::vector<int32_t>{0, 1, 3});
+  CHECK(s.step_of_npu == std::vector<int32_t>{1, 0, 3});
   CHECK(s.cpu_step[2]);
   // Without a CPU op the file's order stands.
   Net m = TwoConvsSharingWeights();
   Lowering k = LowerFor(m, Profile(EthosUFamily::kU55, 256));
   CHECK(RunOrder(m.sg(), k.lw) == std::vector<int32_t>{0, 1});
+}
+
+// An unrolled recurrence as a converter may list it: [0] CONV x -> u1 and [1] CONV x -> u2
+// (both steps' input projections) first, then [2] ADD u1 + s -> h1 and [3] ADD u2 + h1 -> out.
+TEST_CASE("stage schedule: Vela's depth-first order runs a step's projection before the step",
+          "[ethos_u]") {
+  Net n;
+  const int32_t x = n.Tensor8("x", {1, 1, 1, 16});
+  const int32_t s = n.Tensor8("s", {1, 1, 1, 16});
+  const int32_t u1 = n.Tensor8("u1", {1, 1, 1, 16});
+  const int32_t u2 = n.Tensor8("u2", {1, 1, 1, 16});
+  const int32_t h1 = n.Tensor8("h1", {1, 1, 1, 16});
+  const int32_t out = n.Tensor8("out", {1, 1, 1, 16});
+  n.Op(OpKind::kConv2D, Conv2DAttrs{}, {x, n.Weights("w1", {16, 1, 1, 16}, 1), n.Bias("b1", 16)},
+       {u1});
+  n.Op(OpKind::kConv2D, Conv2DAttrs{}, {x, n.Weights("w2", {16, 1, 1, 16}, 2), n.Bias("b2", 16)},
+       {u2});
+  n.Op(OpKind::kAdd, ElementwiseAttrs{}, {u1, s}, {h1});
+  n.Op(OpKind::kAdd, ElementwiseAttrs{}, {u2, h1}, {out});
+  n.Io({x, s}, {out});
+  Lowering l = LowerFor(n, Profile(EthosUFamily::kU55, 256));
+  CHECK(RunOrder(n.sg(), l.lw) == std::vector<int32_t>{0, 2, 1, 3});
 }
 
 TEST_CASE("stage cascades: ops run in stripes when their maps would not fit the SRAM",
@@ -327,7 +351,8 @@ TEST_CASE("stage placement: an ADD writes its OFM in place of an IFM it alone re
   const int32_t fc = RootFmap(l.lw, l.lw.fmap_of_tensor[c]);
   CHECK(fc == fa);  // c takes a's storage: a is read by the ADD alone, the first IFM tried
   CHECK(fb != fa);
-  CHECK((l.lw.fmaps[fa].first == 0 && l.lw.fmaps[fa].last == 3));  // one range: a, then c
+  // One range: a, then c (CONV b runs first: Vela's order visits the ADD's last input first).
+  CHECK((l.lw.fmaps[fa].first == 1 && l.lw.fmaps[fa].last == 3));
   // The graph's input and output never share: x is read by two ops, out is a graph output.
   CHECK(RootFmap(l.lw, l.lw.fmap_of_tensor[x]) != fa);
   CHECK(RootFmap(l.lw, l.lw.fmap_of_tensor[out]) != fa);

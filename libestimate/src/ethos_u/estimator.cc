@@ -193,9 +193,48 @@ std::vector<int32_t> RunOrder(const Subgraph& sg, const Lowered& lw) {
       users[producer[t]].push_back(i);
     }
   }
-  // Ready ops by kind, lowest index first.
-  using MinHeap = std::priority_queue<int32_t, std::vector<int32_t>, std::greater<int32_t>>;
-  MinHeap npu, cpu;
+  // Vela's op order (its per-layer tables): depth first from the graph outputs, the last
+  // output first, each op after the producers of its inputs, the last input's first. An
+  // unrolled recurrent cell runs step by step (a step's input projection just before the
+  // step, not all projections first as a file may list them). Ops no output depends on follow
+  // in file order.
+  std::vector<int32_t> rank(n, -1);
+  {
+    int32_t next = 0;
+    std::vector<std::pair<int32_t, size_t>> stack;  // op, next input to visit
+    std::vector<char> seen(n, 0);
+    auto visit = [&](int32_t root) {
+      if (root < 0 || seen[root]) return;
+      seen[root] = 1;
+      stack.push_back({root, 0});
+      while (!stack.empty()) {
+        auto& [op, k] = stack.back();
+        const std::vector<int32_t>& in = sg.ops[op].inputs;
+        if (k < in.size()) {
+          const int32_t t = in[in.size() - 1 - k++];
+          const int32_t p = t >= 0 && t < nt ? producer[t] : -1;
+          if (p >= 0 && !seen[p]) {
+            seen[p] = 1;
+            stack.push_back({p, 0});
+          }
+          continue;
+        }
+        rank[op] = next++;
+        stack.pop_back();
+      }
+    };
+    for (size_t k = sg.outputs.size(); k-- > 0;) {
+      const int32_t t = sg.outputs[k];
+      visit(t >= 0 && t < nt ? producer[t] : -1);
+    }
+    for (int32_t i = 0; i < n; ++i) {
+      if (rank[i] < 0) rank[i] = next++;
+    }
+  }
+  // Ready ops by kind, earliest in that order first.
+  auto later = [&](int32_t a, int32_t b) { return rank[a] > rank[b]; };
+  using MinHeap = std::priority_queue<int32_t, std::vector<int32_t>, decltype(later)>;
+  MinHeap npu(later), cpu(later);
   auto push = [&](int32_t i) { (lw.cpu_reasons[i].empty() ? npu : cpu).push(i); };
   for (int32_t i = 0; i < n; ++i) {
     if (waiting[i] == 0) push(i);
@@ -282,7 +321,7 @@ void ChainU85(const Arch& arch, const Schedule& schedule, Lowered* lw) {
     NpuOp& op = lw->ops[i];
     int32_t head = i - 1;
     while (head >= 0 && lw->ops[head].chained_into >= 0) head = lw->ops[head].chained_into;
-    if (head < 0 || !IsChainable(op)) {
+    if (head < 0 || !IsChainable(op) || op.no_chain) {
       chain_len = 1;
       continue;
     }

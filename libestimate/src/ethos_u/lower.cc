@@ -1379,15 +1379,20 @@ void Lowerer::LowerDataMovement(int32_t i) {
   }
 }
 
-// UNIDIRECTIONAL_SEQUENCE_LSTM as Vela lowers it, per time step (its per-layer tables list
-// these operations, in this order, for every step):
-//   a memory copy of the step's input slice [batch, inputs];
-//   per gate (input, forget, cell, output): a FULLY_CONNECTED of the previous output with the
-//   recurrent weights and one of the step's input with the input weights (16-bit results),
-//   their ADD with the gate's activation as a LUT (sigmoid; tanh for the cell gate), and for the
-//   sigmoid gates a separate 16-bit clamp; after the cell gate the MUL input x cell;
-//   then the cell update: a copy of the previous cell state, MUL forget x state, ADD, clamp,
-//   a standalone tanh LUT of the new state and the output MUL (output gate x tanh) into h.
+// UNIDIRECTIONAL_SEQUENCE_LSTM as Vela lowers it (its per-layer tables and high-level command
+// streams list these operations, in this order):
+//   once, first: a memory copy of the output state h onto itself;
+//   per time step, per gate in the order output, input, cell, forget: a FULLY_CONNECTED of h
+//   with the recurrent weights, one of the step's input row with the input weights (read in
+//   place from the input sequence: no copy), both with 16-bit results, their ADD with the
+//   gate's activation as a LUT (sigmoid; tanh for the cell gate), then for the sigmoid gates a
+//   separate 16-bit clamp in place and for the cell gate the MUL input x cell;
+//   the cell update: (first step only) a copy of the cell state c onto itself, MUL forget x c,
+//   ADD into c, a clamp of c in place, a tanh LUT of c and the output MUL (output gate x tanh)
+//   into h; last, a memory copy of h into the step's row of the output sequence.
+// The states h and c are feature maps of the arena memory (also when the file gives them as
+// constants: Vela keeps them out of the staging SRAM), stored linearly (NHWC). The state
+// updates read or write them there and never run in a U85 chain.
 void Lowerer::LowerLstm(int32_t i) {
   const Operator& o = sg_.ops[i];
   FmRef x = In(o, 0);
@@ -1418,68 +1423,79 @@ void Lowerer::LowerLstm(int32_t i) {
     Emit(f);
     return lw_.ops.back().ofm;
   };
-  auto ew = [&](const char* n, EwKind k, FmRef p, FmRef q, int32_t out_bits, Act act) {
+  auto ew = [&](const char* n, EwKind k, FmRef p, FmRef q, FmRef out, Act act) {
     NpuOp e = Base(i, absl::StrCat("Lstm/", n), HwOp::kElementwise);
     e.ew = k;
     e.ifm = p, e.ifm2 = q, e.has_ifm2 = true;
-    e.ofm = TempRef(gate, out_bits);
+    e.ofm = out;
     e.act = act;
     e.needs_lut = act == Act::kLut;
     Emit(e);
     return lw_.ops.back().ofm;
   };
-  auto unary = [&](const char* n, FmRef p, Act act) {
-    Copy(i, absl::StrCat("Lstm/", n), p, TempRef(p.shape, p.bits));
+  auto unary = [&](const char* n, FmRef p, FmRef out, Act act) {
+    Copy(i, absl::StrCat("Lstm/", n), p, out);
     lw_.ops.back().act = act;
     lw_.ops.back().needs_lut = act == Act::kLut;
     lw_.ops.back().macs = p.shape.elements();
     return lw_.ops.back().ofm;
   };
-  // The output and cell states are variable tensors (inputs 18 and 19): persistent between
-  // inferences, so they stay in the arena memory, never in a staging SRAM.
-  auto variable = [&](int k, int32_t bits) {
-    if (!has(k) || sg_.tensors[o.inputs[k]].is_constant()) return TempRef(gate, bits);
-    FmRef r = Ref(o.inputs[k]);
+  auto unchained = [&]() { lw_.ops.back().no_chain = true; };
+  // The output and cell states (inputs 18 and 19).
+  auto state = [&](int k, int32_t bits) {
+    FmRef r = has(k) && !sg_.tensors[o.inputs[k]].is_constant() ? Ref(o.inputs[k])
+                                                                 : TempRef(gate, bits);
     lw_.fmaps[r.id].graph_io = true;
     r.shape = gate;
+    r.bits = bits;
     return r;
   };
-  FmRef h = variable(18, y.bits);
-  const FmRef cell = variable(19, 16);
-  FmRef state = cell;
+  const FmRef h = state(18, y.bits);
+  const FmRef c = state(19, 16);
+  unary("MemoryCopy", h, h, Act::kOther);
+  FmRef row = y;
+  row.shape = gate;
   for (int32_t s = 0; s < std::max(steps, 1); ++s) {
     FmRef xs = x;
     xs.shape = {1, batch, nin};
-    Copy(i, "Lstm/MemoryCopy", xs, TempRef(xs.shape, x.bits));
-    FmRef in_step = lw_.ops.back().ofm;
     FmRef g[4];
-    for (int k = 0; k < 4; ++k) {
+    bool present[4] = {};
+    for (int k : {3, 0, 2, 1}) {
       FmRef acc;
       bool any = false;
       if (has(5 + k)) acc = fc(5 + k, h), any = true;
       if (has(1 + k)) {
-        FmRef v = fc(1 + k, in_step);
-        acc = any ? ew("Add", EwKind::kAdd, acc, v, 16, Act::kLut) : v;
+        FmRef v = fc(1 + k, xs);
+        acc = any ? ew("Add", EwKind::kAdd, acc, v, TempRef(gate, 16), Act::kLut) : v;
         any = true;
       }
-      if (!any) {  // CIFG: no input gate
-        g[k] = TempRef(gate, 16);
-        continue;
+      if (!any) continue;  // CIFG: no input gate
+      present[k] = true;
+      g[k] = k == 2 ? acc : unary("Clamp", acc, acc, Act::kRelu);
+      if (k == 2 && present[0]) {
+        g[2] = ew("Mul", EwKind::kMul, g[0], g[2], TempRef(gate, 16), Act::kNone);
       }
-      g[k] = k == 2 ? acc : unary("Clamp", acc, Act::kRelu);
-      if (k == 2 && has(1)) g[2] = ew("Mul", EwKind::kMul, g[0], g[2], 16, Act::kNone);
     }
-    FmRef prev = unary("MemoryCopy", state, Act::kOther);
-    FmRef fc_state = ew("Mul", EwKind::kMul, g[1], prev, 16, Act::kNone);
-    state = ew("Add", EwKind::kAdd, fc_state, g[2], 16, Act::kNone);
-    unary("Clamp", state, Act::kRelu);
-    lw_.ops.back().ofm = cell;
-    state = cell;
-    FmRef t = unary("Tanh", state, Act::kLut);
-    ew("Mul", EwKind::kMul, g[3], t, y.bits, Act::kNone);
-    lw_.ops.back().ofm = h;
+    if (s == 0) unary("MemoryCopy", c, c, Act::kOther);
+    FmRef kept = c;
+    if (present[1]) {
+      kept = ew("Mul", EwKind::kMul, c, g[1], TempRef(gate, 16), Act::kNone);
+      unchained();
+    }
+    if (present[2]) {
+      ew("Add", EwKind::kAdd, kept, g[2], c, Act::kNone);
+      unchained();
+    }
+    unary("Clamp", c, c, Act::kRelu);
+    FmRef t = unary("Tanh", c, TempRef(gate, 16), Act::kLut);
+    if (present[3]) {
+      ew("Mul", EwKind::kMul, g[3], t, h, Act::kNone);
+    } else {
+      unary("MemoryCopy", t, h, Act::kOther);
+    }
+    unchained();
+    unary("MemoryCopy", h, row, Act::kOther);
   }
-  lw_.ops.back().ofm = y;
 }
 
 void Lowerer::LowerOp(int32_t i) {

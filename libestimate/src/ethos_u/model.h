@@ -105,6 +105,7 @@ struct NpuOp {
   bool weight_view = false;
   int32_t w_oc0 = 0, w_ty0 = 0, w_tx0 = 0, w_tsy = 1, w_tsx = 1;
   int32_t chained_into = -1;      // U85: this op runs inside op N's chain (0 cycles here)
+  bool no_chain = false;          // U85: never chained into the previous op
   // Done by another op in place (a producer writing its concatenation slice): 0 cycles, but it
   // keeps its IFM live until its time step, as Vela's memory figures do.
   bool elided = false;

@@ -568,6 +568,20 @@ double MatMulCycles(const OpContext& x, Traffic* t) {
   return op_cycles;
 }
 
+// Scale (bias) bytes an op reads per OFM block: on U85 whole micro-blocks of OFM depth, at
+// least 16 channels (the accumulator's depth granule). Vela 5.2's DRAM access figures: an
+// 8-channel convolution reads 16 channels' scales (micro-block 1x2x8 on U85-128); on U85-2048
+// (64-deep micro-blocks) a 10-deep FC reads 64 channels', a 96-deep one 128. Vela reads them
+// per OFM-depth slice of sliced weight buffering too (a 32-deep FC in two 16-deep slices:
+// 2 x 64 channels'); not modelled: mica's slicing choice is not Vela's often enough that
+// rounding per slice loses more than it gains.
+double ScaleReadBytes(const OpContext& x) {
+  const NpuOp& op = x.op;
+  const int32_t depth = x.ofm_s.c;
+  if (!x.u85 || op.scale_bytes <= 0 || depth <= 0) return double(op.scale_bytes);
+  return double(op.scale_bytes) / depth * RoundUp(depth, std::max(x.bc.ublock.c, 16));
+}
+
 // Block-walking ops (convolution, depthwise, vector product, pooling, reduce sum; doc 4.5,
 // 5.1): MAC and output-unit time per block, element and weight traffic. Sets `refetch` to the
 // weight re-reads (OFM block positions in W x H).
@@ -609,15 +623,7 @@ double BlockedCycles(const OpContext& x, bool buffered, double prev_slack, Traff
   if (x.has_weights) {
     *refetch = double(bh) * bw_;
     const double enc = double(op.encoded_weight_bytes);
-    // U85: the scales are read per OFM block for whole micro-blocks of channels, at least 16
-    // (the accumulator's depth granule). Vela 5.2's tables: a convolution with 8 OFM channels
-    // reads the scale bytes of 16 (micro-block 1x2x8 on U85-128, 4x4x16 on U85-2048); a
-    // convolution or FC with 8 or 10 reads those of 64 where its micro-block is 64 deep.
-    double scales = double(op.scale_bytes);
-    if (x.u85 && op.scale_bytes > 0 && ofm_s.c > 0) {
-      scales += 10.0 * (RoundUp(ofm_s.c, std::max(bc.ublock.c, 16)) - ofm_s.c);
-    }
-    t->Add(x.ms.const_area, 5, *refetch * scales);
+    t->Add(x.ms.const_area, 5, *refetch * ScaleReadBytes(x));
     if (buffered) {
       // Pre-buffered under the previous op; the first op's DMA reads its home memory.
       const double not_pre = prev_slack > 0 ? 0.0 : enc;

@@ -42,9 +42,11 @@ struct WeightTotals {
 // Ops with weights but no weight tensor (one tensor repeated per time step) keep their bytes.
 WeightTotals EncodeWeights(const Subgraph& sg, const Arch& arch, Lowered* lw);
 
-// The order Vela runs the IR ops in: the file's order, except that NPU work whose inputs are
-// ready runs ahead of a CPU op (the earliest ready NPU op first; a CPU op only when no NPU op
-// is ready), so fewer NPU command streams are split by CPU work.
+// The order Vela runs the IR ops in: depth first from the graph outputs (the last output
+// first, every op after the producers of its inputs, the last input's first), except that NPU
+// work whose inputs are ready runs ahead of a CPU op (the earliest ready NPU op in that order
+// first; a CPU op only when no NPU op is ready), so fewer NPU command streams are split by CPU
+// work.
 std::vector<int32_t> RunOrder(const Subgraph& sg, const Lowered& lw);
 
 // When every op runs: NPU ops and CPU ops each take one time step, in run order.
