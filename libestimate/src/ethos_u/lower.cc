@@ -334,7 +334,9 @@ bool Lowerer::TryFuseActivation(int32_t i, Act act) {
   if (sg_.tensors[in].dtype != sg_.tensors[o.outputs[0]].dtype && act != Act::kLut) return false;
   prev.act = act;
   if (act == Act::kLut) prev.needs_lut = true;
+  const Shape3 view = prev.ofm.shape;  // the producer's view of its OFM (e.g. elementwise)
   prev.ofm = Ref(o.outputs[0]);
+  if (view.elements() == prev.ofm.shape.elements()) prev.ofm.shape = view;
   lw_.ir_note[i] = absl::StrCat("fused into ", std::string(sg_.ops[prev.src_op].name()), " (op ",
                                 prev.src_op, ")");
   return true;
@@ -1059,7 +1061,13 @@ void Lowerer::LowerActivation(int32_t i) {
   const bool eight_bit = !o.inputs.empty() && o.inputs[0] != kNoTensor &&
                          (sg_.tensors[o.inputs[0]].dtype == DType::kInt8 ||
                           sg_.tensors[o.inputs[0]].dtype == DType::kUInt8);
+  // EXP, LOG, RSQRT and GELU are table lookups too, fused like sigmoid: Vela's tables put
+  // a transformer's RSQRT (8- and 16-bit) into the ADD before it and its GELU into the
+  // FULLY_CONNECTED before it.
   const bool lut = o.kind == OpKind::kLogistic || o.kind == OpKind::kTanh ||
+                   o.kind == OpKind::kExp || o.kind == OpKind::kLog ||
+                   o.kind == OpKind::kRsqrt ||
+                   (o.kind == OpKind::kOpaque && o.opaque_name == "GELU") ||
                    (eight_bit && (o.kind == OpKind::kLeakyRelu || o.kind == OpKind::kHardSwish));
   if (lut && TryFuseActivation(i, Act::kLut)) return;
   Copy(i, name, In(o, 0), Out(o));
