@@ -123,20 +123,27 @@ Net SoftmaxNet(int32_t h, int32_t w, int32_t c) {
   return n;
 }
 
-TEST_CASE("lowering: SOFTMAX works on flattened maps and adds a full-shape constant",
+TEST_CASE("lowering: SOFTMAX works on elementwise views and adds a full-shape constant",
           "[ethos_u]") {
   const Run r = LowerAndCost(SoftmaxNet(32, 32, 4), Profile(EthosUFamily::kU55, 256));
-  // The reduced elementwise steps see 1 x 1 x (H x W): no 16-deep padding of a depth-1 map.
+  // The reduced elementwise steps see Vela's view of the 32 x 32 x 1 sums, 8 x 8 x 16: no
+  // 16-deep padding of a depth-1 map.
   int reduced = 0;
   for (const NpuOp& op : r.lw.ops) {
     if (op.name == "Softmax/CLZ") {
-      CHECK(op.ofm.shape.h == 1);
-      CHECK(op.ofm.shape.w == 1);
-      CHECK(op.ofm.shape.c == 32 * 32);
+      CHECK(op.ofm.shape.h == 8);
+      CHECK(op.ofm.shape.w == 8);
+      CHECK(op.ofm.shape.c == 16);
       ++reduced;
     }
   }
   CHECK(reduced == 1);
+  // A transformer's [4, 16, 16] scores keep their shape (depth 16), their sums are [2, 2, 16].
+  const Run t = LowerAndCost(SoftmaxNet(4, 16, 16), Profile(EthosUFamily::kU55, 256));
+  for (const NpuOp& op : t.lw.ops) {
+    if (op.name == "Softmax/CLZ") CHECK((op.ofm.shape.h == 2 && op.ofm.shape.w == 2));
+    if (op.name == "Softmax/Asr") CHECK((op.ofm.shape.h == 4 && op.ofm.shape.c == 16));
+  }
   // The rounding ADD before the final shift reads a constant of the full shape (4 bytes per
   // element) from the constants' memory.
   const size_t n = r.lw.ops.size();

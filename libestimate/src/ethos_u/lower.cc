@@ -645,12 +645,11 @@ void Lowerer::Softmax(int32_t i) {
   }
   FmRef mx = lw_.ops.back().ofm;
   mx.shape = r;
-  // The elementwise steps work on the maps flattened into depth (1 x 1 x elements): Vela's
-  // per-layer cycles of these operations grow with the element count, without the 16-deep
-  // padding of a depth-1 map (a reduced 64 x 64 map costs 4096 elements, not 65536; a
-  // single element costs a 16-deep one).
-  const Shape3 sf{1, 1, static_cast<int32_t>(std::min<int64_t>(s.elements(), 1 << 30))};
-  const Shape3 rf{1, 1, static_cast<int32_t>(std::min<int64_t>(r.elements(), 1 << 30))};
+  // The elementwise steps work on Vela's elementwise views of the full and the reduced maps
+  // (ElementwiseView: a transformer's [4, 16, 16] scores stay so, their [4, 16, 1] sums are
+  // [2, 2, 16] in its schedules; a reduced 64 x 64 map costs 4096 elements, not 65536).
+  const Shape3 sf = ElementwiseView(s);
+  const Shape3 rf = ElementwiseView(r);
   auto ew = [&](const std::string& n, EwKind k, FmRef a, FmRef b, bool has_b, Shape3 os,
                 int32_t bits) {
     NpuOp e = Base(i, base + n, HwOp::kElementwise);
