@@ -1116,15 +1116,20 @@ bool Lowerer::TryLowerMeanAsDepthwise(int32_t i) {
   }
   if (s4[0] != 1) return false;
   // A reduction over depth: the H or W axis of size 1 is dropped and C becomes W (depth 1).
+  bool depth_view = false;
   if (r4[3] && s4[3] > 1) {
     if (s4[1] != 1 && s4[2] != 1) return false;
     const int del = s4[2] == 1 ? 2 : 1;
     s4.erase(s4.begin() + del), r4.erase(r4.begin() + del);
     s4.push_back(1), r4.push_back(false);
+    depth_view = true;
   }
   const bool rh = r4[1] && s4[1] > 1, rw = r4[2] && s4[2] > 1;
   if (!rh && !rw) return false;  // a copy; the generic path handles it
   FmRef x = In(o, 0), y = Out(o);
+  // Read with its depth as width, the input is stored NHWC (Vela's schedules: a transformer's
+  // [1, 16, 64] residual sum read as [16, 64, 1] by its layer norm's MEAN is format NHWC).
+  if (depth_view && x.id >= 0) linear_.push_back(x.id);
   const int32_t c = static_cast<int32_t>(s4[3]);
   int32_t rows = static_cast<int32_t>(s4[1]), cols = static_cast<int32_t>(s4[2]);
   int32_t h = rh ? rows : 1, w = rw ? cols : 1;
