@@ -327,6 +327,27 @@ TEST_CASE("cost: an unfused sigmoid costs its own rate, not the activation unit'
   CHECK(r.costs[1].op_cycles > 0.45 * 48 * 48 * 16);
 }
 
+TEST_CASE("lowering: U55/U65 broadcast one operand of a doubly broadcast MUL by an ADD first",
+          "[ethos_u]") {
+  // [1, 16, 1] x [64] -> [1, 16, 64] (a layer norm's rsqrt times gamma).
+  Net n;
+  const int32_t a = n.Tensor8("a", {1, 16, 1});
+  const int32_t y = n.Tensor8("y", {1, 16, 64});
+  n.Op(OpKind::kMul, ElementwiseAttrs{}, {a, n.Weights("gamma", {64}, 5)}, {y});
+  n.Io({a}, {y});
+  const Run r = LowerAndCost(n, Profile(EthosUFamily::kU55, 256));
+  REQUIRE(r.lw.ops.size() == 2);
+  CHECK(r.lw.ops[0].ew == EwKind::kAdd);
+  CHECK(r.lw.ops[0].ofm.shape.elements() == 16 * 64);
+  CHECK(r.lw.ops[1].ew == EwKind::kMul);
+  CHECK(r.lw.ops[1].ifm.id == r.lw.ops[0].ofm.id);
+  // Vela (U55-256): 0.75 cycles per element for the ADD, its full-shape constant from flash.
+  CHECK(r.costs[0].op_cycles == 768);
+  CHECK(r.costs[0].bytes[static_cast<int>(r.ms.const_area)] >= 1024);
+  const Run u85 = LowerAndCost(n, Profile(EthosUFamily::kU85, 256));
+  CHECK(u85.lw.ops.size() == 1);
+}
+
 TEST_CASE("lowering: RSQRT and GELU fuse into their producer as table lookups", "[ethos_u]") {
   Net n;
   const int32_t a = n.Tensor8("a", {1, 16, 64});
