@@ -331,7 +331,11 @@ void ChainU85(const Arch& arch, const Schedule& schedule, Lowered* lw) {
     const bool in2 = op.has_ifm2 && RootFmap(*lw, op.ifm2.id) == mid;
     if (mid < 0 || !(in1 || in2) || (in1 && in2) || uses[mid] != 1 ||
         lw->fmaps[mid].graph_io || lw->fmaps[mid].cpu_touched || chain_len >= 4 ||
-        h.hw == HwOp::kTranspose || h.hw == HwOp::kMatMul) {
+        h.hw == HwOp::kTranspose || h.hw == HwOp::kMatMul ||
+        op.ofm.shape.elements() > h.ofm.shape.elements()) {
+      // (A broadcast growing the map does not stream through the chain: Vela's U85 tables
+      // cost a transformer's [1, 16, 1] x [1, 1, 64] MUL on its own after the chained MEAN,
+      // and a softmax's SUB of the reduced maximum from the full map after its MAXPOOL.)
       chain_len = 1;
       continue;
     }

@@ -37,6 +37,37 @@ Shape3 ToShape3(const std::vector<int32_t>& s) {
   return r;
 }
 
+// The view Vela 5.2 gives a shape-agnostic elementwise operation (its verbose schedules for
+// single-operation models, U55/U65): a map of depth below 8 whose operands all have the
+// map's shape is refactored from its element count N: the depth takes N's prime factors in
+// ascending order until it reaches 16 (N = 2160 -> 16; 200 -> 40; 180 -> 36; 91 -> 91), and
+// the rest R is split into W = the largest divisor of R not above its square root and H = R / W
+// ([1, 540, 4] -> [15, 9, 16]; [1, 10, 10, 3] -> [5, 1, 60]; [1, 12, 9, 2] -> [3, 3, 24]). Deeper
+// maps keep their shape.
+Shape3 ElementwiseView(Shape3 s) {
+  const int64_t n = s.elements();
+  if (s.c >= 8 || n <= 1 || n > (1 << 30)) return s;
+  int64_t rest = n, c = 1;
+  for (int64_t p = 2; c < 16 && rest > 1;) {
+    if (p * p > rest) {  // rest is prime
+      c *= rest;
+      rest = 1;
+      break;
+    }
+    if (rest % p == 0) {
+      c *= p;
+      rest /= p;
+    } else {
+      ++p;
+    }
+  }
+  int64_t w = 1;
+  for (int64_t d = 1; d * d <= rest; ++d) {
+    if (rest % d == 0) w = d;
+  }
+  return Shape3{static_cast<int32_t>(rest / w), static_cast<int32_t>(w), static_cast<int32_t>(c)};
+}
+
 Act ActOf(Activation a) {
   switch (a) {
     case Activation::kNone: return Act::kNone;
@@ -201,6 +232,17 @@ class Lowerer {
   // Whether a concatenation input is one an NPU operation produced for it alone (Vela's
   // producer writes it into the output's slice).
   bool TryWriteIntoSlice(int32_t in, int32_t out);
+  // A SLICE / STRIDED_SLICE its consumers read in place (no operation).
+  bool TrySliceInPlace(int32_t i);
+  // Whether `r` is all of its stored map (not a window of a larger one, as a slice read in
+  // place is).
+  bool Whole(const FmRef& r) const;
+  // Gives op `k` Vela's elementwise view of its maps (ElementwiseView) when its operands all
+  // have the OFM's shape and are whole maps.
+  void ViewElementwise(size_t k);
+  // Undoes ViewElementwise for the producer of fmap `f` (its OFM is written into a slice of a
+  // concatenation: Vela keeps the map's own shape).
+  void UnviewProducer(int32_t f);
 
   const Subgraph& sg_;
   const EthosUConfig& cfg_;
@@ -211,6 +253,11 @@ class Lowerer {
   // Feature maps a decomposed transpose reads or writes: stored NHWC (Vela's transposes work
   // on linear maps).
   std::vector<int32_t> transposed_;
+  // Feature maps stored NHWC for a concatenation along depth at offsets that are not
+  // multiples of 16 (the output and the maps its producers write into it in place).
+  std::vector<int32_t> linear_;
+  // Ops given the elementwise view (their index in lw_.ops).
+  std::vector<size_t> viewed_;
 };
 
 int32_t Lowerer::Fmap(int32_t tensor) {
@@ -288,7 +335,9 @@ bool Lowerer::TryFuseActivation(int32_t i, Act act) {
   if (sg_.tensors[in].dtype != sg_.tensors[o.outputs[0]].dtype && act != Act::kLut) return false;
   prev.act = act;
   if (act == Act::kLut) prev.needs_lut = true;
+  const Shape3 view = prev.ofm.shape;  // the producer's view of its OFM (e.g. elementwise)
   prev.ofm = Ref(o.outputs[0]);
+  if (view.elements() == prev.ofm.shape.elements()) prev.ofm.shape = view;
   lw_.ir_note[i] = absl::StrCat("fused into ", std::string(sg_.ops[prev.src_op].name()), " (op ",
                                 prev.src_op, ")");
   return true;
@@ -488,6 +537,76 @@ bool Lowerer::TryWriteIntoSlice(int32_t in, int32_t out) {
   return true;
 }
 
+bool Lowerer::Whole(const FmRef& r) const {
+  if (r.id < 0) return true;
+  const FeatureMap& f = lw_.fmaps[r.id];
+  const FeatureMap& root = f.alias_of >= 0 ? lw_.fmaps[f.alias_of] : f;
+  return root.shape.elements() == r.shape.elements() &&
+         f.shape.elements() == r.shape.elements();
+}
+
+void Lowerer::ViewElementwise(size_t k) {
+  NpuOp& op = lw_.ops[k];
+  const auto eq = [](Shape3 a, Shape3 b) { return a.h == b.h && a.w == b.w && a.c == b.c; };
+  if (!eq(op.ofm.shape, op.ifm.shape) || !Whole(op.ifm) || !Whole(op.ofm)) return;
+  if (op.has_ifm2 && !op.ifm2.scalar && (!eq(op.ifm2.shape, op.ifm.shape) || !Whole(op.ifm2))) {
+    return;
+  }
+  const Shape3 v = ElementwiseView(op.ofm.shape);
+  if (eq(v, op.ofm.shape)) return;
+  op.ifm.shape = op.ofm.shape = v;
+  if (op.has_ifm2 && !op.ifm2.scalar) op.ifm2.shape = v;
+  viewed_.push_back(k);
+}
+
+void Lowerer::UnviewProducer(int32_t f) {
+  for (size_t k : viewed_) {
+    NpuOp& op = lw_.ops[k];
+    if (op.ofm.id != f) continue;
+    op.ofm.shape = lw_.fmaps[f].shape;
+    op.ifm.shape = op.ofm.shape;
+    if (op.has_ifm2 && !op.ifm2.scalar) op.ifm2.shape = op.ofm.shape;
+  }
+}
+
+// Vela 5.2 runs no operation for a SLICE or a unit-stride STRIDED_SLICE of a feature map read
+// by NPU operations only: each consumer reads its window of the input (its command streams
+// show the consumer's IFM area at the slice's offset, e.g. a FULLY_CONNECTED reading the last
+// row of a [1, 64, 32] map; its tables have no row for the slice).
+bool Lowerer::TrySliceInPlace(int32_t i) {
+  const Operator& o = sg_.ops[i];
+  if (o.inputs.empty() || o.outputs.size() != 1 || o.inputs[0] == kNoTensor) return false;
+  const int32_t in = o.inputs[0], out = o.outputs[0];
+  if (sg_.tensors[in].is_constant() || is_output_[out] || consumers_[out] < 1) return false;
+  const Tensor& ti = sg_.tensors[in];
+  const Tensor& to = sg_.tensors[out];
+  if (ti.dtype != to.dtype || ti.quant.scale != to.quant.scale ||
+      ti.quant.zero_point != to.quant.zero_point) {
+    return false;
+  }
+  if (o.kind == OpKind::kStridedSlice) {
+    const StridedSliceAttrs a = AttrsOr<StridedSliceAttrs>(o);
+    if (a.ellipsis_mask != 0 || a.new_axis_mask != 0 || o.inputs.size() < 4 ||
+        o.inputs[3] == kNoTensor) {
+      return false;
+    }
+    const std::vector<int64_t> strides = ConstInts(sg_.tensors[o.inputs[3]]);
+    if (strides.empty()) return false;
+    for (int64_t v : strides) {
+      if (v != 1) return false;
+    }
+  }
+  for (int32_t j = 0; j < static_cast<int32_t>(sg_.ops.size()); ++j) {
+    if (j == i) continue;
+    for (int32_t t : sg_.ops[j].inputs) {
+      if (t == out && !lw_.cpu_reasons[j].empty()) return false;
+    }
+  }
+  lw_.fmaps[Fmap(out)].alias_of = Fmap(in);
+  lw_.ir_note[i] = "no-op (slice: consumers read their window in place)";
+  return true;
+}
+
 void Lowerer::Softmax(int32_t i) {
   // Vela lowers SOFTMAX to ~27 NPU ops (doc 10): a max over depth, exp via LUT, a sum, a
   // reciprocal by CLZ + Newton-Raphson, and the final scaling. S = full shape, R = reduced.
@@ -527,12 +646,11 @@ void Lowerer::Softmax(int32_t i) {
   }
   FmRef mx = lw_.ops.back().ofm;
   mx.shape = r;
-  // The elementwise steps work on the maps flattened into depth (1 x 1 x elements): Vela's
-  // per-layer cycles of these operations grow with the element count, without the 16-deep
-  // padding of a depth-1 map (a reduced 64 x 64 map costs 4096 elements, not 65536; a
-  // single element costs a 16-deep one).
-  const Shape3 sf{1, 1, static_cast<int32_t>(std::min<int64_t>(s.elements(), 1 << 30))};
-  const Shape3 rf{1, 1, static_cast<int32_t>(std::min<int64_t>(r.elements(), 1 << 30))};
+  // The elementwise steps work on Vela's elementwise views of the full and the reduced maps
+  // (ElementwiseView: a transformer's [4, 16, 16] scores stay so, their [4, 16, 1] sums are
+  // [2, 2, 16] in its schedules; a reduced 64 x 64 map costs 4096 elements, not 65536).
+  const Shape3 sf = ElementwiseView(s);
+  const Shape3 rf = ElementwiseView(r);
   auto ew = [&](const std::string& n, EwKind k, FmRef a, FmRef b, bool has_b, Shape3 os,
                 int32_t bits) {
     NpuOp e = Base(i, base + n, HwOp::kElementwise);
@@ -902,25 +1020,30 @@ void Lowerer::LowerBinaryElementwise(int32_t i) {
   if (op.has_ifm2 && op.ifm2.shape.elements() > op.ifm.shape.elements()) {
     std::swap(op.ifm, op.ifm2);
   }
-  // Maps of depth 1 without broadcast are processed with W moved into depth, as rows of
-  // 16-deep bricks when W allows (the view Vela's tables show for a graph input's rescale,
-  // see LowerDataMovement), else as one row: no 16-deep padding of a depth-1 map, full-burst
-  // reads of depth-1 NHWC graph tensors.
-  const bool same = !op.has_ifm2 || op.ifm2.scalar ||
-                    (op.ifm2.shape.h == op.ifm.shape.h && op.ifm2.shape.w == op.ifm.shape.w &&
-                     op.ifm2.shape.c == op.ifm.shape.c);
-  if (same && op.ofm.shape.c == 1 && op.ifm.shape.c == 1 && op.ofm.shape.h == op.ifm.shape.h &&
-      op.ofm.shape.w == op.ifm.shape.w) {
-    const int64_t n = op.ofm.shape.elements();
-    if (n > 1 && n <= (1 << 30)) {
-      const Shape3 flat = op.ofm.shape.w % 16 == 0
-                              ? Shape3{op.ofm.shape.h, op.ofm.shape.w / 16, 16}
-                              : Shape3{1, 1, static_cast<int32_t>(n)};
-      op.ifm.shape = op.ofm.shape = flat;
-      if (op.has_ifm2 && !op.ifm2.scalar) op.ifm2.shape = flat;
-    }
+  // U55/U65 broadcast one operand only: when neither has the OFM's shape (a layer norm's
+  // [1, 16, 1] x [64]), Vela first broadcasts the feature map by an ADD of a full-shape
+  // constant read from the constants' memory ("..._broadcasted" in its tables: on U55-256
+  // 0.75 cycles per element and the constant's bytes from flash).
+  const auto same = [](Shape3 a, Shape3 b) { return a.h == b.h && a.w == b.w && a.c == b.c; };
+  if (arch_.family != EthosUFamily::kU85 && op.has_ifm2 && !op.ifm2.scalar &&
+      !same(op.ifm.shape, op.ofm.shape) && !same(op.ifm2.shape, op.ofm.shape)) {
+    if (op.ifm.id < 0 && op.ifm2.id >= 0) std::swap(op.ifm, op.ifm2);
+    NpuOp b = Base(i, absl::StrCat(std::string(o.name()), "/Add"), HwOp::kElementwise);
+    b.ew = EwKind::kAdd;
+    b.ifm = op.ifm;
+    FmRef full;  // id -1: a constant
+    full.shape = op.ofm.shape;
+    full.bits = op.ofm.bits;
+    b.ifm2 = full;
+    b.has_ifm2 = true;
+    b.ofm = TempRef(op.ofm.shape, op.ifm.bits);
+    std::swap(b.ifm, b.ifm2);  // the full-shape operand is the IFM
+    Emit(b);
+    op.ifm = lw_.ops.back().ofm;
   }
+  // Without broadcast, a shallow map is processed in Vela's elementwise view.
   Emit(op);
+  ViewElementwise(lw_.ops.size() - 1);
 }
 
 // SQUARED_DIFFERENCE as Vela lowers it (its per-layer tables): each input copied into 32 bits
@@ -1027,12 +1150,21 @@ void Lowerer::LowerActivation(int32_t i) {
   const bool eight_bit = !o.inputs.empty() && o.inputs[0] != kNoTensor &&
                          (sg_.tensors[o.inputs[0]].dtype == DType::kInt8 ||
                           sg_.tensors[o.inputs[0]].dtype == DType::kUInt8);
+  // EXP, LOG, RSQRT and GELU are table lookups too, fused like sigmoid: Vela's tables put
+  // a transformer's RSQRT (8- and 16-bit) into the ADD before it and its GELU into the
+  // FULLY_CONNECTED before it.
   const bool lut = o.kind == OpKind::kLogistic || o.kind == OpKind::kTanh ||
+                   o.kind == OpKind::kExp || o.kind == OpKind::kLog ||
+                   o.kind == OpKind::kRsqrt ||
+                   (o.kind == OpKind::kOpaque && o.opaque_name == "GELU") ||
                    (eight_bit && (o.kind == OpKind::kLeakyRelu || o.kind == OpKind::kHardSwish));
   if (lut && TryFuseActivation(i, Act::kLut)) return;
   Copy(i, name, In(o, 0), Out(o));
-  lw_.ops.back().act = Act::kLut;
-  lw_.ops.back().needs_lut = true;
+  NpuOp& op = lw_.ops.back();
+  op.act = Act::kLut;
+  op.needs_lut = true;
+  op.lut_op = true;
+  ViewElementwise(lw_.ops.size() - 1);
 }
 
 void Lowerer::LowerPooling(int32_t i) {
@@ -1074,15 +1206,20 @@ bool Lowerer::TryLowerMeanAsDepthwise(int32_t i) {
   }
   if (s4[0] != 1) return false;
   // A reduction over depth: the H or W axis of size 1 is dropped and C becomes W (depth 1).
+  bool depth_view = false;
   if (r4[3] && s4[3] > 1) {
     if (s4[1] != 1 && s4[2] != 1) return false;
     const int del = s4[2] == 1 ? 2 : 1;
     s4.erase(s4.begin() + del), r4.erase(r4.begin() + del);
     s4.push_back(1), r4.push_back(false);
+    depth_view = true;
   }
   const bool rh = r4[1] && s4[1] > 1, rw = r4[2] && s4[2] > 1;
   if (!rh && !rw) return false;  // a copy; the generic path handles it
   FmRef x = In(o, 0), y = Out(o);
+  // Read with its depth as width, the input is stored NHWC (Vela's schedules: a transformer's
+  // [1, 16, 64] residual sum read as [16, 64, 1] by its layer norm's MEAN is format NHWC).
+  if (depth_view && x.id >= 0) linear_.push_back(x.id);
   const int32_t c = static_cast<int32_t>(s4[3]);
   int32_t rows = static_cast<int32_t>(s4[1]), cols = static_cast<int32_t>(s4[2]);
   int32_t h = rh ? rows : 1, w = rw ? cols : 1;
@@ -1257,6 +1394,9 @@ void Lowerer::LowerReshape(int32_t i) {
   const int32_t a = Fmap(src);
   const int32_t b = Fmap(dst);
   lw_.fmaps[b].alias_of = a;
+  // A reshape that changes the depth is a no-op only on linear storage: Vela stores the map
+  // NHWC (a YOLO head's [1, 6, 6, 24] convolution output reshaped to [1, 108, 8]).
+  if (lw_.fmaps[a].shape.c != lw_.fmaps[b].shape.c) linear_.push_back(a);
   lw_.ir_note[i] = "no-op (reshape: shares its input's memory)";
 }
 
@@ -1301,10 +1441,32 @@ void Lowerer::LowerDataMovement(int32_t i) {
       // a memory copy. The in-place write is an elided op that keeps the producer's map live
       // until the concatenation: Vela's SRAM figures (DenseNet, ShuffleNet) are those of the
       // separate maps, not of the output allocated from the producer on.
+      // Along depth at an offset that is not a multiple of 16, the output cannot be stored in
+      // 16-deep bricks: Vela stores it NHWC, and the producers writing into it write NHWC (its
+      // schedules for a YOLO head concatenating 2 + 2 + 4 channels).
       FmRef y = Out(o);
+      bool linear = false;
+      if (o.kind == OpKind::kConcatenation) {
+        const int32_t rank = static_cast<int32_t>(sg_.tensors[o.outputs[0]].shape.size());
+        int32_t axis = AttrsOr<ConcatenationAttrs>(o).axis;
+        if (axis < 0) axis += rank;
+        if (rank > 0 && axis == rank - 1) {
+          int64_t offset = 0;
+          for (size_t k = 0; k + 1 < o.inputs.size(); ++k) {
+            if (o.inputs[k] == kNoTensor) continue;
+            const std::vector<int32_t>& sh = sg_.tensors[o.inputs[k]].shape;
+            offset += sh.empty() ? 1 : sh.back();
+            linear |= offset % 16 != 0;
+          }
+        }
+      }
+      if (linear && y.id >= 0) linear_.push_back(y.id);
       for (size_t k = 0; k < o.inputs.size(); ++k) {
         if (o.inputs[k] == kNoTensor) continue;
         if (TryWriteIntoSlice(o.inputs[k], o.outputs[0])) {
+          const int32_t f = lw_.fmap_of_tensor[o.inputs[k]];
+          UnviewProducer(f);
+          if (linear) linear_.push_back(f);
           FmRef none;
           none.shape = In(o, k).shape;  // id -1: writes no stored map
           Copy(i, absl::StrCat(name, "/InPlace"), In(o, k), none);
@@ -1352,6 +1514,9 @@ void Lowerer::LowerDataMovement(int32_t i) {
     }
     case OpKind::kPad: case OpKind::kPadV2: case OpKind::kSlice: case OpKind::kStridedSlice:
     case OpKind::kQuantize: case OpKind::kGather: {
+      if ((o.kind == OpKind::kSlice || o.kind == OpKind::kStridedSlice) && TrySliceInPlace(i)) {
+        return;
+      }
       FmRef x = In(o, 0), y = Out(o);
       // The rescale of a graph input (stored NHWC, often 3 channels) is a per-element
       // operation on contiguous rows: Vela's tables cost a uint8 64 x 64 x 3 input's QUANTIZE
@@ -1598,6 +1763,7 @@ absl::StatusOr<Lowered> Lowerer::Run() {
   }
   // Storage format and size (doc 8.2): NHCWB16 for NPU-only tensors, NHWC otherwise.
   std::vector<bool> nhwc(lw_.fmaps.size(), false);
+  for (int32_t id : linear_) transposed_.push_back(id);
   for (int32_t id : transposed_) {
     if (id < 0) continue;
     const int32_t r = lw_.fmaps[id].alias_of >= 0 ? lw_.fmaps[id].alias_of : id;

@@ -92,6 +92,11 @@ struct NpuOp {
   int32_t upscale = 1;  // transpose conv / resize: IFM is upscaled by this factor
   Act act = Act::kNone;
   bool needs_lut = false;
+  // U55/U65: the op is itself a table lookup (an activation left unfused), not an op with a
+  // fused activation: Vela 5.2 charges it the output unit's rate without the activation
+  // unit's LUT rate (a standalone sigmoid of 48 x 48 x 16 costs 0.5 cycles per element on
+  // U55-256, its MAC rate, not act[0] = 1.0).
+  bool lut_op = false;
   int32_t weight_tensor = -1;     // IR tensor index of the weights (-1: none)
   int64_t weight_bytes = 0;       // original bytes
   int64_t encoded_weight_bytes = 0;

@@ -310,7 +310,7 @@ double AoPerElement(const Arch& a, const NpuOp& op, bool acc40) {
   // per element in its per-layer tables, not act[0] = 1.0), and so does mica.
   int j = 0;
   if (op.act == Act::kRelu) j = 1;
-  else if (op.act == Act::kOther || op.act == Act::kNone) j = 2;
+  else if (op.act == Act::kOther || op.act == Act::kNone || op.lut_op) j = 2;
   return std::max(a.ao_out[i], a.ao_act[j]);
 }
 
