@@ -202,7 +202,8 @@ struct MemSystem {
 MemSystem MakeMemSystem(const EthosUConfig& config);
 
 // Costs op `i` of `lw` with block configuration `block` (memory placement already decided).
-// `prev_slack` is the previous op's op cycles (time to prefetch weights/LUT). `allow_buffer`
+// `prev_slack` is the previous op's cycles with its feature maps in their home memory (Vela's
+// scheduler's estimate: the time to prefetch weights/LUT under it). `allow_buffer`
 // lets the op DMA its weights to SRAM.
 OpCost CostOp(const Arch& arch, const MemSystem& ms, const Lowered& lw, int i,
               const BlockConfig& block, double prev_slack, bool allow_buffer);

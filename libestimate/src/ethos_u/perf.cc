@@ -431,16 +431,18 @@ MemSystem MakeMemSystem(const EthosUConfig& cfg) {
 namespace {
 
 // What costing one NPU op reads: the op, its block, and where and how its operands are stored.
+// `home` costs it as Vela's scheduler does before fast storage is assigned: every feature map
+// (but a cascade's rolling buffer) in the arena memory.
 struct OpContext {
   OpContext(const Arch& arch, const MemSystem& mem, const Lowered& lowered, const NpuOp& npu_op,
-            const BlockConfig& block)
-      : a(arch), ms(mem), lw(lowered), op(npu_op), bc(block) {
+            const BlockConfig& block, bool home_placement = false)
+      : a(arch), ms(mem), lw(lowered), op(npu_op), bc(block), home(home_placement) {
     ifm = Storage(op.ifm.id);
     ifm2 = op.has_ifm2 ? Storage(op.ifm2.id) : nullptr;
     ofm = Storage(op.ofm.id);
-    ifm_area = ifm ? ifm->area : ms.const_area;
-    ifm2_area = ifm2 ? ifm2->area : ms.const_area;
-    ofm_area = ofm ? ofm->area : ms.arena_area;
+    ifm_area = ifm ? AreaOf(ifm) : ms.const_area;
+    ifm2_area = ifm2 ? AreaOf(ifm2) : ms.const_area;
+    ofm_area = ofm ? AreaOf(ofm) : ms.arena_area;
     ifm_fmt = ifm ? ifm->format : Format::kNhwc;
     ifm2_fmt = ifm2 ? ifm2->format : Format::kNhwc;
     ofm_fmt = ofm ? ofm->format : Format::kNhwc;
@@ -472,6 +474,9 @@ struct OpContext {
     const FeatureMap* f = &lw.fmaps[id];
     return f->alias_of >= 0 ? &lw.fmaps[f->alias_of] : f;
   }
+  MemoryArea AreaOf(const FeatureMap* f) const {
+    return home && f->rolling_bytes == 0 ? ms.arena_area : f->area;
+  }
   double RdLat(MemoryArea m) const { return double(ms.mem[AreaIndex(m)].read_latency); }
   double WrLat(MemoryArea m) const { return double(ms.mem[AreaIndex(m)].write_latency); }
   double Bw(MemoryArea m, int ch) const { return ChannelBw(a, ms, m, ch); }
@@ -484,6 +489,7 @@ struct OpContext {
   const Lowered& lw;
   const NpuOp& op;
   const BlockConfig& bc;
+  bool home;
   const FeatureMap *ifm = nullptr, *ifm2 = nullptr, *ofm = nullptr;
   MemoryArea ifm_area, ifm2_area, ofm_area;
   Format ifm_fmt, ifm2_fmt, ofm_fmt;
@@ -639,8 +645,12 @@ double BlockedCycles(const OpContext& x, bool buffered, double prev_slack, Traff
 
 // Full-depth or OFM-depth-sliced weight buffering (doc 8.5): the first slice must arrive
 // before the op starts; later slices stream under the op. The pre-buffered part is what the
-// previous op's slack can hide, at least one 16-deep slice. Returns the NPU cycles.
-double BufferWeights(const OpContext& x, double op_cycles, double prev_slack, OpCost* c) {
+// previous op's slack can hide, at least one 16-deep slice. `home_cycles` is the op's cycles
+// with its feature maps in their home memory (Vela's scheduler's estimate): its last slice is
+// the slack the next op's DMA may hide under, and the full transfer's end is measured from
+// the start of that slice (doc 5.4). Returns the NPU cycles.
+double BufferWeights(const OpContext& x, double op_cycles, double home_cycles, double prev_slack,
+                     OpCost* c) {
   const NpuOp& op = x.op;
   const double full_bytes = double(op.encoded_weight_bytes + op.scale_bytes);
   const double full_dma = DmaCycles(x.a, x.ms, x.ms.const_area, x.ms.staging_area, full_bytes);
@@ -656,18 +666,22 @@ double BufferWeights(const OpContext& x, double op_cycles, double prev_slack, Op
   }
   const double first_dma =
       DmaCycles(x.a, x.ms, x.ms.const_area, x.ms.staging_area, std::ceil(full_bytes * ratio));
-  const double npu =
-      std::max(full_dma - prev_slack, op_cycles + std::max(first_dma - prev_slack, 0.0));
+  // A sliced buffer's last slice is what Vela counts from; mica does not size the slices, and
+  // counting from the op's start fits Vela's U55 tables better than any share of the op.
+  const double own_slack = ratio < 1.0 ? home_cycles * ratio : home_cycles;
+  const double npu = std::max(full_dma - prev_slack + (ratio < 1.0 ? 0.0 : own_slack),
+                              op_cycles + std::max(first_dma - prev_slack, 0.0));
   c->full_dma = full_dma;
   c->visible_dma = std::max(first_dma - prev_slack, 0.0);
-  if (ratio < 1.0) c->slack_next = op_cycles * ratio;
+  c->slack_next = own_slack;
   c->weight_buffer_bytes = static_cast<int64_t>(
       ratio < 1.0 ? std::ceil(full_bytes * std::max(ratio, 0.5)) * 2 : full_bytes);
   return npu;
 }
 
-// Costs one variant of the op: weights read from their home, or buffered in the staging SRAM.
-OpCost CostVariant(const OpContext& x, bool buffered, double prev_slack) {
+// Costs one variant of the op: weights read from their home, or buffered in the staging SRAM
+// (`home_cycles`: the buffered op's cycles with its feature maps at home, see BufferWeights).
+OpCost CostVariant(const OpContext& x, bool buffered, double prev_slack, double home_cycles = 0) {
   const NpuOp& op = x.op;
   OpCost c;
   c.block = x.bc;
@@ -683,7 +697,7 @@ OpCost CostVariant(const OpContext& x, bool buffered, double prev_slack) {
   }
   for (int32_t extra : op.extra_reads) {
     const FeatureMap* f = x.Storage(extra);
-    if (f) t.Add(f->area, 1, double(f->bytes));
+    if (f) t.Add(x.AreaOf(f), 1, double(f->bytes));
   }
   c.op_cycles = op_cycles;
   c.slack_next = op_cycles;
@@ -691,7 +705,7 @@ OpCost CostVariant(const OpContext& x, bool buffered, double prev_slack) {
   c.ifm_read_cycles = t.bytes[AreaIndex(x.ifm_area)][4] / x.ms.bandwidth[AreaIndex(x.ifm_area)] +
                       x.RdLat(x.ifm_area);
   // LUT loads are prefetched early enough to be hidden in Vela's reports (doc 5.4).
-  c.npu_cycles = buffered ? BufferWeights(x, op_cycles, prev_slack, &c) : op_cycles;
+  c.npu_cycles = buffered ? BufferWeights(x, op_cycles, home_cycles, prev_slack, &c) : op_cycles;
   AccessCycles(x.a, x.ms, t, &c);
   double total = c.npu_cycles;
   for (int ar = 0; ar < kNumMemoryAreas; ++ar) total = std::max(total, c.access_cycles[ar]);
@@ -701,7 +715,10 @@ OpCost CostVariant(const OpContext& x, bool buffered, double prev_slack) {
 
 // True where Vela's scheduler would keep the buffered variant `b` over `u` (doc 8.5): the
 // staged reads must be faster, the DMA must be worth starting, and the op must not get slower.
-bool KeepBuffered(const OpContext& x, const OpCost& u, const OpCost& b, double prev_slack) {
+// The scheduler decides before fast storage is assigned, on the op's cycles with its feature
+// maps at home: `u_home` unbuffered, `b_home` buffered.
+bool KeepBuffered(const OpContext& x, const OpCost& u, const OpCost& b, double u_home,
+                  double b_home, double prev_slack) {
   const NpuOp& op = x.op;
   const MemSystem& ms = x.ms;
   const double full = double(op.encoded_weight_bytes + op.scale_bytes);
@@ -719,9 +736,9 @@ bool KeepBuffered(const OpContext& x, const OpCost& u, const OpCost& b, double p
                       depth / std::max(x.bc.ofm_block.c, 1) > 2 ||
                       (!first_op && smallest < prev_slack && u.refetch > 1);
   if (!sliced) return false;
-  const double original = std::max({u.op_cycles, unmoved, u.ifm_read_cycles});
-  double fresh = std::max({b.npu_cycles, from_buf, b.ifm_read_cycles});
-  if (u.op_cycles > unmoved && b.visible_dma < 1000) fresh -= b.visible_dma;
+  const double original = std::max({u_home, unmoved, u.ifm_read_cycles});
+  double fresh = std::max({b_home + b.visible_dma, from_buf, b.ifm_read_cycles});
+  if (u_home > unmoved && b.visible_dma < 1000) fresh -= b.visible_dma;
   return !(original < fresh || (u.refetch <= 1 && b.full_dma + from_buf > original));
 }
 
@@ -737,9 +754,13 @@ OpCost CostOp(const Arch& a, const MemSystem& ms, const Lowered& lw, int i, cons
     return c;
   }
   const OpContext x(a, ms, lw, op, bc);
-  const OpCost unbuffered = CostVariant(x, false, prev_slack);
+  const OpContext at_home(a, ms, lw, op, bc, true);
+  OpCost unbuffered = CostVariant(x, false, prev_slack);
+  const double u_home = CostVariant(at_home, false, prev_slack).op_cycles;
+  unbuffered.slack_next = u_home;
   if (!x.has_weights || !allow_buffer) return unbuffered;
-  const OpCost buffered = CostVariant(x, true, prev_slack);
+  const double b_home = CostVariant(at_home, true, prev_slack, 0).op_cycles;
+  const OpCost buffered = CostVariant(x, true, prev_slack, b_home);
   // The parts of a kernel split over several ops (grouped convolution groups, U85 transpose
   // convolution phases) each stage their weights in SRAM: Vela 5.2's schedules give every
   // such part a single weight buffer (U65-256, U85-128, U85-2048), however short the op,
@@ -747,7 +768,7 @@ OpCost CostOp(const Arch& a, const MemSystem& ms, const Lowered& lw, int i, cons
   if (op.weight_view && a.family != EthosUFamily::kU55 && ms.const_area != ms.staging_area) {
     return buffered;
   }
-  return KeepBuffered(x, unbuffered, buffered, prev_slack) ? buffered : unbuffered;
+  return KeepBuffered(x, unbuffered, buffered, u_home, b_home, prev_slack) ? buffered : unbuffered;
 }
 
 }  // namespace ethosu
