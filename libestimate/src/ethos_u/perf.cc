@@ -754,7 +754,10 @@ OpCost CostOp(const Arch& a, const MemSystem& ms, const Lowered& lw, int i, cons
     return c;
   }
   const OpContext x(a, ms, lw, op, bc);
-  const OpContext at_home(a, ms, lw, op, bc, true);
+  // U85: Vela's rule holds there too (its tables show the same home-memory slack), but mica's
+  // U85 costs at home are too far from Vela's (an LSTM gate FC's block cycles, a transpose
+  // convolution phase's DRAM writes) for it to pay: the U85 keeps the final placement's.
+  const OpContext at_home(a, ms, lw, op, bc, a.family != EthosUFamily::kU85);
   OpCost unbuffered = CostVariant(x, false, prev_slack);
   const double u_home = CostVariant(at_home, false, prev_slack).op_cycles;
   unbuffered.slack_next = u_home;
