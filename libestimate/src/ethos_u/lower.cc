@@ -847,10 +847,10 @@ void Lowerer::LowerConvolution(int32_t i) {
 // U85 (Vela 5.2's schedule and command stream): a TRANSPOSE_CONV with stride S_h x S_w of 2x2,
 // 2x1 or 1x2 runs as S_h x S_w stride-1 convolutions over the whole IFM, one per output phase
 // (py, px): the kernel taps of that phase only (the tensor's taps py + pad_top (mod S_h),
-// stepping by S_h; likewise in width), writing every S-th OFM element from (py, px) on into
-// an NHWC map. Vela sizes and costs each of them as producing the OFM area from (py, px) to
-// the end, (H - py) x (W - px), not the 1 / (S_h x S_w) it writes: its MAC counts and cycles
-// are those of that area. A fused activation runs afterwards in a pass of its own over the
+// stepping by S_h; likewise in width), writing every S-th OFM element from (py, px) on. Vela
+// sizes and costs each of them as producing the OFM area from (py, px) to the end,
+// (H - py) x (W - px), not the 1 / (S_h x S_w) it writes: its MAC counts and cycles are those
+// of that area. A fused activation runs afterwards in a pass of its own over the
 // OFM, reading the phases' map (its tables: a Relu row after the Conv2D rows).
 void Lowerer::LowerTransposeConvU85(int32_t i, const NpuOp& op) {
   const Operator& o = sg_.ops[i];
@@ -868,7 +868,10 @@ void Lowerer::LowerTransposeConvU85(int32_t i, const NpuOp& op) {
   const int32_t pl = pad_before(op.ifm.shape.w, op.ofm.shape.w, sw, kw);
   FmRef dst = op.ofm;
   if (op.act != Act::kNone) dst = TempRef(op.ofm.shape, op.ofm.bits);
-  transposed_.push_back(dst.id);  // written with strides: NHWC
+  // Strided in width, the phases' writes need a linear map: NHWC. Strided in height only,
+  // they write whole rows and the map stays NHCWB16 (Vela 5.2's command streams: 2x2 and
+  // 2x1 transpose convolutions on U85-2048).
+  if (sw > 1) transposed_.push_back(dst.id);
   for (int32_t py = 0; py < std::min(sh, op.ofm.shape.h); ++py) {
     const int32_t ry = (py + pt) % sh;
     const int32_t th = ry < kh ? static_cast<int32_t>((int64_t{kh} - ry + sh - 1) / sh) : 0;
