@@ -1397,9 +1397,12 @@ void Lowerer::LowerReshape(int32_t i) {
   const int32_t a = Fmap(src);
   const int32_t b = Fmap(dst);
   lw_.fmaps[b].alias_of = a;
-  // A reshape that changes the depth is a no-op only on linear storage: Vela stores the map
-  // NHWC (a YOLO head's [1, 6, 6, 24] convolution output reshaped to [1, 108, 8]).
-  if (lw_.fmaps[a].shape.c != lw_.fmaps[b].shape.c) linear_.push_back(a);
+  // Bricks keep their layout only while the width and depth stay: a reshape that changes
+  // either is a no-op only on linear storage, and Vela stores the map NHWC (a YOLO head's
+  // [1, 6, 6, 24] convolution output reshaped to [1, 108, 8]; a 1-D convolution's [1, 128, 16]
+  // output read by a pooling as [128, 1, 16]).
+  const Shape3 sa = lw_.fmaps[a].shape, sb = lw_.fmaps[b].shape;
+  if (sa.c != sb.c || sa.w != sb.w) linear_.push_back(a);
   lw_.ir_note[i] = "no-op (reshape: shares its input's memory)";
 }
 
