@@ -383,8 +383,10 @@ std::vector<Advice> Advise(const Graph& graph, const TargetProfile& profile, con
   }
 
   // 2. Memory: fit, then memory-bound operators.
+  bool staging_advised = false;
   for (const MemoryFit& f : MemoryFits(e, profile)) {
     if (f.fits()) continue;
+    staging_advised = staging_advised || ethos;
     std::string what = f.area == MemoryArea::kSram ? "SRAM" : "flash";
     std::string head = absl::StrCat("Needs ", Kib(static_cast<double>(f.used_bytes)), " of ",
                                     what, " but ", profile.name, " has ",
@@ -426,6 +428,23 @@ std::vector<Advice> Advise(const Graph& graph, const TargetProfile& profile, con
                                      : absl::StrCat(" or compare a larger staging area: `",
                                                     CommandText(command), "`"),
                      "."),
+        command);
+  }
+  // Ethos-U with a dedicated staging SRAM smaller than the activation arena: the feature maps
+  // that do not fit it live in the arena's memory (DRAM), which the model fits but pays for.
+  const MemoryMode& mode = profile.ethos_u.memory_mode;
+  if (ethos && !staging_advised && mode.arena_axi != mode.cache_axi &&
+      mode.arena_cache_bytes > 0 && e.arena_bytes > mode.arena_cache_bytes) {
+    std::vector<std::string> command = LargerStagingCommand(profile, e.arena_bytes, model_path);
+    add(AdviceCategory::kMemory, AdviceSeverity::kInfo,
+        absl::StrCat("The activation arena (", Kib(static_cast<double>(e.arena_bytes)),
+                     ") is larger than the ", Kib(static_cast<double>(mode.arena_cache_bytes)),
+                     " staging SRAM of ", profile.name,
+                     ": the feature maps that do not fit it are read and written in the "
+                     "arena's memory",
+                     command.empty() ? std::string(".")
+                                     : absl::StrCat("; compare a larger staging area: `",
+                                                    CommandText(command), "`.")),
         command);
   }
   {
