@@ -70,7 +70,8 @@ fi
 
 now() { date +%s.%N; }
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-cycles_of() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(int(d['profiles'][0]['performance']['total_cycles']))" "$1"; }
+# mica's NPU total (its total less the CPU-placed operators' cycles, which Vela does not count).
+cycles_of() { python3 -c "import json,sys; p=json.load(open(sys.argv[1]))['profiles'][0]['performance']; print(int(p['total_cycles'] - p.get('cpu_cycles', 0)))" "$1"; }
 
 printf '%-28s %-15s %10s %10s %8s %12s %12s %7s\n' model profile mica_ms vela_ms speedup mica_cycles vela_cycles diff%
 speedups=()
