@@ -1,7 +1,9 @@
 // The ExecuTorch reader on programs exported by ExecuTorch 1.5.1 (test/executorch/: the
 // Cortex-M flow's int8 programs and a portable float one), and on hostile variants of them.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -303,6 +305,35 @@ TEST_CASE("Hostile programs: integer arguments at the extremes of int64", "[pte]
     }
   }
   CHECK(patched > 100);
+}
+
+TEST_CASE("Hostile programs: floating-point arguments out of every integer's range", "[pte]") {
+  // A quantized PAD's value becomes a zero point: 1e19 or NaN there once reached a float to
+  // int64 conversion (undefined behaviour, found by fuzz_pte). Every plausible double of the
+  // program is set to values no integer type holds.
+  const std::vector<uint8_t> good = testing::ReadFile(Data("ds_cnn.pte"));
+  REQUIRE(LoadBytes(good).ok());
+  const double hostile[] = {1e19, -1e19, std::numeric_limits<double>::quiet_NaN(),
+                            std::numeric_limits<double>::infinity(), 0.5};
+  int patched = 0;
+  for (size_t at = 0; at + 8 <= good.size(); at += 4) {
+    double v;
+    std::memcpy(&v, good.data() + at, 8);
+    if (!std::isfinite(v) || v == 0.0 || std::fabs(v) < 1e-6 || std::fabs(v) > 1e6) continue;
+    for (double h : hostile) {
+      std::vector<uint8_t> bad = good;
+      std::memcpy(bad.data() + at, &h, 8);
+      ++patched;
+      const absl::StatusOr<Graph> g = LoadBytes(std::move(bad));
+      if (!g.ok()) {
+        const std::string msg(g.status().message());
+        CAPTURE(at, h, msg);
+        CHECK(msg.rfind("x.pte: ", 0) == 0);
+        CHECK(msg.find('\n') == std::string::npos);
+      }
+    }
+  }
+  CHECK(patched > 10);
 }
 
 TEST_CASE("Hostile programs: extended header and segments outside the file", "[pte]") {

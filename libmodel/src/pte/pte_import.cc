@@ -1442,7 +1442,12 @@ std::optional<NotMapped> Importer::MapPad(const Call& c, bool cortex_m) {
   if (in.dim_order != o.dim_order) return NotMapped{"changes the memory order"};
   const int32_t x = TensorOf(c.args[0]), out = TensorOf(outv);
   if (IsQuantizedType(o.dtype)) {
-    // PAD fills with the zero point: the pad value must be it.
+    // PAD fills with the zero point: the pad value must be it (an integer a quantized type
+    // can hold; a hostile program's 1e19 is refused before it is made an integer).
+    if (!std::isfinite(value) || value != std::floor(value) || value < -65536.0 ||
+        value > 65535.0) {
+      return NotMapped{"a quantized pad value that is not a zero point"};
+    }
     Tie(out, x, 1.0);
     ZeroPoint(x, static_cast<int64_t>(value));
     ZeroPoint(out, static_cast<int64_t>(value));
