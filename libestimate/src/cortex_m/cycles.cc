@@ -67,17 +67,26 @@ double CortexMCodeFactor(const CortexMConfig& cpu) {
 
 namespace {
 
+// Kernel rows (columns) inside the input for output row (column) `o`.
+int64_t ValidKernelTaps(int32_t in, int32_t o, int32_t k, int32_t stride, int32_t pad) {
+  const int64_t base = int64_t{o} * stride - pad;
+  const int64_t lo = std::max<int64_t>(0, -base), hi = std::min<int64_t>(k, in - base);
+  return std::max<int64_t>(0, hi - lo);
+}
+
 // Average count of kernel rows (columns) inside the input per output row (column): kernels
 // that skip the padding do that much work per output pixel.
 double ValidKernelSpan(int32_t in, int32_t out, int32_t k, int32_t stride, int32_t pad) {
   if (out <= 0 || k <= 0) return std::max(1, k);
   int64_t sum = 0;
-  for (int32_t o = 0; o < out; ++o) {
-    const int64_t base = int64_t{o} * stride - pad;
-    const int64_t lo = std::max<int64_t>(0, -base), hi = std::min<int64_t>(k, in - base);
-    sum += std::max<int64_t>(0, hi - lo);
-  }
+  for (int32_t o = 0; o < out; ++o) sum += ValidKernelTaps(in, o, k, stride, pad);
   return double(sum) / out;
+}
+
+// TFLite's SAME padding before the map (the smaller half), for a window of extent `k`.
+int32_t SamePadBefore(int32_t in, int32_t out, int32_t stride, int64_t k) {
+  return static_cast<int32_t>(
+      std::max<int64_t>(0, (int64_t{out} - 1) * stride + k - in) / 2);
 }
 double ValidKernelRows(const CortexMWork& w) {
   return ValidKernelSpan(w.in_h, w.out_h, w.k_h, std::max(1, w.stride_h), w.pad_h);
@@ -386,13 +395,11 @@ CortexMMicaTerms CortexMMicaTermsFor(const CortexMWork& w, Isa isa) {
         double run_vec = 0, run_tail = 0, cols = 0;       // summed over output columns
         const int32_t out_w = std::max(1, w.out_w);
         for (int32_t ox = 0; ox < out_w; ++ox) {
-          const int64_t base = int64_t{ox} * std::max(1, w.stride_w) - w.pad_w;
-          const int64_t lo = std::max<int64_t>(0, -base);
-          const int64_t hi = std::min<int64_t>(w.k_w, w.in_w - base);
-          const double run = double(std::max<int64_t>(0, hi - lo)) * k_c;
-          run_vec += vec(run, 1);
-          run_tail += tail(run, 1);
-          cols += double(std::max<int64_t>(0, hi - lo));
+          const double taps_x =
+              double(ValidKernelTaps(w.in_w, ox, w.k_w, std::max(1, w.stride_w), w.pad_w));
+          run_vec += vec(taps_x * k_c, 1);
+          run_tail += tail(taps_x * k_c, 1);
+          cols += taps_x;
         }
         // Per output channel and output row: kernel rows x (sums over the output columns).
         const double per_col = n * w.out_h * w.out_c * rows_per_pixel;
@@ -765,14 +772,9 @@ absl::StatusOr<CortexMWork> DescribeCortexMWork(const Graph& graph, int op_index
         pad = a.padding;
         w.depth_multiplier = a.depth_multiplier;
       }
-      if (pad == Padding::kSame) {
-        int64_t eff_h = int64_t{dil_h} * (w.k_h - 1) + 1, eff_w = int64_t{dil_w} * (w.k_w - 1) + 1;
-        int64_t total_h = std::max<int64_t>(
-            0, (int64_t{w.out_h} - 1) * w.stride_h + eff_h - w.in_h);
-        int64_t total_w = std::max<int64_t>(
-            0, (int64_t{w.out_w} - 1) * w.stride_w + eff_w - w.in_w);
-        w.pad_h = static_cast<int32_t>(total_h / 2);
-        w.pad_w = static_cast<int32_t>(total_w / 2);
+      if (pad == Padding::kSame) {  // over the dilated kernel's extent
+        w.pad_h = SamePadBefore(w.in_h, w.out_h, w.stride_h, int64_t{dil_h} * (w.k_h - 1) + 1);
+        w.pad_w = SamePadBefore(w.in_w, w.out_w, w.stride_w, int64_t{dil_w} * (w.k_w - 1) + 1);
       }
       if (op.kind == OpKind::kDepthwiseConv2D && w.in_c > 0) {
         w.depth_multiplier = std::max(1, w.out_c / w.in_c);
@@ -853,11 +855,9 @@ absl::StatusOr<CortexMWork> DescribeCortexMWork(const Graph& graph, int op_index
         const auto& a = op.Attrs<Pool2DAttrs>();
         w.k_h = a.filter_h, w.k_w = a.filter_w;
         w.stride_h = a.stride_h, w.stride_w = a.stride_w;
-        if (a.padding == Padding::kSame) {  // TFLite's SAME: the smaller half on top/left
-          w.pad_h = static_cast<int32_t>(std::max<int64_t>(
-                        0, (int64_t{w.out_h} - 1) * w.stride_h + w.k_h - w.in_h) / 2);
-          w.pad_w = static_cast<int32_t>(std::max<int64_t>(
-                        0, (int64_t{w.out_w} - 1) * w.stride_w + w.k_w - w.in_w) / 2);
+        if (a.padding == Padding::kSame) {
+          w.pad_h = SamePadBefore(w.in_h, w.out_h, w.stride_h, w.k_h);
+          w.pad_w = SamePadBefore(w.in_w, w.out_w, w.stride_w, w.k_w);
         }
       }
       break;

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "ethos_u/block_search.h"
@@ -681,7 +682,9 @@ double BufferWeights(const OpContext& x, double op_cycles, double home_cycles, d
 
 // Costs one variant of the op: weights read from their home, or buffered in the staging SRAM
 // (`home_cycles`: the buffered op's cycles with its feature maps at home, see BufferWeights).
-OpCost CostVariant(const OpContext& x, bool buffered, double prev_slack, double home_cycles = 0) {
+// Without `home_cycles` (a context already at home) the op's own cycles serve.
+OpCost CostVariant(const OpContext& x, bool buffered, double prev_slack,
+                   std::optional<double> home_cycles = std::nullopt) {
   const NpuOp& op = x.op;
   OpCost c;
   c.block = x.bc;
@@ -705,7 +708,9 @@ OpCost CostVariant(const OpContext& x, bool buffered, double prev_slack, double 
   c.ifm_read_cycles = t.bytes[AreaIndex(x.ifm_area)][4] / x.ms.bandwidth[AreaIndex(x.ifm_area)] +
                       x.RdLat(x.ifm_area);
   // LUT loads are prefetched early enough to be hidden in Vela's reports (doc 5.4).
-  c.npu_cycles = buffered ? BufferWeights(x, op_cycles, home_cycles, prev_slack, &c) : op_cycles;
+  c.npu_cycles = buffered
+                     ? BufferWeights(x, op_cycles, home_cycles.value_or(op_cycles), prev_slack, &c)
+                     : op_cycles;
   AccessCycles(x.a, x.ms, t, &c);
   double total = c.npu_cycles;
   for (int ar = 0; ar < kNumMemoryAreas; ++ar) total = std::max(total, c.access_cycles[ar]);
@@ -757,13 +762,18 @@ OpCost CostOp(const Arch& a, const MemSystem& ms, const Lowered& lw, int i, cons
   // U85: Vela's rule holds there too (its tables show the same home-memory slack), but mica's
   // U85 costs at home are too far from Vela's (an LSTM gate FC's block cycles, a transpose
   // convolution phase's DRAM writes) for it to pay: the U85 keeps the final placement's.
-  const OpContext at_home(a, ms, lw, op, bc, a.family != EthosUFamily::kU85);
+  // (There the op is costed once per variant: its placement is its home.)
+  const bool u85 = a.family == EthosUFamily::kU85;
+  const OpContext at_home(a, ms, lw, op, bc, !u85);
   OpCost unbuffered = CostVariant(x, false, prev_slack);
-  const double u_home = CostVariant(at_home, false, prev_slack).op_cycles;
+  const double u_home =
+      u85 ? unbuffered.op_cycles : CostVariant(at_home, false, prev_slack).op_cycles;
   unbuffered.slack_next = u_home;
   if (!x.has_weights || !allow_buffer) return unbuffered;
-  const double b_home = CostVariant(at_home, true, prev_slack, 0).op_cycles;
+  std::optional<double> b_home;
+  if (!u85) b_home = CostVariant(at_home, true, prev_slack).op_cycles;
   const OpCost buffered = CostVariant(x, true, prev_slack, b_home);
+  if (!b_home) b_home = buffered.op_cycles;
   // The parts of a kernel split over several ops (grouped convolution groups, U85 transpose
   // convolution phases) each stage their weights in SRAM: Vela 5.2's schedules give every
   // such part a single weight buffer (U65-256, U85-128, U85-2048), however short the op,
@@ -771,7 +781,8 @@ OpCost CostOp(const Arch& a, const MemSystem& ms, const Lowered& lw, int i, cons
   if (op.weight_view && a.family != EthosUFamily::kU55 && ms.const_area != ms.staging_area) {
     return buffered;
   }
-  return KeepBuffered(x, unbuffered, buffered, u_home, b_home, prev_slack) ? buffered : unbuffered;
+  return KeepBuffered(x, unbuffered, buffered, u_home, *b_home, prev_slack) ? buffered
+                                                                             : unbuffered;
 }
 
 }  // namespace ethosu
