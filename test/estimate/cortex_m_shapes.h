@@ -409,13 +409,17 @@ inline std::vector<Shape> CalibrationShapes() {
   mean(16, 16, 8, true);
   mean(8, 8, 16, false);
   // Zero padding of the spatial axes.
-  auto pad = [&](int h, int w, int c, int p0, int p1) {
-    s.push_back({"shape_pad_" + std::to_string(h) + "x" + std::to_string(w) + "x" +
+  // (int16 PAD reuses the shape below, with int16 input and output.)
+  auto pad_shape = [](int h, int w, int c, int p0, int p1) {
+    return Shape{"shape_pad_" + std::to_string(h) + "x" + std::to_string(w) + "x" +
                      std::to_string(c) + "_" + std::to_string(p0) + std::to_string(p1),
                  [=](GraphBuilder& b) {
                    const int32_t x = b.Input("x", {1, h, w, c});
                    b.Output(b.Pad(x, {{0, 0}, {p0, p1}, {p0, p1}, {0, 0}}));
-                 }});
+                 }};
+  };
+  auto pad = [&](int h, int w, int c, int p0, int p1) {
+    s.push_back(pad_shape(h, w, c, p0, p1));
   };
   pad(16, 16, 8, 1, 1);
   pad(8, 8, 32, 0, 1);
@@ -509,14 +513,7 @@ inline std::vector<Shape> CalibrationShapes() {
     sh.io = Io::kInt16;
     s.push_back(std::move(sh));
   };
-  auto pad16 = [&](int h, int w, int c, int p0, int p1) {
-    s16({"shape_pad_" + std::to_string(h) + "x" + std::to_string(w) + "x" + std::to_string(c) +
-             "_" + std::to_string(p0) + std::to_string(p1),
-         [=](GraphBuilder& b) {
-           const int32_t x = b.Input("x", {1, h, w, c});
-           b.Output(b.Pad(x, {{0, 0}, {p0, p1}, {p0, p1}, {0, 0}}));
-         }});
-  };
+  auto pad16 = [&](int h, int w, int c, int p0, int p1) { s16(pad_shape(h, w, c, p0, p1)); };
   pad16(16, 16, 8, 1, 1);
   pad16(12, 12, 3, 2, 2);
   pad16(8, 8, 32, 0, 1);
