@@ -10,6 +10,7 @@
 #include "estimate/ethos_u_net.h"
 #include "mica/estimate/estimate.h"
 #include "mica/estimate/ethos_u.h"
+#include "mica/estimate/target.h"
 #include "mica/model/graph.h"
 #include "testing/catch.h"
 #include "testing/shared.h"
@@ -64,6 +65,43 @@ TEST_CASE("ethos_u charges no activation cost to operators without one (Vela 5.2
   REQUIRE(b.ok());
   CHECK(a->npu_cycles == Approx(b->npu_cycles).margin(0.5));
   CHECK(a->total_cycles == Approx(b->total_cycles).margin(0.5));
+}
+
+TEST_CASE("ethos_u U85 streams both operands of a binary op through one channel (Vela 5.2)",
+          "[ethos_u]") {
+  // One ADD (1x64x64x8) and one MUL (1x48x48x16) of two graph inputs: every map lives in DRAM
+  // (Dedicated_Sram) and the ops are bound by DRAM reads. Vela 5.2.0 on these graphs with
+  // each profile's system config (our probes, not corpus models): the cycles are both
+  // operands' bytes over the IFM-stream channel's latency-limited bandwidth (doc 6.4).
+  struct Case {
+    OpKind kind;
+    int32_t h, w, c;
+    const char* profile;
+    double vela;
+  };
+  const Case cases[] = {
+      {OpKind::kAdd, 64, 64, 8, "ethos-u85-128", 320000},
+      {OpKind::kAdd, 64, 64, 8, "ethos-u85-256", 196923},
+      {OpKind::kAdd, 64, 64, 8, "ethos-u85-512", 160000},
+      {OpKind::kAdd, 64, 64, 8, "ethos-u85-1024", 80000},
+      {OpKind::kMul, 48, 48, 16, "ethos-u85-128", 44999},
+      {OpKind::kMul, 48, 48, 16, "ethos-u85-512", 22499},
+      {OpKind::kMul, 48, 48, 16, "ethos-u85-2048", 11249},
+  };
+  for (const Case& c : cases) {
+    Net n;
+    const int32_t a = n.Tensor8("a", {1, c.h, c.w, c.c});
+    const int32_t b = n.Tensor8("b", {1, c.h, c.w, c.c});
+    const int32_t y = n.Tensor8("y", {1, c.h, c.w, c.c});
+    n.Op(c.kind, ElementwiseAttrs{}, {a, b}, {y});
+    n.Io({a, b}, {y});
+    absl::StatusOr<TargetProfile> p = FindTargetProfile(c.profile);
+    REQUIRE(p.ok());
+    absl::StatusOr<Estimate> e = EstimateEthosU(n.graph(), *p);
+    REQUIRE(e.ok());
+    CAPTURE(c.profile, c.h, c.w, c.c);
+    CHECK(e->total_cycles == Approx(c.vela).epsilon(0.001));
+  }
 }
 
 TEST_CASE("ethos_u places float and unsupported operators on the CPU with reasons",

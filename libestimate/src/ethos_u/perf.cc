@@ -510,12 +510,23 @@ double ElementwiseCycles(const OpContext& x, Traffic* t) {
   const double per = (std::max(x.ifm_blk_cycles, x.ofm_blk_cycles) / blk_el + ao_pe) / 4.0;
   const double op_cycles = std::max(std::ceil(per * n), ao);
   const double in_el = double(OpContext::Round16(x.ifm_fmt, x.ofm_s).elements());
+  // U85 streams both operands of a binary op through the IFM-stream channel and reads a
+  // broadcast operand once (Vela 5.2, probes of same-shape and broadcast ADD/MUL with every
+  // operand in DRAM on U85-128…2048: the op's DRAM cycles are the two operands' bytes over
+  // that one channel's bandwidth; an SE block's 1x1xC MUL operand read from DRAM costs its
+  // own bytes, not the OFM's). U55/U65 charge every operand the OFM's element count.
+  auto operand_el = [&](Format f, Shape3 s) {
+    return x.u85 && s.elements() < x.ofm_s.elements() ? double(OpContext::Round16(f, s).elements())
+                                                      : in_el;
+  };
   if (!(op.ifm.scalar && op.ifm.bits <= 8)) {
-    t->Add(x.ifm_area, 4, Transfer(x.ms, x.ifm_area, x.ifm_fmt, false, x.ifm_s, x.bc.ifm_block,
-                                   x.ibits, x.a.cores, x.u85, op.ifm.scalar ? 1.0 : in_el));
+    const int channel = x.u85 && op.has_ifm2 ? 1 : 4;
+    t->Add(x.ifm_area, channel,
+           Transfer(x.ms, x.ifm_area, x.ifm_fmt, false, x.ifm_s, x.bc.ifm_block, x.ibits,
+                    x.a.cores, x.u85, op.ifm.scalar ? 1.0 : operand_el(x.ifm_fmt, op.ifm.shape)));
   }
   if (op.has_ifm2 && !(op.ifm2.scalar && op.ifm2.bits <= 8)) {
-    const double n2 = op.ifm2.scalar ? 1.0 : in_el;
+    const double n2 = op.ifm2.scalar ? 1.0 : operand_el(x.ifm2_fmt, op.ifm2.shape);
     t->Add(x.ifm2_area, 1,
            Transfer(x.ms, x.ifm2_area, x.ifm2_fmt, false, op.ifm2.shape, x.bc.ifm_block,
                     std::max(op.ifm2.bits, 8), x.a.cores, x.u85, n2));
