@@ -50,6 +50,15 @@ class Net {
     x.data = g_.AddConstData(std::move(bytes));
     return id;
   }
+  // int8 weights with the given values.
+  int32_t Int8Weights(const std::string& name, std::vector<int32_t> shape,
+                      const std::vector<int8_t>& v) {
+    const int32_t id = Tensor8(name, std::move(shape), DType::kInt8);
+    std::vector<uint8_t> bytes(v.size());
+    if (!v.empty()) std::memcpy(bytes.data(), v.data(), bytes.size());
+    sg().tensors[id].data = g_.AddConstData(std::move(bytes));
+    return id;
+  }
   // An int32 constant with the given values (PAD's paddings, axes).
   int32_t Ints(const std::string& name, std::vector<int32_t> shape, const std::vector<int32_t>& v) {
     const int32_t id = Tensor8(name, std::move(shape), DType::kInt32);

@@ -463,6 +463,8 @@ WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const 
     ci_pad = RoundUp(ci, 8);
   }
   const int32_t o_pad = RoundUp(o, bc.ublock.c);
+  // Vela 5.2's 2:4 sparse format takes no -128 weight: one such weight and it encodes dense.
+  bool has_min = false;
   auto value = [&](int32_t oc, int32_t k, int32_t c) -> int32_t {
     if (oc >= o || k >= kh * kw || c >= ci) return 0;
     int32_t ty = 0, tx = 0;
@@ -479,6 +481,7 @@ WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const 
     const int32_t v = !real ? 0
                       : w.dtype == DType::kInt8 ? int32_t{w.data.as<int8_t>()[idx]}
                                                 : int32_t{w.data.bytes()[idx]};
+    if (v == -128 && w.dtype == DType::kInt8) has_min = true;
     return static_cast<int32_t>(std::clamp<int64_t>(v - zp, -255, 255));
   };
   std::array<int64_t, 512> hist{}, hist_nz{};
@@ -525,7 +528,7 @@ WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const 
   const int32_t streams = std::max(arch.cores, 1);
   r.encoded_bytes = static_cast<int64_t>(
       (std::ceil(bits / 8.0 / 16.0) * 16.0) + kStreamHeaderBytes * (streams - 1));
-  r.sparse24 = sparse_ok && op.hw != HwOp::kDepthwise && op.hw != HwOp::kPooling;
+  r.sparse24 = sparse_ok && !has_min && op.hw != HwOp::kDepthwise && op.hw != HwOp::kPooling;
   return r;
 }
 
