@@ -374,8 +374,9 @@ def find_models(root, pattern):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True, help="reference folder (test/corpus/reference)")
-    ap.add_argument("--source", required=True, choices=["corpus", "shared"],
-                    help="which model set: corpus (test/corpus) or shared (../shared)")
+    ap.add_argument("--source", required=True, choices=["corpus", "shared", "probes"],
+                    help="which model set: corpus (test/corpus), shared (../shared) or "
+                         "probes (test/corpus/probes)")
     ap.add_argument("--root", required=True,
                     help="folder the model paths are relative to (test/corpus or the shared dir)")
     ap.add_argument("--models", nargs="+", required=True,

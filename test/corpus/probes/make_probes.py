@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""Write the Ethos-U probe graphs: one- or two-operator models that isolate one behaviour of Vela.
+
+The corpus (test/corpus/models) says how far mica is from Vela on whole models; a probe says why.
+Each probe is a float ONNX graph written here and quantized by mica itself (`mica quantize`,
+int8 or int16x8, random calibration), so every byte is reproducible from this script, a mica
+binary and the `onnx` + `numpy` packages (pip; mica never runs this). A few probes are then
+patched in one weight byte (the -128 probes: symmetric quantization never writes -128).
+
+Vela's answers for the probes are recorded like the corpus's (test/corpus/tools/record_vela.py
+--source probes --root test/corpus/probes --out test/corpus/probes/reference) and
+test/estimate/ethos_u_probes_test.cc compares mica with them without Vela installed.
+manifest.csv lists each probe, what it isolates, and how close mica claims to be: `tolerance`
+is the largest |error| of the total cycles over every profile and configuration the test
+accepts (percent; the behaviour the probe isolates is modelled, the residual is named in
+`what`), empty for a known gap (what Vela does that mica does not).
+
+usage: make_probes.py --mica build/release/bin/mica [--out test/corpus/probes]
+"""
+
+import argparse
+import csv
+import hashlib
+import subprocess
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+# name, builder, scheme, io, tolerance (percent, None for a known gap), what it isolates
+PROBES = []
+
+
+def probe(name, scheme, io, tolerance, what):
+    def register(fn):
+        PROBES.append((name, fn, scheme, io, tolerance, what))
+        return fn
+    return register
+
+
+def save(name, nodes, inputs, outputs, inits, path):
+    g = helper.make_graph(nodes, name, inputs, outputs, initializer=inits)
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), str(path))
+
+
+def vi(name, shape):
+    return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+
+
+def binary(op, shape_a, shape_b):
+    def build(name, path):
+        out = [max(x, y) for x, y in zip(shape_a, shape_b)]
+        save(name, [helper.make_node(op, ["a", "b"], ["y"])],
+             [vi("a", shape_a), vi("b", shape_b)], [vi("y", out)], [], path)
+    return build
+
+
+def conv(h, w, cin, cout, k, stride=1, pad=0, relu=False, seed=1):
+    def build(name, path):
+        rng = np.random.default_rng(seed)
+        wt = numpy_helper.from_array(rng.laplace(0, 0.1, (cout, cin, k, k)).astype(np.float32), "w")
+        b = numpy_helper.from_array(np.zeros(cout, np.float32), "b")
+        oh = (h + 2 * pad - k) // stride + 1
+        ow = (w + 2 * pad - k) // stride + 1
+        nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c" if relu else "y"],
+                                  strides=[stride, stride], pads=[pad] * 4, kernel_shape=[k, k])]
+        if relu:
+            nodes.append(helper.make_node("Relu", ["c"], ["y"]))
+        save(name, nodes, [vi("x", [1, cin, h, w])], [vi("y", [1, cout, oh, ow])], [wt, b], path)
+    return build
+
+
+# U85 binary elementwise ops with every map in DRAM (graph inputs and output, Dedicated_Sram):
+# both operands stream through the IFM-stream channel; a broadcast operand is read once.
+for n, op, a, b in [
+        ("ew_add_64x64x8", "Add", [1, 8, 64, 64], [1, 8, 64, 64]),
+        ("ew_add_32x32x32", "Add", [1, 32, 32, 32], [1, 32, 32, 32]),
+        ("ew_add_32x32x64", "Add", [1, 64, 32, 32], [1, 64, 32, 32]),
+        ("ew_mul_48x48x16", "Mul", [1, 16, 48, 48], [1, 16, 48, 48]),
+        ("ew_add_bcast_32x32x16", "Add", [1, 16, 32, 32], [1, 16, 1, 1])]:
+    probe(n, "a8w8", "int8", 1.0, f"{op} of two graph inputs {a[2]}x{a[3]}x{a[1]}"
+          + (" and a 1x1 broadcast" if b[2] == 1 else ""))(binary(op, a, b))
+for n, op, a, b in [
+        ("ew_add_bcast_32x32x32", "Add", [1, 32, 32, 32], [1, 32, 1, 1]),
+        ("ew_mul_bcast_24x24x48", "Mul", [1, 48, 24, 24], [1, 48, 1, 1])]:
+    probe(n, "a8w8", "int8", None,
+          f"{op} with a 1x1 broadcast, depth {a[1]} > 16: on U85 Vela reads the full operand "
+          "in 16-byte pieces and its NPU cycles rise on 512+ MACs (a block rule mica lacks)"
+          )(binary(op, a, b))
+
+# U85 2:4 sparse weights: a 7x7 kernel over a 2-channel IFM is half padding in every group of
+# four channels, so Vela encodes it sparse (half the MAC cycles) unless a weight is -128.
+probe("sparse_k7_c2_i16", "a16w8", "int8", 4.0,
+      "int16 7x7 conv of a 2-channel IFM: 2:4 sparse on U85 (U85-2048 -3.5 %)")(conv(8, 166, 2, 8, 7))
+probe("sparse_k7_c2_i16_m128", "a16w8", "int8", 7.0,
+      "the same with one weight -128: dense on U85, twice the MAC cycles (U85-128 -6.5 %)")(conv(8, 166, 2, 8, 7))
+probe("sparse_k7_c2_i8_m128", "a8w8", "int8", 1.5,
+      "int8 7x7 conv of a 2-channel IFM with one weight -128: dense on U85")(conv(16, 40, 2, 16, 7))
+
+# Convolutions by IFM depth (U55/U65/U85 MAC cycles, traversal, IFM from DRAM or SRAM).
+for cin, tol, note in ((2, 10.0, " (U85-128 -9.2 %)"), (8, 1.0, ""), (16, 1.0, ""), (32, 1.0, "")):
+    probe(f"conv_k3_c{cin}_i8", "a8w8", "int8", tol,
+          f"int8 3x3 conv of a {cin}-channel graph input{note}")(conv(16, 40, cin, 16, 3))
+probe("conv_k3_c8_i16", "a16w8", "int8", 6.0,
+      "int16 3x3 conv of an 8-channel graph input (U55-32/64 -3/-6 %)")(conv(16, 40, 8, 16, 3))
+
+# A uint8 graph input: QUANTIZE (uint8 -> int8) then a 3x3 convolution of its 3-channel output.
+probe("u8_quantize_conv_c3", "a8w8", "uint8", None,
+      "uint8 input, QUANTIZE, 3x3 conv of the 3-channel intermediate: on U65 (Dedicated_Sram) "
+      "Vela's conv costs 1.4-2.5x mica's, not by MAC cycles nor by the IFM's latency "
+      "(probed: same block, same traffic; Shared_Sram agrees)")(conv(32, 32, 3, 16, 3, pad=1, relu=True))
+
+PATCH_MINUS_128 = {"sparse_k7_c2_i16_m128", "sparse_k7_c2_i8_m128"}
+
+
+def set_one_weight_to_minus_128(path):
+    """Sets the sixth byte of the (only) int8 conv filter to -128, in place."""
+    from ethosu.vela.tflite.Model import Model  # a flatbuffer reader that is pip-installable
+    buf = bytearray(path.read_bytes())
+    m = Model.GetRootAsModel(bytes(buf), 0)
+    sg = m.Subgraphs(0)
+    for i in range(sg.OperatorsLength()):
+        op = sg.Operators(i)
+        if op.InputsLength() < 2:
+            continue
+        t = sg.Tensors(op.Inputs(1))
+        if t.ShapeLength() != 4:
+            continue
+        data = m.Buffers(t.Buffer()).DataAsNumpy().tobytes()
+        at = bytes(buf).find(data)
+        if at < 0 or bytes(buf).find(data, at + 1) >= 0:
+            raise SystemExit(f"error: {path}: filter bytes not unique in the file")
+        buf[at + 5] = 0x80
+        path.write_bytes(bytes(buf))
+        return
+    raise SystemExit(f"error: {path}: no 4-D filter")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--mica", required=True, help="a mica binary (its quantize command)")
+    ap.add_argument("--out", default=str(Path(__file__).resolve().parent))
+    args = ap.parse_args()
+    out = Path(args.out)
+    (out / "models").mkdir(parents=True, exist_ok=True)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, build, scheme, io, tolerance, what in PROBES:
+            src = Path(tmp) / f"{name}.onnx"
+            build(name, src)
+            dst = out / "models" / f"{name}.tflite"
+            subprocess.run([args.mica, "quantize", str(src), "--calibration", "random=4",
+                            "--scheme", scheme, "--io", io, "-o", str(dst)], check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            if name in PATCH_MINUS_128:
+                set_one_weight_to_minus_128(dst)
+            sha = hashlib.sha256(dst.read_bytes()).hexdigest()
+            rows.append([name, f"models/{name}.tflite", sha,
+                         "" if tolerance is None else f"{tolerance:g}", what])
+            print(f"{name}: {dst.stat().st_size} bytes")
+    with open(out / "manifest.csv", "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(["name", "file", "sha256", "tolerance", "what"])
+        w.writerows(rows)
+
+
+if __name__ == "__main__":
+    main()
