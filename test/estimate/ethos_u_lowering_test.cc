@@ -876,6 +876,36 @@ TEST_CASE("lowering: a dilation above 2 is a spread kernel with hardware dilatio
   CHECK(r8.lw.ops[0].encoded_weight_bytes > r2.lw.ops[0].encoded_weight_bytes);
 }
 
+TEST_CASE("lowering: a batched FULLY_CONNECTED runs its rows as an H x W map", "[ethos_u]") {
+  // Vela 5.2 (probes, U55 and U85 alike): H = the largest divisor of the row count not above
+  // its square root nor 16.
+  const struct {
+    int32_t rows, h, w;
+  } cases[] = {{1, 1, 1}, {7, 1, 7}, {12, 3, 4}, {16, 4, 4}, {200, 10, 20}, {576, 16, 36},
+               {900, 15, 60}, {1000, 10, 100}};
+  for (const auto& c : cases) {
+    Net n;
+    const int32_t x = n.Tensor8("x", {1, c.rows, 32});
+    const int32_t w = n.Weights("w", {8, 32}, 3);
+    const int32_t b = n.Bias("b", 8);
+    const int32_t y = n.Tensor8("y", {1, c.rows, 8});
+    n.Op(OpKind::kFullyConnected, FullyConnectedAttrs{}, {x, w, b}, {y});
+    n.Io({x}, {y});
+    for (const char* profile : {"ethos-u55-256", "ethos-u85-256"}) {
+      absl::StatusOr<TargetProfile> p = FindTargetProfile(profile);
+      REQUIRE(p.ok());
+      const Run r = LowerAndCost(n, *p);
+      REQUIRE(r.lw.ops.size() == 1);
+      CAPTURE(c.rows, profile);
+      CHECK(r.lw.ops[0].ofm.shape.h == c.h);
+      CHECK(r.lw.ops[0].ofm.shape.w == c.w);
+      CHECK(r.lw.ops[0].ifm.shape.h == c.h);
+      CHECK(r.lw.ops[0].ifm.shape.w == c.w);
+      CHECK(r.lw.ops[0].ifm.shape.c == 32);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ethosu
 }  // namespace estimate

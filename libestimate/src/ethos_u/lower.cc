@@ -955,8 +955,19 @@ void Lowerer::LowerFullyConnected(int32_t i) {
   const int32_t cout = w.shape.empty() ? 1 : w.shape.front();
   const int64_t batch = std::max<int64_t>(1, sg_.tensors[o.inputs[0]].num_elements() /
                                                  std::max(cin, 1));
-  op.ifm.shape = {1, static_cast<int32_t>(batch), cin};
-  op.ofm.shape = {1, static_cast<int32_t>(batch), cout};
+  // Vela 5.2 runs the rows of a batched FC as an H x W map: H the largest divisor of the row
+  // count not above its square root nor 16 (probes: 12 rows -> 3x4, 200 -> 10x20, 576 -> 16x36,
+  // 900 -> 15x60, 17 -> 1x17; the same on U55 and U85).
+  int64_t rows_h = 1;
+  for (int64_t h = std::min<int64_t>(16, static_cast<int64_t>(std::sqrt(double(batch)))); h > 1;
+       --h) {
+    if (batch % h == 0) {
+      rows_h = h;
+      break;
+    }
+  }
+  op.ifm.shape = {static_cast<int32_t>(rows_h), static_cast<int32_t>(batch / rows_h), cin};
+  op.ofm.shape = {static_cast<int32_t>(rows_h), static_cast<int32_t>(batch / rows_h), cout};
   op.act = ActOf(a.activation);
   SetWeights(o, &op, 1, cout);
   op.macs = int64_t{cin} * cout * batch;
