@@ -906,6 +906,57 @@ TEST_CASE("lowering: a batched FULLY_CONNECTED runs its rows as an H x W map", "
   }
 }
 
+TEST_CASE("lowering: a CONV_2D with one channel per group is a depthwise convolution",
+          "[ethos_u]") {
+  // ConvNeXt's Conv2D(groups=C) 7x7: Vela 5.2's tables name it DepthwiseConv2D.
+  Net n;
+  const int32_t x = n.Tensor8("x", {1, 16, 16, 24});
+  const int32_t w = n.Weights("w", {24, 7, 7, 1}, 4);
+  const int32_t b = n.Bias("b", 24);
+  const int32_t y = n.Tensor8("y", {1, 10, 10, 24});
+  n.Op(OpKind::kConv2D, Conv2DAttrs{}, {x, w, b}, {y});
+  n.Io({x}, {y});
+  absl::StatusOr<TargetProfile> p = FindTargetProfile("ethos-u55-64");
+  REQUIRE(p.ok());
+  const Run r = LowerAndCost(n, *p);
+  REQUIRE(r.lw.ops.size() == 1);
+  CHECK(r.lw.ops[0].hw == HwOp::kDepthwise);
+  CHECK(r.lw.ops[0].macs == int64_t{7} * 7 * 10 * 10 * 24);
+  CHECK(r.lw.ops[0].encoded_weight_bytes > 0);
+  CHECK(r.lw.ops[0].encoded_weight_bytes < 24 * 7 * 7 * 2);
+}
+
+TEST_CASE("lowering: a CONV_2D with a stride above 3 is one convolution per OFM element",
+          "[ethos_u]") {
+  // Vela 5.2 (probes, U55 and U85): stride 4 or 5 -> OFM H x W stride-1 convolutions over
+  // kernel-sized windows with 1x1 OFMs.
+  Net n;
+  const int32_t x = n.Tensor8("x", {1, 32, 32, 3});
+  const int32_t w = n.Weights("w", {24, 4, 4, 3}, 4);
+  const int32_t b = n.Bias("b", 24);
+  const int32_t y = n.Tensor8("y", {1, 8, 8, 24});
+  Conv2DAttrs a;
+  a.stride_h = a.stride_w = 4;
+  n.Op(OpKind::kConv2D, a, {x, w, b}, {y});
+  n.Io({x}, {y});
+  for (const char* profile : {"ethos-u55-256", "ethos-u85-256"}) {
+    absl::StatusOr<TargetProfile> p = FindTargetProfile(profile);
+    REQUIRE(p.ok());
+    const Run r = LowerAndCost(n, *p);
+    CAPTURE(profile);
+    REQUIRE(r.lw.ops.size() == 64);
+    for (const NpuOp& op : r.lw.ops) {
+      CHECK(op.sh == 1);
+      CHECK(op.sw == 1);
+      CHECK(op.ifm.shape.h == 4);
+      CHECK(op.ifm.shape.w == 4);
+      CHECK(op.ofm.shape.h == 1);
+      CHECK(op.ofm.shape.w == 1);
+      CHECK(op.ofm.shape.c == 24);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ethosu
 }  // namespace estimate

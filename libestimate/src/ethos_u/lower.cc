@@ -747,6 +747,14 @@ void Lowerer::LowerConvolution(int32_t i) {
   op.kh = w.shape.size() == 4 ? w.shape[1] : 1;
   op.kw = w.shape.size() == 4 ? w.shape[2] : 1;
   op.act = ActOf(act);
+  // A CONV_2D with one IFM channel per group and one output channel per group (Keras
+  // Conv2D(groups=C), ConvNeXt's 7x7) is a depthwise convolution to Vela 5.2: its tables name
+  // the operation DepthwiseConv2D. Its kernels stay [C, H, W, 1] (the encoder reads them so).
+  if (o.kind == OpKind::kConv2D && w.shape.size() == 4 && w.shape[3] == 1 &&
+      op.ifm.shape.c > 1 && op.ofm.shape.c == op.ifm.shape.c && w.shape[0] == op.ofm.shape.c) {
+    op.hw = HwOp::kDepthwise;
+    op.name = "DepthwiseConv2D";
+  }
   // A dilation above 2 (the hardware's limit) is done by Vela with a bigger kernel holding
   // zeros between the taps (FixupDilationGT2): an even dilation d keeps hardware dilation 2
   // and spreads the taps d / 2 apart, an odd one spreads them d apart with no hardware
@@ -768,6 +776,29 @@ void Lowerer::LowerConvolution(int32_t i) {
     spread(&op.kh, &op.dh);
     spread(&op.kw, &op.dw);
   }
+  // A CONV_2D with a stride above 3 (the hardware's limit): Vela 5.2 runs one stride-1
+  // convolution per OFM element, each over its own kernel-sized window of the IFM and streaming
+  // the whole kernel set again (probes: stride 4 or 5, kernel 3…8, U55 and U85: OFM H x W
+  // operations with 1x1 OFMs; ConvNeXt's 4x4 stride-4 stem is 256 of them).
+  if (o.kind == OpKind::kConv2D && op.hw == HwOp::kConvolution && (op.sh > 3 || op.sw > 3)) {
+    const int32_t win_h = std::min((std::max(op.kh, 1) - 1) * std::max(op.dh, 1) + 1,
+                                   std::max(op.ifm.shape.h, 1));
+    const int32_t win_w = std::min((std::max(op.kw, 1) - 1) * std::max(op.dw, 1) + 1,
+                                   std::max(op.ifm.shape.w, 1));
+    const int32_t cin = op.ifm.shape.c;
+    const int32_t pixels = std::max(op.ofm.shape.h, 1) * std::max(op.ofm.shape.w, 1);
+    for (int32_t px = 0; px < pixels; ++px) {
+      NpuOp part = op;
+      part.name = "Conv2D/StrideSplit";
+      part.sh = part.sw = 1;
+      part.ifm.shape = {win_h, win_w, cin};
+      part.ofm.shape = {1, 1, op.ofm.shape.c};
+      SetWeights(o, &part, 1, op.ofm.shape.c);
+      part.macs = int64_t{op.kh} * op.kw * cin * op.ofm.shape.c;
+      Emit(part);
+    }
+    return;
+  }
   // DEPTHWISE_CONV_2D with depth multiplier M > 1 (Vela 5.2's tables and its high-level
   // command stream): M depthwise convolutions, the m-th applying multiplier m's kernels to the
   // whole IFM and writing batch m of an [M, H, W, C] map, then a TRANSPOSE to the OFM's
@@ -784,7 +815,7 @@ void Lowerer::LowerConvolution(int32_t i) {
   // from and written to NHWC maps (Vela 5.2's command streams, U65 and U85: the IFM and the
   // groups' output are format NHWC, the activation pass writes NHCWB16).
   const int32_t kin = w.shape.size() == 4 ? w.shape[3] : 0;
-  if (o.kind == OpKind::kConv2D && kin > 0 && op.ifm.shape.c > kin &&
+  if (o.kind == OpKind::kConv2D && op.hw == HwOp::kConvolution && kin > 0 && op.ifm.shape.c > kin &&
       op.ifm.shape.c % kin == 0 && op.ofm.shape.c % (op.ifm.shape.c / kin) == 0) {
     const int32_t groups = op.ifm.shape.c / kin;
     const int32_t cout = op.ofm.shape.c / groups;
@@ -814,7 +845,7 @@ void Lowerer::LowerConvolution(int32_t i) {
   }
   SetWeights(o, &op, 1, op.ofm.shape.c);
   const int64_t taps = int64_t{op.kh} * op.kw;
-  if (o.kind == OpKind::kDepthwiseConv2D) {
+  if (op.hw == HwOp::kDepthwise) {
     op.macs = taps * op.ofm.shape.elements();
   } else if (o.kind == OpKind::kTransposeConv) {
     const TransposeConvAttrs a = AttrsOr<TransposeConvAttrs>(o);

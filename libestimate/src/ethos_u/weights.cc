@@ -374,7 +374,11 @@ WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const 
   // Geometry: O x K x I (depthwise: C x K x 1).
   int32_t o = 1, kh = 1, kw = 1, ci = 1;
   const bool dw = op.hw == HwOp::kDepthwise;
-  if (dw && w.shape.size() == 4) {
+  // A depthwise op from a CONV_2D with one channel per group keeps its [C, H, W, 1] kernels.
+  const bool dw_oc_major = dw && w.shape.size() == 4 && w.shape[3] == 1 && w.shape[0] > 1;
+  if (dw_oc_major) {
+    kh = w.shape[1], kw = w.shape[2], o = w.shape[0];
+  } else if (dw && w.shape.size() == 4) {
     kh = w.shape[1], kw = w.shape[2], o = w.shape[3];
   } else if (w.shape.size() == 4) {
     o = w.shape[0], kh = w.shape[1], kw = w.shape[2], ci = w.shape[3];
@@ -444,8 +448,9 @@ WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const 
           stream.push_back(static_cast<int16_t>(std::clamp<int64_t>(-zp_of(oc), -255, 255)));
           return;
         }
-        const int64_t idx = dw ? (int64_t{ty} * tw + tx) * to + oc
-                               : ((int64_t{oc0 + oc} * th + ty) * tw + tx) * ci + c;
+        const int64_t idx = dw_oc_major ? (int64_t{oc} * th + ty) * tw + tx
+                            : dw        ? (int64_t{ty} * tw + tx) * to + oc
+                                        : ((int64_t{oc0 + oc} * th + ty) * tw + tx) * ci + c;
         const int32_t v = w.dtype == DType::kInt8 ? int32_t{w.data.as<int8_t>()[idx]}
                                                   : int32_t{w.data.bytes()[idx]};
         stream.push_back(static_cast<int16_t>(std::clamp<int64_t>(v - zp_of(oc), -255, 255)));
@@ -471,7 +476,8 @@ WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const 
     const bool real = tap(k / kw, k % kw, &ty, &tx);
     const int64_t tk = int64_t{ty} * tw + tx;
     int64_t idx;
-    if (dw) idx = tk * to + oc;
+    if (dw_oc_major) idx = int64_t{oc} * th * tw + tk;
+    else if (dw) idx = tk * to + oc;
     else idx = (int64_t{oc0 + oc} * th * tw + tk) * ci + c;
     const int64_t zp_i = w.quant.zero_point.size() > 1 ? oc0 + oc : 0;
     const int64_t zp = w.quant.zero_point.empty()
