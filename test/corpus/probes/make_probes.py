@@ -106,6 +106,31 @@ for cin, tol, note in ((2, 10.0, " (U85-128 -9.2 %)"), (8, 1.0, ""), (16, 1.0, "
 probe("conv_k3_c8_i16", "a16w8", "int8", 6.0,
       "int16 3x3 conv of an 8-channel graph input (U55-32/64 -3/-6 %)")(conv(16, 40, 8, 16, 3))
 
+# Strides above 3: one stride-1 convolution per OFM element.
+probe("conv_s4_k4_c3", "a8w8", "int8", 6.0,
+      "4x4 stride-4 conv (a patchify stem): Vela runs 64 stride-1 convolutions, one per OFM "
+      "element (mica's per-operation overhead is low by ~4 % on U55)")(conv(32, 32, 3, 24, 4, stride=4))
+probe("conv_s5_k5_c3", "a8w8", "int8", 9.0,
+      "5x5 stride-5 conv: one stride-1 convolution per OFM element (low by up to 8.6 %)")(conv(40, 40, 3, 16, 5, stride=5))
+
+
+def fully_connected(rows, cin, cout, seed=4):
+    def build(name, path):
+        rng = np.random.default_rng(seed)
+        w = numpy_helper.from_array(rng.laplace(0, 0.1, (cin, cout)).astype(np.float32), "w")
+        b = numpy_helper.from_array(np.zeros(cout, np.float32), "b")
+        nodes = [helper.make_node("MatMul", ["x", "w"], ["m"]),
+                 helper.make_node("Add", ["m", "b"], ["y"])]
+        save(name, nodes, [vi("x", [1, rows, cin])], [vi("y", [1, rows, cout])], [w, b], path)
+    return build
+
+
+# A FULLY_CONNECTED over many rows: Vela runs the rows as an H x W map (mica too); what its
+# weights cost per block of rows is not modelled yet.
+probe("fc_rows_200", "a8w8", "int8", None,
+      "FC of 200 rows (a 10x20 map to Vela): mica's weight refetch / buffering across row "
+      "blocks differs (U85 -40…-60 %)")(fully_connected(200, 32, 32))
+
 # A uint8 graph input: QUANTIZE (uint8 -> int8) then a 3x3 convolution of its 3-channel output.
 probe("u8_quantize_conv_c3", "a8w8", "uint8", None,
       "uint8 input, QUANTIZE, 3x3 conv of the 3-channel intermediate: on U65 (Dedicated_Sram) "
