@@ -229,6 +229,7 @@ class Lowerer {
   bool TryFuseActivation(int32_t i, Act act);
   bool TryFoldPad(int32_t i);
   bool TryPadInPlace(int32_t i);
+  void CopyPadBorders(int32_t i, const std::vector<int64_t>& pad, int32_t ih, int32_t iw);
   // Whether a concatenation input is one an NPU operation produced for it alone (Vela's
   // producer writes it into the output's slice).
   bool TryWriteIntoSlice(int32_t in, int32_t out);
@@ -494,28 +495,33 @@ bool Lowerer::TryPadInPlace(int32_t i) {
     }
   }
   if (producer < 0 || !lw_.cpu_reasons[producer].empty()) return false;
-  const int32_t ih = ti.shape[1], iw = ti.shape[2], c = ti.shape[3];
-  const int32_t ow = iw + static_cast<int32_t>(pad[4] + pad[5]);
   lw_.fmaps[Fmap(in)].alias_of = Fmap(out);
-  FmRef y = Out(o);
-  const int32_t bits = y.bits;
-  // Each border is copied from a constant of the pad value (Vela's tables: these copies read
-  // the border's size from the constants' memory).
+  CopyPadBorders(i, pad, ti.shape[1], ti.shape[2]);
+  lw_.ir_note[i] = absl::StrCat("producer writes into the padded tensor; borders copied");
+  return true;
+}
+
+// The borders of a spatial PAD's output (`pad` as its paddings tensor, IFM h x w), each copied
+// from a constant of the pad value: top, bottom, left, right (Vela's tables: these copies read
+// the border's size from the constants' memory).
+void Lowerer::CopyPadBorders(int32_t i, const std::vector<int64_t>& pad, int32_t ih,
+                             int32_t iw) {
+  FmRef y = Out(sg_.ops[i]);
+  const int32_t c = y.shape.c;
+  const int32_t ow = iw + static_cast<int32_t>(pad[4] + pad[5]);
   auto border = [&](const char* side, int64_t h, int64_t w) {
     if (h <= 0 || w <= 0) return;
     FmRef part = y;
     part.shape = {static_cast<int32_t>(h), static_cast<int32_t>(w), c};
     FmRef fill;  // id -1: a constant operand
     fill.shape = part.shape;
-    fill.bits = bits;
+    fill.bits = y.bits;
     Copy(i, absl::StrCat("Pad/MemoryCopy/", side), fill, part);
   };
   border("top", pad[2], ow);
   border("bottom", pad[3], ow);
   border("left", ih, pad[4]);
   border("right", ih, pad[5]);
-  lw_.ir_note[i] = absl::StrCat("producer writes into the padded tensor; borders copied");
-  return true;
 }
 
 bool Lowerer::TryWriteIntoSlice(int32_t in, int32_t out) {
@@ -1578,6 +1584,23 @@ void Lowerer::LowerDataMovement(int32_t i) {
         const int32_t row = x.shape.w * x.shape.c;
         x.shape = y.shape =
             row % 32 == 0 ? Shape3{x.shape.h, row / 16, 16} : Shape3{1, x.shape.h, row};
+      }
+      // A spatial PAD (4-D, batch and depth unpadded, same quantization): Vela copies the
+      // IFM into the interior of the output and each border from a constant (its tables: a
+      // MemoryCopy of the IFM's size, then one per padded side).
+      if ((o.kind == OpKind::kPad || o.kind == OpKind::kPadV2) && o.inputs.size() >= 2 &&
+          o.inputs[1] != kNoTensor && x.id >= 0 && sg_.tensors[o.inputs[0]].shape.size() == 4) {
+        const std::vector<int64_t> pad = ConstInts(sg_.tensors[o.inputs[1]]);
+        const Tensor& ti = sg_.tensors[o.inputs[0]];
+        const Tensor& to = sg_.tensors[o.outputs[0]];
+        if (pad.size() == 8 && pad[0] == 0 && pad[1] == 0 && pad[6] == 0 && pad[7] == 0 &&
+            ti.quant.scale == to.quant.scale && ti.quant.zero_point == to.quant.zero_point) {
+          FmRef interior = y;
+          interior.shape = x.shape;
+          Copy(i, "Pad/MemoryCopy", x, interior);
+          CopyPadBorders(i, pad, ti.shape[1], ti.shape[2]);
+          return;
+        }
       }
       Copy(i, o.kind == OpKind::kQuantize ? "Rescale" : absl::StrCat(name, "/MemoryCopy"), x,
            y);

@@ -131,6 +131,24 @@ probe("fc_rows_200", "a8w8", "int8", None,
       "FC of 200 rows (a 10x20 map to Vela): mica's weight refetch / buffering across row "
       "blocks differs (U85 -40…-60 %)")(fully_connected(200, 32, 32))
 
+def pad_then_maxpool(h, c, p):
+    def build(name, path):
+        pads = numpy_helper.from_array(np.array([0, 0, p, p, 0, 0, p, p], np.int64), "pads")
+        oh = (h + 2 * p - 3) // 2 + 1
+        nodes = [helper.make_node("Pad", ["x", "pads"], ["padded"]),
+                 helper.make_node("MaxPool", ["padded"], ["y"], kernel_shape=[3, 3],
+                                  strides=[2, 2])]
+        save(name, nodes, [vi("x", [1, c, h, h])], [vi("y", [1, c, oh, oh])], [pads], path)
+    return build
+
+
+# A PAD that is neither folded into its consumer nor written in place by its producer (its
+# input is a graph input): a copy of the IFM into the interior and one copy per padded side.
+probe("pad_then_maxpool", "a8w8", "int8", None,
+      "PAD of a graph input before a 3x3/2 max pool: Vela copies the interior and each border "
+      "(five MemoryCopy rows; mica too: U55/U65 within 2 %); the gap is U85's memory copy of "
+      "an 8-deep NHWC map from DRAM (U85-256 +18 %, U85-2048 -53 %)")(pad_then_maxpool(31, 8, 1))
+
 # A uint8 graph input: QUANTIZE (uint8 -> int8) then a 3x3 convolution of its 3-channel output.
 probe("u8_quantize_conv_c3", "a8w8", "uint8", None,
       "uint8 input, QUANTIZE, 3x3 conv of the 3-channel intermediate: on U65 (Dedicated_Sram) "
