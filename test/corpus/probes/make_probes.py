@@ -149,6 +149,32 @@ probe("pad_then_maxpool", "a8w8", "int8", None,
       "(five MemoryCopy rows; mica too: U55/U65 within 2 %); the gap is U85's memory copy of "
       "an 8-deep NHWC map from DRAM (U85-256 +18 %, U85-2048 -53 %)")(pad_then_maxpool(31, 8, 1))
 
+def conv1x1_pair(h, c0, c, seed=7):
+    def build(name, path):
+        rng = np.random.default_rng(seed)
+        w1 = numpy_helper.from_array(rng.laplace(0, 0.2, (c, c0, 1, 1)).astype(np.float32), "w1")
+        b1 = numpy_helper.from_array(np.zeros(c, np.float32), "b1")
+        w2 = numpy_helper.from_array(rng.laplace(0, 0.2, (16, c, 1, 1)).astype(np.float32), "w2")
+        b2 = numpy_helper.from_array(np.zeros(16, np.float32), "b2")
+        nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["a"], kernel_shape=[1, 1]),
+                 helper.make_node("Relu", ["a"], ["r"]),
+                 helper.make_node("Conv", ["r", "w2", "b2"], ["y"], kernel_shape=[1, 1])]
+        save(name, nodes, [vi("x", [1, c0, h, h])], [vi("y", [1, 16, h, h])],
+             [w1, b1, w2, b2], path)
+    return build
+
+
+# A convolution to fewer than 8 channels with a fused ReLU: Vela runs the ReLU as an operation
+# of its own (a Relu row in its tables for 1…7 channels, none from 8 on).
+probe("conv_to_2ch_relu", "a8w8", "int8", None,
+      "1x1 conv 16 -> 2 channels with a fused ReLU, then 2 -> 16: Vela splits the ReLU into a "
+      "pass of its own (U55-256: 512 cycles for 16x16x2); mica fuses it (lowering it as mica's "
+      "activation copy costs 2-5x Vela's pass: the narrow NHWC copy's cost is not modelled)"
+      )(conv1x1_pair(16, 16, 2))
+probe("conv_to_8ch_relu", "a8w8", "int8", 17.0,
+      "the same to 8 channels: the ReLU stays fused (U55/U65 within 1 %; U85-128/256 low by "
+      "up to 16 %: its first convolution's DRAM traffic)")(conv1x1_pair(16, 16, 8))
+
 # A uint8 graph input: QUANTIZE (uint8 -> int8) then a 3x3 convolution of its 3-channel output.
 probe("u8_quantize_conv_c3", "a8w8", "uint8", None,
       "uint8 input, QUANTIZE, 3x3 conv of the 3-channel intermediate: on U65 (Dedicated_Sram) "
