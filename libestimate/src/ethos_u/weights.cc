@@ -10,7 +10,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -73,18 +75,111 @@ constexpr int kWGrc[13] = {0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x10,
                            0x11, 0x12, 0x13, 0x14, 0x15, 0x20};
 constexpr int kZGrc[4] = {0x00, 0x01, 0x02, 0x03};
 
+// The search keeps, per configuration ("lane"), the bits of coding everything so far with
+// the best history that ends in that configuration; a lane that cannot code a value pays a
+// command and restarts from the active configuration's bits. Per value the lanes are updated
+// side by side (GCC/Clang vector extensions: SSE2 on x86-64, NEON on AArch64) and only the
+// rare values where the active configuration might change (it cannot code the value, or a
+// lane is more than a command cheaper) run the scalar decision. Exact: the decision reads the
+// same bit counts and reset positions as a lane-by-lane evaluation; a lane that could not code
+// two values in a row is never read before it restarts, so its count is left unspecified.
+//
+// NV vectors of four lanes (configurations 0..n_cfg-1, the rest free and ignored); PV: four
+// lanes' stream positions (int32_t unless the stream is longer than that).
+typedef int32_t I32x4 __attribute__((vector_size(16)));
+typedef int64_t I64x4 __attribute__((vector_size(32)));
+
+template <int NV, typename PV>
+std::vector<GrcSlice> SearchGrcLanes(const std::vector<int32_t>& v, int n_cfg,
+                                     const std::vector<int32_t>& table) {
+  constexpr int L = NV * 4;
+  using P = std::remove_cv_t<std::remove_reference_t<decltype(PV{}[0])>>;
+  constexpr int32_t kCmdCost = 40;
+  constexpr int32_t kRebaseAt = 1 << 29;
+  I32x4 valid[NV], bit_count[NV] = {}, coded[NV] = {};
+  PV reset_pos[NV] = {};
+  for (int j = 0; j < L; ++j) valid[j / 4][j % 4] = j < n_cfg ? -1 : 0;
+  int32_t active_bits = 0;
+  int active = -1;
+  std::vector<GrcSlice> out;
+  const int64_t n = static_cast<int64_t>(v.size());
+  for (int64_t i = 0; i < n; ++i) {
+    const int32_t* row_p = &table[static_cast<size_t>(v[static_cast<size_t>(i)]) * L];
+    const I32x4 prev = I32x4{} + active_bits;
+    const PV pos = PV{} + static_cast<P>(i + 1);
+    I32x4 better{};
+    for (int k = 0; k < NV; ++k) {
+      I32x4 row;
+      std::memcpy(&row, row_p + 4 * k, sizeof(row));
+      const I32x4 can = row > -1;  // uncodable entries are -1
+      // Coded lanes continue, restarting ones start from the active bits; an uncodable value
+      // costs a command (-1 + 41).
+      bit_count[k] = ((coded[k] & bit_count[k]) | (~coded[k] & prev)) + row +
+                     (~can & (kCmdCost + 1));
+      coded[k] = can;
+      const PV can_p = __builtin_convertvector(can, PV);
+      reset_pos[k] = (can_p & reset_pos[k]) | (~can_p & pos);
+      better |= can & valid[k] & (bit_count[k] + kCmdCost < prev);
+    }
+    uint64_t halves[2];
+    std::memcpy(halves, &better, sizeof(halves));
+    const int32_t row_active = active >= 0 ? row_p[active] : -1;
+    if (row_active >= 0 && (halves[0] | halves[1]) == 0) {
+      active_bits += row_active;  // the active lane's new count
+    } else {
+      int32_t bits[L], is_coded[L];
+      P reset[L];
+      std::memcpy(bits, bit_count, sizeof(bits));
+      std::memcpy(is_coded, coded, sizeof(is_coded));
+      std::memcpy(reset, reset_pos, sizeof(reset));
+      int best = -1;
+      int32_t best_bits = std::numeric_limits<int32_t>::max();
+      for (int j = 0; j < n_cfg; ++j) {
+        if (is_coded[j] && bits[j] < best_bits) best_bits = bits[j], best = j;
+      }
+      // Never taken in practice: the uncompressed weight configuration and every zero-run
+      // configuration code any value.
+      if (best < 0) best = 0;
+      const bool must = active < 0 || !is_coded[active];
+      if (must || (best != active && best_bits + kCmdCost < active_bits)) {
+        if (active >= 0) {
+          if (bits[best] < bits[active] && reset[best] <= reset[active]) {
+            active = best;
+          } else {
+            out.push_back({active, i});
+          }
+        }
+        active = best;
+      }
+      active_bits = bits[active];
+    }
+    if (active_bits > kRebaseAt) {
+      // Rebase: only differences between counts matter.
+      const I32x4 floor = I32x4{} - kRebaseAt;
+      for (int k = 0; k < NV; ++k) {
+        const I32x4 d = bit_count[k] - active_bits;
+        const I32x4 low = d < floor;
+        bit_count[k] = (low & floor) | (~low & d);
+      }
+      active_bits = 0;
+    }
+  }
+  if (out.empty() || out.back().cfg != active) out.push_back({std::max(active, 0), 0});
+  out.back().end = n;
+  return out;
+}
+
 std::vector<GrcSlice> SearchGrc(const std::vector<int32_t>& v, bool zrun, int uncompressed_bits) {
   const int n_cfg = zrun ? 4 : 13;
   const int* params = zrun ? kZGrc : kWGrc;
-  constexpr int32_t kCmdCost = 40;
-  constexpr int kLanes = 16;
-  // Bits per value and configuration (kUncodable where it cannot code the value), tabulated
-  // over the values that occur, one row of 16 lanes per value (unused lanes uncodable).
+  // Bits per value and configuration (-1 where it cannot code the value), tabulated over the
+  // values that occur, one row of lanes per value (lanes past the configurations cost 0).
   constexpr int32_t kUncodable = -1;
+  const int lanes = zrun ? 4 : 16;
   int32_t max_v = 0;
   for (int32_t x : v) max_v = std::max(max_v, x);
   const size_t nv = static_cast<size_t>(max_v) + 1;
-  std::vector<int32_t> table(nv * kLanes, kUncodable);
+  std::vector<int32_t> table(nv * static_cast<size_t>(lanes), 0);
   const int32_t add_uncompressed = uncompressed_bits > 0 ? uncompressed_bits : 100;
   for (int j = 0; j < n_cfg; ++j) {
     const int div = params[j] & 15, trunc = params[j] >> 4;
@@ -93,59 +188,16 @@ std::vector<GrcSlice> SearchGrc(const std::vector<int32_t>& v, bool zrun, int un
       int32_t bits = trunc ? std::min(q + 1, 2) + div : q + 1 + div;
       bool can = !(!zrun && ((trunc && q > 2) || q > 31));
       if (trunc == 2) bits = add_uncompressed, can = true;
-      table[value * kLanes + static_cast<size_t>(j)] = can ? bits : kUncodable;
+      table[value * static_cast<size_t>(lanes) + static_cast<size_t>(j)] = can ? bits : kUncodable;
     }
   }
-  // Bit counts are kept relative to a base (rebased before they could overflow), so int32 lanes
-  // suffice and the per-value update over the configurations is branch-free.
-  std::array<int32_t, kLanes> bit_count{}, coded{};
-  std::array<int64_t, kLanes> reset_pos{};
-  int32_t active_bits = 0;
-  int active = -1;
-  std::vector<GrcSlice> out;
-  const int64_t n = static_cast<int64_t>(v.size());
-  for (int64_t i = 0; i < n; ++i) {
-    const int32_t* row = &table[static_cast<size_t>(v[static_cast<size_t>(i)]) * kLanes];
-    for (int j = 0; j < kLanes; ++j) {
-      const bool can = row[j] >= 0;
-      const int32_t start = coded[j] ? bit_count[j] : active_bits;
-      bit_count[j] = can ? start + row[j] : bit_count[j] + kCmdCost;
-      coded[j] = can;
-    }
-    int best = -1;
-    int32_t best_bits = std::numeric_limits<int32_t>::max();
-    for (int j = 0; j < n_cfg; ++j) {
-      if (coded[j]) {
-        if (bit_count[j] < best_bits) best_bits = bit_count[j], best = j;
-      } else {
-        reset_pos[static_cast<size_t>(j)] = i + 1;
-      }
-    }
-    if (best < 0) best = 0;
-    const bool must = active < 0 || !coded[active];
-    if (must || (best != active && best_bits + kCmdCost < active_bits)) {
-      if (active >= 0) {
-        if (bit_count[best] < bit_count[active] && reset_pos[best] <= reset_pos[active]) {
-          active = best;
-        } else {
-          out.push_back({active, i});
-        }
-      }
-      active = best;
-    }
-    active_bits = bit_count[active];
-    if (active_bits > (1 << 29)) {
-      // Rebase: only differences between counts matter.
-      const int32_t base = active_bits;
-      for (int j = 0; j < kLanes; ++j) {
-        bit_count[j] = std::max(bit_count[j] - base, -(1 << 29));
-      }
-      active_bits = 0;
-    }
+  const bool long_stream = v.size() >= static_cast<size_t>(std::numeric_limits<int32_t>::max());
+  if (zrun) {
+    return long_stream ? SearchGrcLanes<1, I64x4>(v, n_cfg, table)
+                       : SearchGrcLanes<1, I32x4>(v, n_cfg, table);
   }
-  if (out.empty() || out.back().cfg != active) out.push_back({std::max(active, 0), 0});
-  out.back().end = n;
-  return out;
+  return long_stream ? SearchGrcLanes<4, I64x4>(v, n_cfg, table)
+                     : SearchGrcLanes<4, I32x4>(v, n_cfg, table);
 }
 
 // Bits of `count` GRC-coded values starting at `v` with configuration `param` (a weight or a
