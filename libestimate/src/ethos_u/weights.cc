@@ -483,6 +483,29 @@ WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const 
                       std::max(bc.ofm_block.c, 1), std::max(arch.ofm_ublocks[0].c, 1),
                       std::max(arch.ifm_ublock.c, 1), std::max(op.dh, 1), std::max(op.dw, 1)};
     const int32_t cores = std::max(std::min(arch.cores, o), 1);
+    // Per kernel position: the tensor tap's offset (-1: an inserted zero); per OFM channel:
+    // the zero point (clamped to +-1024, which leaves every clamped difference unchanged) and
+    // the channel's offset. The emitted value is clamp(weight - zero point, -255, 255).
+    std::vector<int64_t> tap_off(static_cast<size_t>(kh) * static_cast<size_t>(kw), -1);
+    for (int32_t y = 0; y < kh; ++y) {
+      for (int32_t x = 0; x < kw; ++x) {
+        int32_t ty = 0, tx = 0;
+        if (tap(y, x, &ty, &tx)) {
+          tap_off[static_cast<size_t>(y) * kw + x] =
+              dw ? (int64_t{ty} * tw + tx) * to : (int64_t{ty} * tw + tx) * ci;
+        }
+      }
+    }
+    std::vector<int32_t> zp(static_cast<size_t>(o));
+    std::vector<int64_t> oc_off(static_cast<size_t>(o));
+    for (int32_t oc = 0; oc < o; ++oc) {
+      zp[static_cast<size_t>(oc)] = static_cast<int32_t>(std::clamp<int64_t>(zp_of(oc), -1024, 1024));
+      oc_off[static_cast<size_t>(oc)] = dw ? oc : int64_t{oc0 + oc} * th * tw * ci;
+    }
+    const bool s8 = w.dtype == DType::kInt8;
+    const int8_t* data_s8 = w.data.as<int8_t>();
+    const uint8_t* data_u8 = w.data.bytes();
+    auto clamp255 = [](int32_t v) { return static_cast<int16_t>(std::clamp(v, -255, 255)); };
     std::vector<int16_t> stream;
     for (int32_t s = 0; s < cores; ++s) {
       stream.clear();
@@ -491,16 +514,15 @@ WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const 
           stream.push_back(0);
           return;
         }
-        int32_t ty = 0, tx = 0;
-        if (!tap(y, x, &ty, &tx)) {  // an inserted zero
-          stream.push_back(static_cast<int16_t>(std::clamp<int64_t>(-zp_of(oc), -255, 255)));
+        const int32_t z = zp[static_cast<size_t>(oc)];
+        const int64_t off = tap_off[static_cast<size_t>(y) * kw + x];
+        if (off < 0) {  // an inserted zero
+          stream.push_back(clamp255(-z));
           return;
         }
-        const int64_t idx = dw ? (int64_t{ty} * tw + tx) * to + oc
-                               : ((int64_t{oc0 + oc} * th + ty) * tw + tx) * ci + c;
-        const int32_t v = w.dtype == DType::kInt8 ? int32_t{w.data.as<int8_t>()[idx]}
-                                                  : int32_t{w.data.bytes()[idx]};
-        stream.push_back(static_cast<int16_t>(std::clamp<int64_t>(v - zp_of(oc), -255, 255)));
+        const int64_t idx = oc_off[static_cast<size_t>(oc)] + off + (dw ? 0 : c);
+        const int32_t v = s8 ? int32_t{data_s8[idx]} : int32_t{data_u8[idx]};
+        stream.push_back(clamp255(v - z));
       });
       r.encoded_bytes += MlwStreamBytes(stream);
     }
@@ -515,48 +537,46 @@ WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const 
     ci_pad = RoundUp(ci, 8);
   }
   const int32_t o_pad = RoundUp(o, bc.ublock.c);
-  auto value = [&](int32_t oc, int32_t k, int32_t c) -> int32_t {
-    if (oc >= o || k >= kh * kw || c >= ci) return 0;
-    int32_t ty = 0, tx = 0;
-    const bool real = tap(k / kw, k % kw, &ty, &tx);
-    const int64_t tk = int64_t{ty} * tw + tx;
-    int64_t idx;
-    if (dw) idx = tk * to + oc;
-    else idx = (int64_t{oc0 + oc} * th * tw + tk) * ci + c;
-    const int64_t zp_i = w.quant.zero_point.size() > 1 ? oc0 + oc : 0;
-    const int64_t zp = w.quant.zero_point.empty()
-                           ? 0
-                           : w.quant.zero_point[std::min<size_t>(static_cast<size_t>(zp_i),
-                                                                 w.quant.zero_point.size() - 1)];
-    const int32_t v = !real ? 0
-                      : w.dtype == DType::kInt8 ? int32_t{w.data.as<int8_t>()[idx]}
-                                                : int32_t{w.data.bytes()[idx]};
-    return static_cast<int32_t>(std::clamp<int64_t>(v - zp, -255, 255));
-  };
-  std::array<int64_t, 512> hist{}, hist_nz{};
+  std::array<int64_t, 512> hist{};
   constexpr int64_t kShortRuns = 1024;
   std::vector<int64_t> run_hist(kShortRuns, 0), long_runs;
   auto add_run = [&](int64_t len) {
     if (len < kShortRuns) ++run_hist[static_cast<size_t>(len)];
     else long_runs.push_back(len);
   };
-  int64_t total = 0, nnz = 0, run = 0;
+  int64_t run = 0;
   bool sparse_ok = !dw && arch.family == EthosUFamily::kU85;
-  // Stream order: OFM channel groups, kernel elements, IFM channels.
+  // Stream order: OFM channel groups, kernel elements, IFM channels. One row of IFM channels
+  // (clamp(weight - zero point, -255, 255); zero where the kernel or channels are padded) at a
+  // time.
   const int32_t cgroup = dw ? 1 : ci_pad;
+  const int32_t n_real = std::min(cgroup, ci);
+  const bool s8 = w.dtype == DType::kInt8;
+  std::vector<int32_t> row(static_cast<size_t>(cgroup));
   for (int32_t oc = 0; oc < o_pad; ++oc) {
+    const int64_t zp = oc < o ? zp_of(oc) : 0;
     for (int32_t k = 0; k < k_pad; ++k) {
+      std::fill(row.begin(), row.end(), 0);
+      if (oc < o && k < kh * kw) {
+        int32_t ty = 0, tx = 0;
+        const bool real = tap(k / kw, k % kw, &ty, &tx);
+        const int64_t tk = int64_t{ty} * tw + tx;
+        const int64_t base = dw ? tk * to + oc : (int64_t{oc0 + oc} * th * tw + tk) * ci;
+        for (int32_t c = 0; c < n_real; ++c) {
+          const int32_t v = !real ? 0
+                            : s8  ? int32_t{w.data.as<int8_t>()[base + c]}
+                                  : int32_t{w.data.bytes()[base + c]};
+          row[static_cast<size_t>(c)] = static_cast<int32_t>(std::clamp<int64_t>(v - zp, -255, 255));
+        }
+      }
       int zeros_in_group = 0;
       for (int32_t c = 0; c < cgroup; ++c) {
-        const int32_t v = value(oc, k, c);
-        ++total;
-        ++hist[v + 256];
+        const int32_t v = row[static_cast<size_t>(c)];
+        ++hist[static_cast<size_t>(v + 256)];
         if (v == 0) {
           ++run;
           ++zeros_in_group;
         } else {
-          ++nnz;
-          ++hist_nz[v + 256];
           add_run(run);
           run = 0;
         }
@@ -569,6 +589,10 @@ WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const 
       }
     }
   }
+  const int64_t total = int64_t{o_pad} * k_pad * cgroup;
+  const int64_t nnz = total - hist[256];
+  std::array<int64_t, 512> hist_nz = hist;
+  hist_nz[256] = 0;
   if (run > 0) add_run(run);
   const double dense_bits = Entropy(hist, total) + kCodingLossBits * double(total);
   const double sparse_bits =
