@@ -261,7 +261,9 @@ int64_t MlwStreamBytes(const std::vector<int16_t>& w) {
   if (all_cnt != 0) {
     while (direct_offset < 31 && by_palval[static_cast<size_t>(direct_offset)] == 0) ++direct_offset;
   }
-  std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a > b; });
+  // Only the 33 most frequent matter (the palette and whether a 33rd value occurs).
+  std::partial_sort(order.begin(), order.begin() + 33, order.end(),
+                    [](const auto& a, const auto& b) { return a > b; });
   const bool only_palette = order[0].first > 0 && order[32].first == 0;
   int max_pal = only_palette ? 32 : std::min(32, 511 - all_max);
   if (max_pal == 1) max_pal = 0;
@@ -289,11 +291,13 @@ int64_t MlwStreamBytes(const std::vector<int16_t>& w) {
   } else if (palsize == 0) {
     uncompressed_bits = palbits;
   }
-  auto index_of = [&](int v) {
+  std::array<int32_t, 511> index_of_value{};  // by weight + 255
+  for (int v = -255; v < 256; ++v) {
     const int palval = (std::abs(v) << 1) | (v < 0 ? 1 : 0);
     const int k = pal_index[static_cast<size_t>(palval)];
-    return k >= 0 ? k : palsize - direct_offset + palval;
-  };
+    index_of_value[static_cast<size_t>(v + 255)] = k >= 0 ? k : palsize - direct_offset + palval;
+  }
+  auto index_of = [&](int v) { return index_of_value[static_cast<size_t>(v + 255)]; };
   // Coded values (and zero runs).
   std::vector<int32_t> values, zruns;
   values.reserve(static_cast<size_t>(size));
