@@ -227,17 +227,16 @@ int64_t GrcBits(const int32_t* v, int64_t count, int param, bool zrun, int uncom
 int64_t MlwStreamBytes(const std::vector<int16_t>& w) {
   const int64_t size = static_cast<int64_t>(w.size());
   std::array<int64_t, 512> freq{};
-  int64_t total_zeroes = 0, zeroes_in_runs = 0, run = 0;
+  // Zeros, and zeros in runs of two or more (branch-free: sparse kernels mix them at random).
+  int64_t zeroes_in_runs = 0, run = 0;
   for (int16_t x : w) {
     ++freq[static_cast<size_t>(x + 256)];
-    if (x == 0) {
-      ++total_zeroes, ++run;
-    } else {
-      if (run >= 2) zeroes_in_runs += run;
-      run = 0;
-    }
+    const int64_t non_zero = x != 0;
+    zeroes_in_runs += (run >= 2 ? run : 0) * non_zero;
+    run = (run + 1) * (1 - non_zero);
   }
   if (run >= 2) zeroes_in_runs += run;
+  const int64_t total_zeroes = freq[256];
   int64_t common = 0;
   for (int i = 0; i < 512; ++i) {
     if (i != 256) common = std::max(common, freq[static_cast<size_t>(i)]);
@@ -302,17 +301,36 @@ int64_t MlwStreamBytes(const std::vector<int16_t>& w) {
   std::vector<int32_t> values, zruns;
   values.reserve(static_cast<size_t>(size));
   const bool skip_first_run = all_cnt == 0;  // all zero: the first zero is coded as a value
-  for (int64_t i = 0;;) {
-    if (zero_runs) {
-      int32_t z = 0;
-      if (!skip_first_run || i > 0) {
-        while (i < size && w[static_cast<size_t>(i)] == 0) ++z, ++i;
-      }
-      zruns.push_back(z);
+  if (zero_runs && !skip_first_run) {
+    // Each non-zero value after the zeros before it, and the zeros after the last one (one
+    // pass, branch-free: every element writes both slots, a non-zero one advances them).
+    values.resize(static_cast<size_t>(size));
+    zruns.resize(static_cast<size_t>(size) + 1);
+    size_t k = 0;
+    int32_t z = 0;
+    for (int16_t x : w) {
+      const int32_t non_zero = x != 0;
+      zruns[k] = z;
+      values[k] = index_of(x);
+      k += static_cast<size_t>(non_zero);
+      z = (z + 1) * (1 - non_zero);
     }
-    if (i == size) break;
-    values.push_back(index_of(w[static_cast<size_t>(i)]));
-    ++i;
+    zruns[k] = z;
+    values.resize(k);
+    zruns.resize(k + 1);
+  } else {
+    for (int64_t i = 0;;) {
+      if (zero_runs) {
+        int32_t z = 0;
+        if (!skip_first_run || i > 0) {
+          while (i < size && w[static_cast<size_t>(i)] == 0) ++z, ++i;
+        }
+        zruns.push_back(z);
+      }
+      if (i == size) break;
+      values.push_back(index_of(w[static_cast<size_t>(i)]));
+      ++i;
+    }
   }
   const int64_t nw = static_cast<int64_t>(values.size());
   std::vector<GrcSlice> ws, zs;
