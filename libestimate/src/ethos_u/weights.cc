@@ -40,12 +40,14 @@ double Entropy(const std::array<int64_t, 512>& hist, int64_t n) {
 // Cheapest Golomb-Rice coding (parameter k = 0..11) of the zero-run lengths, from a histogram
 // of short runs plus the list of long ones.
 double GolombRiceBits(const std::vector<int64_t>& short_hist, const std::vector<int64_t>& long_runs) {
+  std::vector<size_t> lengths;  // the short run lengths that occur, in order
+  for (size_t r = 0; r < short_hist.size(); ++r) {
+    if (short_hist[r] != 0) lengths.push_back(r);
+  }
   double best = -1;
   for (int k = 0; k < 12; ++k) {
     double bits = 0;
-    for (size_t r = 0; r < short_hist.size(); ++r) {
-      if (short_hist[r] != 0) bits += double(short_hist[r]) * (double(r >> k) + 1 + k);
-    }
+    for (size_t r : lengths) bits += double(short_hist[r]) * (double(r >> k) + 1 + k);
     for (int64_t r : long_runs) bits += double(r >> k) + 1 + k;
     if (best < 0 || bits < best) best = bits;
   }
@@ -255,13 +257,19 @@ int64_t MlwStreamBytes(const std::vector<int16_t>& w) {
     all_cnt += c;
     if (c > 0) all_max = std::max(all_max, palval);
   }
-  for (int i = 0; i < 512; ++i) order[static_cast<size_t>(i)] = {by_palval[static_cast<size_t>(i)], i};
+  // The values that occur first (those never occurring only count as zero after them).
+  size_t occurring = 0;
+  for (int i = 0; i < 512; ++i) {
+    const int64_t c = by_palval[static_cast<size_t>(i)];
+    if (c > 0) order[occurring++] = {c, i};
+  }
   int direct_offset = 0;
   if (all_cnt != 0) {
     while (direct_offset < 31 && by_palval[static_cast<size_t>(direct_offset)] == 0) ++direct_offset;
   }
   // Only the 33 most frequent matter (the palette and whether a 33rd value occurs).
-  std::partial_sort(order.begin(), order.begin() + 33, order.end(),
+  const auto occurring_end = order.begin() + static_cast<std::ptrdiff_t>(occurring);
+  std::partial_sort(order.begin(), std::min(order.begin() + 33, occurring_end), occurring_end,
                     [](const auto& a, const auto& b) { return a > b; });
   const bool only_palette = order[0].first > 0 && order[32].first == 0;
   int max_pal = only_palette ? 32 : std::min(32, 511 - all_max);
@@ -521,7 +529,8 @@ WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const 
     std::vector<int32_t> zp(static_cast<size_t>(o));
     std::vector<int64_t> oc_off(static_cast<size_t>(o));
     for (int32_t oc = 0; oc < o; ++oc) {
-      zp[static_cast<size_t>(oc)] = static_cast<int32_t>(std::clamp<int64_t>(zp_of(oc), -1024, 1024));
+      zp[static_cast<size_t>(oc)] =
+          static_cast<int32_t>(std::clamp<int64_t>(zp_of(oc), -1024, 1024));
       oc_off[static_cast<size_t>(oc)] = dw ? oc : int64_t{oc0 + oc} * th * tw * ci;
     }
     const bool s8 = w.dtype == DType::kInt8;
@@ -575,21 +584,29 @@ WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const 
   const int32_t n_real = std::min(cgroup, ci);
   const bool s8 = w.dtype == DType::kInt8;
   std::vector<int32_t> row(static_cast<size_t>(cgroup));
-  for (int32_t oc = 0; oc < o_pad; ++oc) {
-    const int64_t zp = oc < o ? zp_of(oc) : 0;
+  // A row of padding (a padded OFM channel or kernel element) is cgroup zeros: it extends the
+  // zero run, and its groups of four are all zeros, which 2:4 sparsity allows.
+  auto zero_rows = [&](int64_t rows) {
+    hist[256] += rows * cgroup;
+    run += rows * cgroup;
+  };
+  for (int32_t oc = 0; oc < o; ++oc) {
+    const int64_t zp = zp_of(oc);
     for (int32_t k = 0; k < k_pad; ++k) {
+      if (k >= kh * kw) {
+        zero_rows(k_pad - k);
+        break;
+      }
       std::fill(row.begin(), row.end(), 0);
-      if (oc < o && k < kh * kw) {
-        int32_t ty = 0, tx = 0;
-        const bool real = tap(k / kw, k % kw, &ty, &tx);
-        const int64_t tk = int64_t{ty} * tw + tx;
-        const int64_t base = dw ? tk * to + oc : (int64_t{oc0 + oc} * th * tw + tk) * ci;
-        for (int32_t c = 0; c < n_real; ++c) {
-          const int32_t v = !real ? 0
-                            : s8  ? int32_t{w.data.as<int8_t>()[base + c]}
-                                  : int32_t{w.data.bytes()[base + c]};
-          row[static_cast<size_t>(c)] = static_cast<int32_t>(std::clamp<int64_t>(v - zp, -255, 255));
-        }
+      int32_t ty = 0, tx = 0;
+      const bool real = tap(k / kw, k % kw, &ty, &tx);
+      const int64_t tk = int64_t{ty} * tw + tx;
+      const int64_t base = dw ? tk * to + oc : (int64_t{oc0 + oc} * th * tw + tk) * ci;
+      for (int32_t c = 0; c < n_real; ++c) {
+        const int32_t v = !real ? 0
+                          : s8  ? int32_t{w.data.as<int8_t>()[base + c]}
+                                : int32_t{w.data.bytes()[base + c]};
+        row[static_cast<size_t>(c)] = static_cast<int32_t>(std::clamp<int64_t>(v - zp, -255, 255));
       }
       int zeros_in_group = 0;
       for (int32_t c = 0; c < cgroup; ++c) {
@@ -611,6 +628,7 @@ WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const 
       }
     }
   }
+  zero_rows(int64_t{o_pad - o} * k_pad);
   const int64_t total = int64_t{o_pad} * k_pad * cgroup;
   const int64_t nnz = total - hist[256];
   std::array<int64_t, 512> hist_nz = hist;
