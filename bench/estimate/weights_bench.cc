@@ -95,6 +95,38 @@ void BM_WeightsEncodeModel(benchmark::State& state) {
 }
 BENCHMARK(BM_WeightsEncodeModel)->DenseRange(0, 5)->Unit(benchmark::kMillisecond);
 
+// The encodings EncodeWeights asks for (EncodeWeightsEstimates) on one thread and on up to
+// two; wall-clock time.
+void BM_WeightsEncodeModelThreads(benchmark::State& state) {
+  const Case& c = kCases[state.range(0)];
+  const std::string path = PathOf(c.path);
+  const mica::Graph* g = Model(path);
+  absl::StatusOr<mica::estimate::ethosu::Arch> arch =
+      mica::estimate::ethosu::MakeArch(c.family, c.macs);
+  absl::StatusOr<mica::estimate::EthosUConfig> config =
+      mica::estimate::DefaultEthosUConfig(c.family, c.macs);
+  if (g == nullptr || !arch.ok() || !config.ok()) {
+    state.SkipWithError(("model not found or bad config: " + path).c_str());
+    return;
+  }
+  absl::StatusOr<mica::estimate::ethosu::Lowered> lw =
+      mica::estimate::ethosu::Lower(*g, *config, *arch);
+  if (!lw.ok()) {
+    state.SkipWithError("lowering failed");
+    return;
+  }
+  const int threads = static_cast<int>(state.range(1));
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(
+        mica::estimate::ethosu::EncodeWeightsEstimates(g->main(), lw->ops, *arch, threads));
+  }
+  state.SetLabel(path.substr(path.rfind('/') + 1) + ", " + std::to_string(threads) + " thread(s)");
+}
+BENCHMARK(BM_WeightsEncodeModelThreads)
+    ->ArgsProduct({{0, 1, 2, 3, 4, 5}, {1, 2}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
 void BM_WeightsConstantStream(benchmark::State& state) {
   const int64_t n = state.range(0);
   for (auto _ : state) {

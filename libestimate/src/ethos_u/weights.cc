@@ -7,11 +7,15 @@
 // a constant per-symbol coding loss of Golomb-Rice against entropy.
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <limits>
+#include <system_error>
+#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -643,6 +647,67 @@ WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const 
       (std::ceil(bits / 8.0 / 16.0) * 16.0) + kStreamHeaderBytes * (streams - 1));
   r.sparse24 = sparse_ok && op.hw != HwOp::kDepthwise && op.hw != HwOp::kPooling;
   return r;
+}
+
+std::vector<WeightEncoding> EncodeWeightsEstimates(const Subgraph& sg,
+                                                   const std::vector<NpuOp>& ops,
+                                                   const Arch& arch, int threads) {
+  std::vector<WeightEncoding> out(ops.size());
+  // The ops EncodeWeights asks for: every weight view, and the first other op of each weight
+  // tensor. Largest first, so that two threads finish together.
+  std::vector<size_t> todo;
+  std::vector<bool> seen(sg.tensors.size(), false);
+  int64_t work = 0;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const int32_t t = ops[i].weight_tensor;
+    if (t < 0 || static_cast<size_t>(t) >= sg.tensors.size()) continue;
+    if (!ops[i].weight_view) {
+      if (seen[static_cast<size_t>(t)]) continue;
+      seen[static_cast<size_t>(t)] = true;
+    }
+    todo.push_back(i);
+    work += sg.tensors[static_cast<size_t>(t)].num_elements();
+  }
+  auto size_of = [&](size_t i) {
+    return sg.tensors[static_cast<size_t>(ops[i].weight_tensor)].num_elements();
+  };
+  std::stable_sort(todo.begin(), todo.end(),
+                   [&](size_t a, size_t b) { return size_of(a) > size_of(b); });
+  std::atomic<size_t> next{0};
+  auto encode = [&] {
+    for (size_t k = next++; k < todo.size(); k = next++) {
+      out[todo[k]] = EncodeWeightsEstimate(sg, ops[todo[k]], arch);
+    }
+  };
+  // A second thread pays off from about a millisecond of encoding (some 10^5 weights).
+  constexpr int64_t kParallelWork = 1 << 17;
+  std::thread helper;
+  std::exception_ptr helper_error;
+  if (threads > 1 && work >= kParallelWork && todo.size() > 1 &&
+      std::thread::hardware_concurrency() > 1) {
+    try {
+      helper = std::thread([&] {
+        try {
+          encode();
+        } catch (...) {
+          helper_error = std::current_exception();
+          next = todo.size();
+        }
+      });
+    } catch (const std::system_error&) {
+      // No thread to be had: the calling thread encodes everything.
+    }
+  }
+  try {
+    encode();
+  } catch (...) {
+    next = todo.size();
+    if (helper.joinable()) helper.join();
+    throw;
+  }
+  if (helper.joinable()) helper.join();
+  if (helper_error) std::rethrow_exception(helper_error);
+  return out;
 }
 
 }  // namespace ethosu
