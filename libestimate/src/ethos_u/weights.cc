@@ -95,10 +95,14 @@ constexpr int kZGrc[4] = {0x00, 0x01, 0x02, 0x03};
 typedef int32_t I32x4 __attribute__((vector_size(16)));
 typedef int64_t I64x4 __attribute__((vector_size(32)));
 
-template <int NV, typename PV>
+// `table` holds the rows of the values below table.size() / L; `fill_row(value, row)` writes
+// the row of a larger one (a long zero run).
+template <int NV, typename PV, typename FillRow>
 std::vector<GrcSlice> SearchGrcLanes(const std::vector<int32_t>& v, int n_cfg,
-                                     const std::vector<int32_t>& table) {
+                                     const std::vector<int32_t>& table, FillRow&& fill_row) {
   constexpr int L = NV * 4;
+  const size_t table_values = table.size() / L;
+  int32_t large_row[L];
   using P = std::remove_cv_t<std::remove_reference_t<decltype(PV{}[0])>>;
   constexpr int32_t kCmdCost = 40;
   constexpr int32_t kRebaseAt = 1 << 29;
@@ -110,7 +114,13 @@ std::vector<GrcSlice> SearchGrcLanes(const std::vector<int32_t>& v, int n_cfg,
   std::vector<GrcSlice> out;
   const int64_t n = static_cast<int64_t>(v.size());
   for (int64_t i = 0; i < n; ++i) {
-    const int32_t* row_p = &table[static_cast<size_t>(v[static_cast<size_t>(i)]) * L];
+    const size_t value = static_cast<size_t>(v[static_cast<size_t>(i)]);
+    const int32_t* row_p = large_row;
+    if (value < table_values) {
+      row_p = &table[value * L];
+    } else {
+      fill_row(value, large_row);
+    }
     const I32x4 prev = I32x4{} + active_bits;
     const PV pos = PV{} + static_cast<P>(i + 1);
     I32x4 better{};
@@ -178,32 +188,37 @@ std::vector<GrcSlice> SearchGrcLanes(const std::vector<int32_t>& v, int n_cfg,
 std::vector<GrcSlice> SearchGrc(const std::vector<int32_t>& v, bool zrun, int uncompressed_bits) {
   const int n_cfg = zrun ? 4 : 13;
   const int* params = zrun ? kZGrc : kWGrc;
-  // Bits per value and configuration (-1 where it cannot code the value), tabulated over the
-  // values that occur, one row of lanes per value (lanes past the configurations cost 0).
+  // Bits per value and configuration (-1 where it cannot code the value), one row of lanes per
+  // value (lanes past the configurations cost 0), tabulated over the values that occur up to
+  // 4095 (zero runs can be as long as the stream).
   constexpr int32_t kUncodable = -1;
   const int lanes = zrun ? 4 : 16;
-  int32_t max_v = 0;
-  for (int32_t x : v) max_v = std::max(max_v, x);
-  const size_t nv = static_cast<size_t>(max_v) + 1;
-  std::vector<int32_t> table(nv * static_cast<size_t>(lanes), 0);
   const int32_t add_uncompressed = uncompressed_bits > 0 ? uncompressed_bits : 100;
-  for (int j = 0; j < n_cfg; ++j) {
-    const int div = params[j] & 15, trunc = params[j] >> 4;
-    for (size_t value = 0; value < nv; ++value) {
-      const int q = static_cast<int>(value) >> div;
-      int32_t bits = trunc ? std::min(q + 1, 2) + div : q + 1 + div;
+  auto fill_row = [&](size_t value, int32_t* row) {
+    for (int j = 0; j < lanes; ++j) row[j] = 0;
+    for (int j = 0; j < n_cfg; ++j) {
+      const int div = params[j] & 15, trunc = params[j] >> 4;
+      const int64_t q = static_cast<int64_t>(value) >> div;
+      int64_t bits = trunc ? std::min<int64_t>(q + 1, 2) + div : q + 1 + div;
       bool can = !(!zrun && ((trunc && q > 2) || q > 31));
       if (trunc == 2) bits = add_uncompressed, can = true;
-      table[value * static_cast<size_t>(lanes) + static_cast<size_t>(j)] = can ? bits : kUncodable;
+      row[j] = can ? static_cast<int32_t>(bits) : kUncodable;
     }
+  };
+  int32_t max_v = 0;
+  for (int32_t x : v) max_v = std::max(max_v, x);
+  const size_t nv = std::min<size_t>(static_cast<size_t>(max_v) + 1, 4096);
+  std::vector<int32_t> table(nv * static_cast<size_t>(lanes));
+  for (size_t value = 0; value < nv; ++value) {
+    fill_row(value, &table[value * static_cast<size_t>(lanes)]);
   }
   const bool long_stream = v.size() >= static_cast<size_t>(std::numeric_limits<int32_t>::max());
   if (zrun) {
-    return long_stream ? SearchGrcLanes<1, I64x4>(v, n_cfg, table)
-                       : SearchGrcLanes<1, I32x4>(v, n_cfg, table);
+    return long_stream ? SearchGrcLanes<1, I64x4>(v, n_cfg, table, fill_row)
+                       : SearchGrcLanes<1, I32x4>(v, n_cfg, table, fill_row);
   }
-  return long_stream ? SearchGrcLanes<4, I64x4>(v, n_cfg, table)
-                     : SearchGrcLanes<4, I32x4>(v, n_cfg, table);
+  return long_stream ? SearchGrcLanes<4, I64x4>(v, n_cfg, table, fill_row)
+                     : SearchGrcLanes<4, I32x4>(v, n_cfg, table, fill_row);
 }
 
 // Bits of `count` GRC-coded values starting at `v` with configuration `param` (a weight or a
