@@ -9,6 +9,10 @@
 #
 # Whole processes are timed in pairs (mica, then Vela, N times per case); each case's speedup
 # is the median of its paired ratios Vela/mica, and the last line is the median over cases.
+# Both write their results unsynced: mica its JSON report to stdout (redirected to a file;
+# `--output FILE` would also fsync it before renaming it into place, which costs about 1 ms on
+# an idle disk and tens of ms while other processes write), Vela its output folder. Times come
+# from bash's $EPOCHREALTIME (no process started around the timed one).
 # Defaults: mica at build/release/bin/mica, vela from PATH, 3 pairs per case, the four
 # MLPerf Tiny int8 models from ../shared, profiles ethos-u55-256 ethos-u65-256 ethos-u85-256.
 # --validation-half takes the models of the corpus's validation half (test/corpus/split.json
@@ -68,7 +72,7 @@ else
   done > "$tmp/cases"
 fi
 
-now() { date +%s.%N; }
+export LC_ALL=C  # $EPOCHREALTIME with a '.' decimal point
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 # mica's NPU total (its total less the CPU-placed operators' cycles, which Vela does not count).
 cycles_of() { python3 -c "import json,sys; p=json.load(open(sys.argv[1]))['profiles'][0]['performance']; print(int(p['total_cycles'] - p.get('cpu_cycles', 0)))" "$1"; }
@@ -80,15 +84,15 @@ while read -r model prof; do
   name="$(basename "$model" .tflite)"
   mica_t=() vela_t=() ratios=()
   for _ in $(seq "$runs"); do
-    t0=$(now)
-    "$mica" check "$model" --target-profile "$prof" --compatibility --performance --json --output "$tmp/m.json"
-    t1=$(now)
+    t0=$EPOCHREALTIME
+    "$mica" check "$model" --target-profile "$prof" --compatibility --performance --json >"$tmp/m.json"
+    t1=$EPOCHREALTIME
     # Vela gets the configuration mica's profile means (system config, memory mode, arena cache).
     read -r -a vela_cfg < <(python3 -c "import json,sys; e=json.load(open(sys.argv[1]))['profiles'][0]['target']['ethos_u']; c=e['memory_mode']['arena_cache_bytes']; print(' '.join(['--system-config', e['system_config']['name'], '--memory-mode', e['memory_mode']['name']] + (['--arena-cache-size', str(c)] if c > 0 else [])))" "$tmp/m.json")
     rm -rf "$tmp/vela"; mkdir -p "$tmp/vela"
-    t2=$(now)
+    t2=$EPOCHREALTIME
     "$vela" "$model" --accelerator-config "$prof" "${vela_cfg[@]}" --output-dir "$tmp/vela" >"$tmp/vela.log" 2>&1
-    t3=$(now)
+    t3=$EPOCHREALTIME
     m=$(python3 -c "print(($t1 - $t0) * 1e3)") v=$(python3 -c "print(($t3 - $t2) * 1e3)")
     mica_t+=("$m") vela_t+=("$v") ratios+=("$(python3 -c "print($v / $m)")")
   done

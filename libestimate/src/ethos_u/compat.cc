@@ -196,15 +196,20 @@ void CheckWeights(const Subgraph& sg, const Operator& op, int w_index, int b_ind
     if (oc > 0 && n % oc == 0) {
       std::vector<int64_t> sums(static_cast<size_t>(oc), 0);
       const int64_t inner = n / oc;
-      for (int64_t i = 0; i < n; ++i) {
-        const int64_t ch = dw ? i % oc : i / inner;
+      // Element i belongs to channel i % oc (depthwise) or i / inner; walked channel-major.
+      const int64_t ch_stride = dw ? 1 : inner, elem_stride = dw ? oc : 1;
+      for (int64_t ch = 0; ch < oc; ++ch) {
         const int64_t zp_idx = w.quant.zero_point.size() > 1 ? ch : 0;
         const int64_t zp = w.quant.zero_point.empty() ? 0
                            : w.quant.zero_point[std::min<size_t>(
                                  static_cast<size_t>(zp_idx), w.quant.zero_point.size() - 1)];
-        const int64_t v = w.dtype == DType::kInt8 ? int64_t{w.data.as<int8_t>()[i]}
-                                                  : int64_t{w.data.bytes()[i]};
-        sums[static_cast<size_t>(ch)] += v > zp ? v - zp : zp - v;
+        int64_t sum = 0;
+        for (int64_t j = 0, i = ch * ch_stride; j < inner; ++j, i += elem_stride) {
+          const int64_t v = w.dtype == DType::kInt8 ? int64_t{w.data.as<int8_t>()[i]}
+                                                    : int64_t{w.data.bytes()[i]};
+          sum += v > zp ? v - zp : zp - v;
+        }
+        sums[static_cast<size_t>(ch)] = sum;
       }
       const int64_t limit = (fam == EthosUFamily::kU85 && ifm16) ? 2130706432 : 8323072;
       const int64_t mx = *std::max_element(sums.begin(), sums.end());

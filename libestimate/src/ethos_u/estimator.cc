@@ -135,7 +135,9 @@ WeightTotals EncodeWeights(const Subgraph& sg, const Arch& arch, Lowered* lw) {
   std::vector<bool> sparse_of_tensor(sg.tensors.size(), false);
   std::vector<bool> seen_view(sg.tensors.size(), false);
   WeightTotals w;
+  const std::vector<WeightEncoding> encodings = EncodeWeightsEstimates(sg, lw->ops, arch);
   for (NpuOp& op : lw->ops) {
+    const WeightEncoding& encoding = encodings[static_cast<size_t>(&op - lw->ops.data())];
     if (op.weight_tensor < 0) {
       if (op.encoded_weight_bytes > 0) {
         // A kernel the lowering made (MEAN's ones), stored once per op.
@@ -150,7 +152,7 @@ WeightTotals EncodeWeights(const Subgraph& sg, const Arch& arch, Lowered* lw) {
     const int32_t t = op.weight_tensor;
     if (op.weight_view) {
       // Part of a kernel split over several ops: each part is encoded and stored on its own.
-      const WeightEncoding we = EncodeWeightsEstimate(sg, op, arch);
+      const WeightEncoding& we = encoding;
       if (!seen_view[t]) w.original_bytes += static_cast<int64_t>(sg.tensors[t].num_bytes());
       seen_view[t] = true;
       w.encoded_bytes += we.encoded_bytes;
@@ -160,7 +162,7 @@ WeightTotals EncodeWeights(const Subgraph& sg, const Arch& arch, Lowered* lw) {
       continue;
     }
     if (enc_of_tensor[t] < 0) {
-      const WeightEncoding we = EncodeWeightsEstimate(sg, op, arch);
+      const WeightEncoding& we = encoding;
       enc_of_tensor[t] = we.encoded_bytes;
       sparse_of_tensor[t] = we.sparse24;
       w.original_bytes += static_cast<int64_t>(sg.tensors[t].num_bytes());

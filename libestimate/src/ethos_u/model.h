@@ -157,6 +157,13 @@ struct WeightEncoding {
   bool sparse24 = false;
 };
 WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const Arch& arch);
+// EncodeWeightsEstimate of the ops EncodeWeights encodes (every weight view, the first other op
+// of each weight tensor; default entries elsewhere), on up to `threads` threads (2: a second
+// one when there is enough work and a second CPU). EncodeWeightsEstimate and what it calls
+// (FindBlockConfig) must therefore keep no shared mutable state.
+std::vector<WeightEncoding> EncodeWeightsEstimates(const Subgraph& sg,
+                                                   const std::vector<NpuOp>& ops,
+                                                   const Arch& arch, int threads = 2);
 
 // Encoded bytes of a weight stream of `n` equal values (the kernels of ones Vela builds).
 int64_t ConstantWeightStreamBytes(int64_t n);

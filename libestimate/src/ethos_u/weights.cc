@@ -7,10 +7,16 @@
 // a constant per-symbol coding loss of Golomb-Rice against entropy.
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
+#include <exception>
 #include <limits>
+#include <system_error>
+#include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -38,12 +44,14 @@ double Entropy(const std::array<int64_t, 512>& hist, int64_t n) {
 // Cheapest Golomb-Rice coding (parameter k = 0..11) of the zero-run lengths, from a histogram
 // of short runs plus the list of long ones.
 double GolombRiceBits(const std::vector<int64_t>& short_hist, const std::vector<int64_t>& long_runs) {
+  std::vector<size_t> lengths;  // the short run lengths that occur, in order
+  for (size_t r = 0; r < short_hist.size(); ++r) {
+    if (short_hist[r] != 0) lengths.push_back(r);
+  }
   double best = -1;
   for (int k = 0; k < 12; ++k) {
     double bits = 0;
-    for (size_t r = 0; r < short_hist.size(); ++r) {
-      if (short_hist[r] != 0) bits += double(short_hist[r]) * (double(r >> k) + 1 + k);
-    }
+    for (size_t r : lengths) bits += double(short_hist[r]) * (double(r >> k) + 1 + k);
     for (int64_t r : long_runs) bits += double(r >> k) + 1 + k;
     if (best < 0 || bits < best) best = bits;
   }
@@ -73,72 +81,101 @@ constexpr int kWGrc[13] = {0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x10,
                            0x11, 0x12, 0x13, 0x14, 0x15, 0x20};
 constexpr int kZGrc[4] = {0x00, 0x01, 0x02, 0x03};
 
-std::vector<GrcSlice> SearchGrc(const std::vector<int32_t>& v, bool zrun, int uncompressed_bits) {
-  const int n_cfg = zrun ? 4 : 13;
-  const int* params = zrun ? kZGrc : kWGrc;
+// The search keeps, per configuration ("lane"), the bits of coding everything so far with
+// the best history that ends in that configuration; a lane that cannot code a value pays a
+// command and restarts from the active configuration's bits. Per value the lanes are updated
+// side by side (GCC/Clang vector extensions: SSE2 on x86-64, NEON on AArch64) and only the
+// rare values where the active configuration might change (it cannot code the value, or a
+// lane is more than a command cheaper) run the scalar decision. Exact: the decision reads the
+// same bit counts and reset positions as a lane-by-lane evaluation; a lane that could not code
+// two values in a row is never read before it restarts, so its count is left unspecified.
+//
+// NV vectors of four lanes (configurations 0..n_cfg-1, the rest free and ignored); PV: four
+// lanes' stream positions (int32_t unless the stream is longer than that).
+typedef int32_t I32x4 __attribute__((vector_size(16)));
+typedef int64_t I64x4 __attribute__((vector_size(32)));
+
+// `table` holds the rows of the values below table.size() / L; `fill_row(value, row)` writes
+// the row of a larger one (a long zero run).
+template <int NV, typename PV, typename FillRow>
+std::vector<GrcSlice> SearchGrcLanes(const std::vector<int32_t>& v, int n_cfg,
+                                     const std::vector<int32_t>& table, FillRow&& fill_row) {
+  constexpr int L = NV * 4;
+  const size_t table_values = table.size() / L;
+  int32_t large_row[L];
+  using P = std::remove_cv_t<std::remove_reference_t<decltype(PV{}[0])>>;
   constexpr int32_t kCmdCost = 40;
-  constexpr int kLanes = 16;
-  // Bits per value and configuration (kUncodable where it cannot code the value), tabulated
-  // over the values that occur, one row of 16 lanes per value (unused lanes uncodable).
-  constexpr int32_t kUncodable = -1;
-  int32_t max_v = 0;
-  for (int32_t x : v) max_v = std::max(max_v, x);
-  const size_t nv = static_cast<size_t>(max_v) + 1;
-  std::vector<int32_t> table(nv * kLanes, kUncodable);
-  const int32_t add_uncompressed = uncompressed_bits > 0 ? uncompressed_bits : 100;
-  for (int j = 0; j < n_cfg; ++j) {
-    const int div = params[j] & 15, trunc = params[j] >> 4;
-    for (size_t value = 0; value < nv; ++value) {
-      const int q = static_cast<int>(value) >> div;
-      int32_t bits = trunc ? std::min(q + 1, 2) + div : q + 1 + div;
-      bool can = !(!zrun && ((trunc && q > 2) || q > 31));
-      if (trunc == 2) bits = add_uncompressed, can = true;
-      table[value * kLanes + static_cast<size_t>(j)] = can ? bits : kUncodable;
-    }
-  }
-  // Bit counts are kept relative to a base (rebased before they could overflow), so int32 lanes
-  // suffice and the per-value update over the configurations is branch-free.
-  std::array<int32_t, kLanes> bit_count{}, coded{};
-  std::array<int64_t, kLanes> reset_pos{};
+  constexpr int32_t kRebaseAt = 1 << 29;
+  I32x4 valid[NV], bit_count[NV] = {}, coded[NV] = {};
+  PV reset_pos[NV] = {};
+  for (int j = 0; j < L; ++j) valid[j / 4][j % 4] = j < n_cfg ? -1 : 0;
   int32_t active_bits = 0;
   int active = -1;
   std::vector<GrcSlice> out;
   const int64_t n = static_cast<int64_t>(v.size());
   for (int64_t i = 0; i < n; ++i) {
-    const int32_t* row = &table[static_cast<size_t>(v[static_cast<size_t>(i)]) * kLanes];
-    for (int j = 0; j < kLanes; ++j) {
-      const bool can = row[j] >= 0;
-      const int32_t start = coded[j] ? bit_count[j] : active_bits;
-      bit_count[j] = can ? start + row[j] : bit_count[j] + kCmdCost;
-      coded[j] = can;
+    const size_t value = static_cast<size_t>(v[static_cast<size_t>(i)]);
+    const int32_t* row_p = large_row;
+    if (value < table_values) {
+      row_p = &table[value * L];
+    } else {
+      fill_row(value, large_row);
     }
-    int best = -1;
-    int32_t best_bits = std::numeric_limits<int32_t>::max();
-    for (int j = 0; j < n_cfg; ++j) {
-      if (coded[j]) {
-        if (bit_count[j] < best_bits) best_bits = bit_count[j], best = j;
-      } else {
-        reset_pos[static_cast<size_t>(j)] = i + 1;
+    const I32x4 prev = I32x4{} + active_bits;
+    const PV pos = PV{} + static_cast<P>(i + 1);
+    I32x4 better{};
+    for (int k = 0; k < NV; ++k) {
+      I32x4 row;
+      std::memcpy(&row, row_p + 4 * k, sizeof(row));
+      const I32x4 can = row > -1;  // uncodable entries are -1
+      // Coded lanes continue, restarting ones start from the active bits; an uncodable value
+      // costs a command (-1 + 41).
+      bit_count[k] = ((coded[k] & bit_count[k]) | (~coded[k] & prev)) + row +
+                     (~can & (kCmdCost + 1));
+      coded[k] = can;
+      const PV can_p = __builtin_convertvector(can, PV);
+      reset_pos[k] = (can_p & reset_pos[k]) | (~can_p & pos);
+      better |= can & valid[k] & (bit_count[k] + kCmdCost < prev);
+    }
+    uint64_t halves[2];
+    std::memcpy(halves, &better, sizeof(halves));
+    const int32_t row_active = active >= 0 ? row_p[active] : -1;
+    if (row_active >= 0 && (halves[0] | halves[1]) == 0) {
+      active_bits += row_active;  // the active lane's new count
+    } else {
+      int32_t bits[L], is_coded[L];
+      P reset[L];
+      std::memcpy(bits, bit_count, sizeof(bits));
+      std::memcpy(is_coded, coded, sizeof(is_coded));
+      std::memcpy(reset, reset_pos, sizeof(reset));
+      int best = -1;
+      int32_t best_bits = std::numeric_limits<int32_t>::max();
+      for (int j = 0; j < n_cfg; ++j) {
+        if (is_coded[j] && bits[j] < best_bits) best_bits = bits[j], best = j;
       }
-    }
-    if (best < 0) best = 0;
-    const bool must = active < 0 || !coded[active];
-    if (must || (best != active && best_bits + kCmdCost < active_bits)) {
-      if (active >= 0) {
-        if (bit_count[best] < bit_count[active] && reset_pos[best] <= reset_pos[active]) {
-          active = best;
-        } else {
-          out.push_back({active, i});
+      // Never taken in practice: the uncompressed weight configuration and every zero-run
+      // configuration code any value.
+      if (best < 0) best = 0;
+      const bool must = active < 0 || !is_coded[active];
+      if (must || (best != active && best_bits + kCmdCost < active_bits)) {
+        if (active >= 0) {
+          if (bits[best] < bits[active] && reset[best] <= reset[active]) {
+            active = best;
+          } else {
+            out.push_back({active, i});
+          }
         }
+        active = best;
       }
-      active = best;
+      active_bits = bits[active];
     }
-    active_bits = bit_count[active];
-    if (active_bits > (1 << 29)) {
+    if (active_bits > kRebaseAt) {
       // Rebase: only differences between counts matter.
-      const int32_t base = active_bits;
-      for (int j = 0; j < kLanes; ++j) {
-        bit_count[j] = std::max(bit_count[j] - base, -(1 << 29));
+      const I32x4 floor = I32x4{} - kRebaseAt;
+      for (int k = 0; k < NV; ++k) {
+        const I32x4 d = bit_count[k] - active_bits;
+        const I32x4 low = d < floor;
+        bit_count[k] = (low & floor) | (~low & d);
       }
       active_bits = 0;
     }
@@ -146,6 +183,42 @@ std::vector<GrcSlice> SearchGrc(const std::vector<int32_t>& v, bool zrun, int un
   if (out.empty() || out.back().cfg != active) out.push_back({std::max(active, 0), 0});
   out.back().end = n;
   return out;
+}
+
+std::vector<GrcSlice> SearchGrc(const std::vector<int32_t>& v, bool zrun, int uncompressed_bits) {
+  const int n_cfg = zrun ? 4 : 13;
+  const int* params = zrun ? kZGrc : kWGrc;
+  // Bits per value and configuration (-1 where it cannot code the value), one row of lanes per
+  // value (lanes past the configurations cost 0), tabulated over the values that occur up to
+  // 4095 (zero runs can be as long as the stream).
+  constexpr int32_t kUncodable = -1;
+  const int lanes = zrun ? 4 : 16;
+  const int32_t add_uncompressed = uncompressed_bits > 0 ? uncompressed_bits : 100;
+  auto fill_row = [&](size_t value, int32_t* row) {
+    for (int j = 0; j < lanes; ++j) row[j] = 0;
+    for (int j = 0; j < n_cfg; ++j) {
+      const int div = params[j] & 15, trunc = params[j] >> 4;
+      const int64_t q = static_cast<int64_t>(value) >> div;
+      int64_t bits = trunc ? std::min<int64_t>(q + 1, 2) + div : q + 1 + div;
+      bool can = !(!zrun && ((trunc && q > 2) || q > 31));
+      if (trunc == 2) bits = add_uncompressed, can = true;
+      row[j] = can ? static_cast<int32_t>(bits) : kUncodable;
+    }
+  };
+  int32_t max_v = 0;
+  for (int32_t x : v) max_v = std::max(max_v, x);
+  const size_t nv = std::min<size_t>(static_cast<size_t>(max_v) + 1, 4096);
+  std::vector<int32_t> table(nv * static_cast<size_t>(lanes));
+  for (size_t value = 0; value < nv; ++value) {
+    fill_row(value, &table[value * static_cast<size_t>(lanes)]);
+  }
+  const bool long_stream = v.size() >= static_cast<size_t>(std::numeric_limits<int32_t>::max());
+  if (zrun) {
+    return long_stream ? SearchGrcLanes<1, I64x4>(v, n_cfg, table, fill_row)
+                       : SearchGrcLanes<1, I32x4>(v, n_cfg, table, fill_row);
+  }
+  return long_stream ? SearchGrcLanes<4, I64x4>(v, n_cfg, table, fill_row)
+                     : SearchGrcLanes<4, I32x4>(v, n_cfg, table, fill_row);
 }
 
 // Bits of `count` GRC-coded values starting at `v` with configuration `param` (a weight or a
@@ -175,17 +248,16 @@ int64_t GrcBits(const int32_t* v, int64_t count, int param, bool zrun, int uncom
 int64_t MlwStreamBytes(const std::vector<int16_t>& w) {
   const int64_t size = static_cast<int64_t>(w.size());
   std::array<int64_t, 512> freq{};
-  int64_t total_zeroes = 0, zeroes_in_runs = 0, run = 0;
+  // Zeros, and zeros in runs of two or more (branch-free: sparse kernels mix them at random).
+  int64_t zeroes_in_runs = 0, run = 0;
   for (int16_t x : w) {
     ++freq[static_cast<size_t>(x + 256)];
-    if (x == 0) {
-      ++total_zeroes, ++run;
-    } else {
-      if (run >= 2) zeroes_in_runs += run;
-      run = 0;
-    }
+    const int64_t non_zero = x != 0;
+    zeroes_in_runs += (run >= 2 ? run : 0) * non_zero;
+    run = (run + 1) * (1 - non_zero);
   }
   if (run >= 2) zeroes_in_runs += run;
+  const int64_t total_zeroes = freq[256];
   int64_t common = 0;
   for (int i = 0; i < 512; ++i) {
     if (i != 256) common = std::max(common, freq[static_cast<size_t>(i)]);
@@ -204,12 +276,20 @@ int64_t MlwStreamBytes(const std::vector<int16_t>& w) {
     all_cnt += c;
     if (c > 0) all_max = std::max(all_max, palval);
   }
-  for (int i = 0; i < 512; ++i) order[static_cast<size_t>(i)] = {by_palval[static_cast<size_t>(i)], i};
+  // The values that occur first (those never occurring only count as zero after them).
+  size_t occurring = 0;
+  for (int i = 0; i < 512; ++i) {
+    const int64_t c = by_palval[static_cast<size_t>(i)];
+    if (c > 0) order[occurring++] = {c, i};
+  }
   int direct_offset = 0;
   if (all_cnt != 0) {
     while (direct_offset < 31 && by_palval[static_cast<size_t>(direct_offset)] == 0) ++direct_offset;
   }
-  std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a > b; });
+  // Only the 33 most frequent matter (the palette and whether a 33rd value occurs).
+  const auto occurring_end = order.begin() + static_cast<std::ptrdiff_t>(occurring);
+  std::partial_sort(order.begin(), std::min(order.begin() + 33, occurring_end), occurring_end,
+                    [](const auto& a, const auto& b) { return a > b; });
   const bool only_palette = order[0].first > 0 && order[32].first == 0;
   int max_pal = only_palette ? 32 : std::min(32, 511 - all_max);
   if (max_pal == 1) max_pal = 0;
@@ -237,26 +317,47 @@ int64_t MlwStreamBytes(const std::vector<int16_t>& w) {
   } else if (palsize == 0) {
     uncompressed_bits = palbits;
   }
-  auto index_of = [&](int v) {
+  std::array<int32_t, 511> index_of_value{};  // by weight + 255
+  for (int v = -255; v < 256; ++v) {
     const int palval = (std::abs(v) << 1) | (v < 0 ? 1 : 0);
     const int k = pal_index[static_cast<size_t>(palval)];
-    return k >= 0 ? k : palsize - direct_offset + palval;
-  };
+    index_of_value[static_cast<size_t>(v + 255)] = k >= 0 ? k : palsize - direct_offset + palval;
+  }
+  auto index_of = [&](int v) { return index_of_value[static_cast<size_t>(v + 255)]; };
   // Coded values (and zero runs).
   std::vector<int32_t> values, zruns;
   values.reserve(static_cast<size_t>(size));
   const bool skip_first_run = all_cnt == 0;  // all zero: the first zero is coded as a value
-  for (int64_t i = 0;;) {
-    if (zero_runs) {
-      int32_t z = 0;
-      if (!skip_first_run || i > 0) {
-        while (i < size && w[static_cast<size_t>(i)] == 0) ++z, ++i;
-      }
-      zruns.push_back(z);
+  if (zero_runs && !skip_first_run) {
+    // Each non-zero value after the zeros before it, and the zeros after the last one (one
+    // pass, branch-free: every element writes both slots, a non-zero one advances them).
+    values.resize(static_cast<size_t>(size));
+    zruns.resize(static_cast<size_t>(size) + 1);
+    size_t k = 0;
+    int32_t z = 0;
+    for (int16_t x : w) {
+      const int32_t non_zero = x != 0;
+      zruns[k] = z;
+      values[k] = index_of(x);
+      k += static_cast<size_t>(non_zero);
+      z = (z + 1) * (1 - non_zero);
     }
-    if (i == size) break;
-    values.push_back(index_of(w[static_cast<size_t>(i)]));
-    ++i;
+    zruns[k] = z;
+    values.resize(k);
+    zruns.resize(k + 1);
+  } else {
+    for (int64_t i = 0;;) {
+      if (zero_runs) {
+        int32_t z = 0;
+        if (!skip_first_run || i > 0) {
+          while (i < size && w[static_cast<size_t>(i)] == 0) ++z, ++i;
+        }
+        zruns.push_back(z);
+      }
+      if (i == size) break;
+      values.push_back(index_of(w[static_cast<size_t>(i)]));
+      ++i;
+    }
   }
   const int64_t nw = static_cast<int64_t>(values.size());
   std::vector<GrcSlice> ws, zs;
@@ -435,6 +536,33 @@ WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const 
                       std::max(bc.ofm_block.c, 1), std::max(arch.ofm_ublocks[0].c, 1),
                       std::max(arch.ifm_ublock.c, 1), std::max(op.dh, 1), std::max(op.dw, 1)};
     const int32_t cores = std::max(std::min(arch.cores, o), 1);
+    // Per kernel position: the tensor tap's offset (-1: an inserted zero); per OFM channel:
+    // the zero point (clamped to +-1024, which leaves every clamped difference unchanged) and
+    // the channel's offset. The emitted value is clamp(weight - zero point, -255, 255).
+    std::vector<int64_t> tap_off(static_cast<size_t>(kh) * static_cast<size_t>(kw), -1);
+    for (int32_t y = 0; y < kh; ++y) {
+      for (int32_t x = 0; x < kw; ++x) {
+        int32_t ty = 0, tx = 0;
+        if (tap(y, x, &ty, &tx)) {
+          tap_off[static_cast<size_t>(y) * kw + x] = dw_oc_major ? int64_t{ty} * tw + tx
+                                                     : dw ? (int64_t{ty} * tw + tx) * to
+                                                          : (int64_t{ty} * tw + tx) * ci;
+        }
+      }
+    }
+    std::vector<int32_t> zp(static_cast<size_t>(o));
+    std::vector<int64_t> oc_off(static_cast<size_t>(o));
+    for (int32_t oc = 0; oc < o; ++oc) {
+      zp[static_cast<size_t>(oc)] =
+          static_cast<int32_t>(std::clamp<int64_t>(zp_of(oc), -1024, 1024));
+      oc_off[static_cast<size_t>(oc)] = dw_oc_major ? int64_t{oc} * th * tw
+                                        : dw          ? oc
+                                                      : int64_t{oc0 + oc} * th * tw * ci;
+    }
+    const bool s8 = w.dtype == DType::kInt8;
+    const int8_t* data_s8 = w.data.as<int8_t>();
+    const uint8_t* data_u8 = w.data.bytes();
+    auto clamp255 = [](int32_t v) { return static_cast<int16_t>(std::clamp(v, -255, 255)); };
     std::vector<int16_t> stream;
     for (int32_t s = 0; s < cores; ++s) {
       stream.clear();
@@ -443,17 +571,15 @@ WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const 
           stream.push_back(0);
           return;
         }
-        int32_t ty = 0, tx = 0;
-        if (!tap(y, x, &ty, &tx)) {  // an inserted zero
-          stream.push_back(static_cast<int16_t>(std::clamp<int64_t>(-zp_of(oc), -255, 255)));
+        const int32_t z = zp[static_cast<size_t>(oc)];
+        const int64_t off = tap_off[static_cast<size_t>(y) * kw + x];
+        if (off < 0) {  // an inserted zero
+          stream.push_back(clamp255(-z));
           return;
         }
-        const int64_t idx = dw_oc_major ? (int64_t{oc} * th + ty) * tw + tx
-                            : dw        ? (int64_t{ty} * tw + tx) * to + oc
-                                        : ((int64_t{oc0 + oc} * th + ty) * tw + tx) * ci + c;
-        const int32_t v = w.dtype == DType::kInt8 ? int32_t{w.data.as<int8_t>()[idx]}
-                                                  : int32_t{w.data.bytes()[idx]};
-        stream.push_back(static_cast<int16_t>(std::clamp<int64_t>(v - zp_of(oc), -255, 255)));
+        const int64_t idx = oc_off[static_cast<size_t>(oc)] + off + (dw ? 0 : c);
+        const int32_t v = s8 ? int32_t{data_s8[idx]} : int32_t{data_u8[idx]};
+        stream.push_back(clamp255(v - z));
       });
       r.encoded_bytes += MlwStreamBytes(stream);
     }
@@ -470,50 +596,57 @@ WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const 
   const int32_t o_pad = RoundUp(o, bc.ublock.c);
   // Vela 5.2's 2:4 sparse format takes no -128 weight: one such weight and it encodes dense.
   bool has_min = false;
-  auto value = [&](int32_t oc, int32_t k, int32_t c) -> int32_t {
-    if (oc >= o || k >= kh * kw || c >= ci) return 0;
-    int32_t ty = 0, tx = 0;
-    const bool real = tap(k / kw, k % kw, &ty, &tx);
-    const int64_t tk = int64_t{ty} * tw + tx;
-    int64_t idx;
-    if (dw_oc_major) idx = int64_t{oc} * th * tw + tk;
-    else if (dw) idx = tk * to + oc;
-    else idx = (int64_t{oc0 + oc} * th * tw + tk) * ci + c;
-    const int64_t zp_i = w.quant.zero_point.size() > 1 ? oc0 + oc : 0;
-    const int64_t zp = w.quant.zero_point.empty()
-                           ? 0
-                           : w.quant.zero_point[std::min<size_t>(static_cast<size_t>(zp_i),
-                                                                 w.quant.zero_point.size() - 1)];
-    const int32_t v = !real ? 0
-                      : w.dtype == DType::kInt8 ? int32_t{w.data.as<int8_t>()[idx]}
-                                                : int32_t{w.data.bytes()[idx]};
-    if (v == -128 && w.dtype == DType::kInt8) has_min = true;
-    return static_cast<int32_t>(std::clamp<int64_t>(v - zp, -255, 255));
-  };
-  std::array<int64_t, 512> hist{}, hist_nz{};
+  std::array<int64_t, 512> hist{};
   constexpr int64_t kShortRuns = 1024;
   std::vector<int64_t> run_hist(kShortRuns, 0), long_runs;
   auto add_run = [&](int64_t len) {
     if (len < kShortRuns) ++run_hist[static_cast<size_t>(len)];
     else long_runs.push_back(len);
   };
-  int64_t total = 0, nnz = 0, run = 0;
+  int64_t run = 0;
   bool sparse_ok = !dw && arch.family == EthosUFamily::kU85;
-  // Stream order: OFM channel groups, kernel elements, IFM channels.
+  // Stream order: OFM channel groups, kernel elements, IFM channels. One row of IFM channels
+  // (clamp(weight - zero point, -255, 255); zero where the kernel or channels are padded) at a
+  // time.
   const int32_t cgroup = dw ? 1 : ci_pad;
-  for (int32_t oc = 0; oc < o_pad; ++oc) {
+  const int32_t n_real = std::min(cgroup, ci);
+  const bool s8 = w.dtype == DType::kInt8;
+  std::vector<int32_t> row(static_cast<size_t>(cgroup));
+  // A row of padding (a padded OFM channel or kernel element) is cgroup zeros: it extends the
+  // zero run, and its groups of four are all zeros, which 2:4 sparsity allows.
+  auto zero_rows = [&](int64_t rows) {
+    hist[256] += rows * cgroup;
+    run += rows * cgroup;
+  };
+  for (int32_t oc = 0; oc < o; ++oc) {
+    const int64_t zp = zp_of(oc);
     for (int32_t k = 0; k < k_pad; ++k) {
+      if (k >= kh * kw) {
+        zero_rows(k_pad - k);
+        break;
+      }
+      std::fill(row.begin(), row.end(), 0);
+      int32_t ty = 0, tx = 0;
+      const bool real = tap(k / kw, k % kw, &ty, &tx);
+      const int64_t tk = int64_t{ty} * tw + tx;
+      const int64_t base = dw_oc_major ? int64_t{oc} * th * tw + tk
+                           : dw          ? tk * to + oc
+                                         : (int64_t{oc0 + oc} * th * tw + tk) * ci;
+      for (int32_t c = 0; c < n_real; ++c) {
+        const int32_t v = !real ? 0
+                          : s8  ? int32_t{w.data.as<int8_t>()[base + c]}
+                                : int32_t{w.data.bytes()[base + c]};
+        if (s8 && v == -128) has_min = true;
+        row[static_cast<size_t>(c)] = static_cast<int32_t>(std::clamp<int64_t>(v - zp, -255, 255));
+      }
       int zeros_in_group = 0;
       for (int32_t c = 0; c < cgroup; ++c) {
-        const int32_t v = value(oc, k, c);
-        ++total;
-        ++hist[v + 256];
+        const int32_t v = row[static_cast<size_t>(c)];
+        ++hist[static_cast<size_t>(v + 256)];
         if (v == 0) {
           ++run;
           ++zeros_in_group;
         } else {
-          ++nnz;
-          ++hist_nz[v + 256];
           add_run(run);
           run = 0;
         }
@@ -526,6 +659,11 @@ WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const 
       }
     }
   }
+  zero_rows(int64_t{o_pad - o} * k_pad);
+  const int64_t total = int64_t{o_pad} * k_pad * cgroup;
+  const int64_t nnz = total - hist[256];
+  std::array<int64_t, 512> hist_nz = hist;
+  hist_nz[256] = 0;
   if (run > 0) add_run(run);
   const double dense_bits = Entropy(hist, total) + kCodingLossBits * double(total);
   const double sparse_bits =
@@ -536,6 +674,67 @@ WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const 
       (std::ceil(bits / 8.0 / 16.0) * 16.0) + kStreamHeaderBytes * (streams - 1));
   r.sparse24 = sparse_ok && !has_min && op.hw != HwOp::kDepthwise && op.hw != HwOp::kPooling;
   return r;
+}
+
+std::vector<WeightEncoding> EncodeWeightsEstimates(const Subgraph& sg,
+                                                   const std::vector<NpuOp>& ops,
+                                                   const Arch& arch, int threads) {
+  std::vector<WeightEncoding> out(ops.size());
+  // The ops EncodeWeights asks for: every weight view, and the first other op of each weight
+  // tensor. Largest first, so that two threads finish together.
+  std::vector<size_t> todo;
+  std::vector<bool> seen(sg.tensors.size(), false);
+  int64_t work = 0;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const int32_t t = ops[i].weight_tensor;
+    if (t < 0 || static_cast<size_t>(t) >= sg.tensors.size()) continue;
+    if (!ops[i].weight_view) {
+      if (seen[static_cast<size_t>(t)]) continue;
+      seen[static_cast<size_t>(t)] = true;
+    }
+    todo.push_back(i);
+    work += sg.tensors[static_cast<size_t>(t)].num_elements();
+  }
+  auto size_of = [&](size_t i) {
+    return sg.tensors[static_cast<size_t>(ops[i].weight_tensor)].num_elements();
+  };
+  std::stable_sort(todo.begin(), todo.end(),
+                   [&](size_t a, size_t b) { return size_of(a) > size_of(b); });
+  std::atomic<size_t> next{0};
+  auto encode = [&] {
+    for (size_t k = next++; k < todo.size(); k = next++) {
+      out[todo[k]] = EncodeWeightsEstimate(sg, ops[todo[k]], arch);
+    }
+  };
+  // A second thread pays off from about a millisecond of encoding (some 10^5 weights).
+  constexpr int64_t kParallelWork = 1 << 17;
+  std::thread helper;
+  std::exception_ptr helper_error;
+  if (threads > 1 && work >= kParallelWork && todo.size() > 1 &&
+      std::thread::hardware_concurrency() > 1) {
+    try {
+      helper = std::thread([&] {
+        try {
+          encode();
+        } catch (...) {
+          helper_error = std::current_exception();
+          next = todo.size();
+        }
+      });
+    } catch (const std::system_error&) {
+      // No thread to be had: the calling thread encodes everything.
+    }
+  }
+  try {
+    encode();
+  } catch (...) {
+    next = todo.size();
+    if (helper.joinable()) helper.join();
+    throw;
+  }
+  if (helper.joinable()) helper.join();
+  if (helper_error) std::rethrow_exception(helper_error);
+  return out;
 }
 
 }  // namespace ethosu

@@ -1,0 +1,139 @@
+// Ethos-U weight encoder speed: the encoded-size estimate of every weight tensor of a lowered
+// model (EncodeWeightsEstimate per NPU op with weights: Vela's U55/U65 traversal and MLW
+// stream search, or the U85 statistics), and of streams of one repeated value
+// (ConstantWeightStreamBytes). On big models this is most of `mica check`'s time.
+//
+//   MICA_SHARED_DIR=../shared build/bench/mica_estimate_bench --benchmark_filter=Weights
+//   (the corpus models come from MICA_SOURCE_DIR, default: the working directory)
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <string>
+
+#include "benchmark/benchmark.h"
+#include "ethos_u/model.h"
+#include "mica/estimate/ethos_u.h"
+#include "mica/model/load.h"
+
+namespace {
+
+using mica::estimate::EthosUFamily;
+
+struct Case {
+  const char* path;  // under MICA_SHARED_DIR ("shared/...") or MICA_SOURCE_DIR
+  EthosUFamily family;
+  int32_t macs;
+};
+
+const Case kCases[] = {
+    {"shared/models/mlperf-tiny/vww_mobilenet_v1_025_int8.tflite", EthosUFamily::kU55, 256},
+    {"shared/models/mlperf-tiny/ic_resnet8_int8.tflite", EthosUFamily::kU65, 512},
+    {"test/corpus/models/mobilenet_v3_large_a050_96.tflite", EthosUFamily::kU55, 256},
+    {"test/corpus/models/mobilenet_v3_large_a050_96.tflite", EthosUFamily::kU85, 256},
+    {"test/corpus/models/large_weights_64.tflite", EthosUFamily::kU65, 512},
+    {"test/corpus/models/efficientnet_v2_w050_d050_96.tflite", EthosUFamily::kU55, 128},
+};
+
+std::string PathOf(const std::string& p) {
+  if (p.rfind("shared/", 0) == 0) {
+    const char* dir = std::getenv("MICA_SHARED_DIR");
+    return std::string(dir ? dir : "../shared") + p.substr(6);
+  }
+  const char* dir = std::getenv("MICA_SOURCE_DIR");
+  return std::string(dir ? dir : ".") + "/" + p;
+}
+
+const mica::Graph* Model(const std::string& path) {
+  static std::map<std::string, mica::Graph> cache;
+  auto it = cache.find(path);
+  if (it != cache.end()) return &it->second;
+  absl::StatusOr<mica::Graph> g = mica::LoadModel(path);
+  if (!g.ok()) return nullptr;
+  return &cache.emplace(path, *std::move(g)).first->second;
+}
+
+void BM_WeightsEncodeModel(benchmark::State& state) {
+  const Case& c = kCases[state.range(0)];
+  const std::string path = PathOf(c.path);
+  const mica::Graph* g = Model(path);
+  if (g == nullptr) {
+    state.SkipWithError(("model not found: " + path).c_str());
+    return;
+  }
+  absl::StatusOr<mica::estimate::EthosUConfig> config =
+      mica::estimate::DefaultEthosUConfig(c.family, c.macs);
+  absl::StatusOr<mica::estimate::ethosu::Arch> arch =
+      config.ok() ? mica::estimate::ethosu::MakeArch(c.family, c.macs)
+                  : absl::StatusOr<mica::estimate::ethosu::Arch>(config.status());
+  if (!arch.ok()) {
+    state.SkipWithError("bad config");
+    return;
+  }
+  absl::StatusOr<mica::estimate::ethosu::Lowered> lw =
+      mica::estimate::ethosu::Lower(*g, *config, *arch);
+  if (!lw.ok()) {
+    state.SkipWithError("lowering failed");
+    return;
+  }
+  int64_t weights = 0, encoded = 0;
+  for (auto _ : state) {
+    encoded = 0;
+    weights = 0;
+    for (const mica::estimate::ethosu::NpuOp& op : lw->ops) {
+      if (op.weight_tensor < 0) continue;
+      encoded += mica::estimate::ethosu::EncodeWeightsEstimate(g->main(), op, *arch).encoded_bytes;
+      weights += g->main().tensors[op.weight_tensor].num_elements();
+    }
+    benchmark::DoNotOptimize(encoded);
+  }
+  state.SetItemsProcessed(state.iterations() * weights);
+  state.SetLabel(path.substr(path.rfind('/') + 1) + " " +
+                 (c.family == EthosUFamily::kU85   ? "U85"
+                  : c.family == EthosUFamily::kU65 ? "U65"
+                                                   : "U55") +
+                 "-" + std::to_string(c.macs) + ", " + std::to_string(encoded) + " B encoded");
+}
+BENCHMARK(BM_WeightsEncodeModel)->DenseRange(0, 5)->Unit(benchmark::kMillisecond);
+
+// The encodings EncodeWeights asks for (EncodeWeightsEstimates) on one thread and on up to
+// two; wall-clock time.
+void BM_WeightsEncodeModelThreads(benchmark::State& state) {
+  const Case& c = kCases[state.range(0)];
+  const std::string path = PathOf(c.path);
+  const mica::Graph* g = Model(path);
+  absl::StatusOr<mica::estimate::ethosu::Arch> arch =
+      mica::estimate::ethosu::MakeArch(c.family, c.macs);
+  absl::StatusOr<mica::estimate::EthosUConfig> config =
+      mica::estimate::DefaultEthosUConfig(c.family, c.macs);
+  if (g == nullptr || !arch.ok() || !config.ok()) {
+    state.SkipWithError(("model not found or bad config: " + path).c_str());
+    return;
+  }
+  absl::StatusOr<mica::estimate::ethosu::Lowered> lw =
+      mica::estimate::ethosu::Lower(*g, *config, *arch);
+  if (!lw.ok()) {
+    state.SkipWithError("lowering failed");
+    return;
+  }
+  const int threads = static_cast<int>(state.range(1));
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(
+        mica::estimate::ethosu::EncodeWeightsEstimates(g->main(), lw->ops, *arch, threads));
+  }
+  state.SetLabel(path.substr(path.rfind('/') + 1) + ", " + std::to_string(threads) + " thread(s)");
+}
+BENCHMARK(BM_WeightsEncodeModelThreads)
+    ->ArgsProduct({{0, 1, 2, 3, 4, 5}, {1, 2}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+void BM_WeightsConstantStream(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(mica::estimate::ethosu::ConstantWeightStreamBytes(n));
+  }
+  state.SetItemsProcessed(state.iterations() * n);
+}
+BENCHMARK(BM_WeightsConstantStream)->Arg(256)->Arg(1 << 16)->Arg(1 << 20);
+
+}  // namespace

@@ -1,0 +1,52 @@
+# Abseil from its static archives (MICA_STATIC_ABSL, default ON where they exist, as in Debian
+# 12's libabsl-dev). Debian's abslConfig.cmake imports the shared libraries; a `mica check` of a
+# small model then spends about a third of its time in the dynamic loader (some 30 Abseil
+# libraries to map and resolve symbols in). With the archives the loader maps a handful of
+# libraries. Applies to every executable of the build (no shared library mica links uses
+# Abseil, so there is one copy of it per process either way).
+include_guard(GLOBAL)
+
+option(MICA_STATIC_ABSL "Link Abseil's static archives instead of its shared libraries" ON)
+
+function(mica_use_static_absl)
+  if(NOT MICA_STATIC_ABSL)
+    return()
+  endif()
+  # All or nothing: a mix would put two copies of the static parts' dependencies in a process.
+  get_directory_property(imported DIRECTORY ${PROJECT_SOURCE_DIR} IMPORTED_TARGETS)
+  set(swaps "")
+  set(missing "")
+  foreach(t IN LISTS imported)
+    if(NOT t MATCHES "^absl::")
+      continue()
+    endif()
+    get_target_property(type ${t} TYPE)
+    if(NOT type STREQUAL "SHARED_LIBRARY")
+      continue()
+    endif()
+    get_target_property(configs ${t} IMPORTED_CONFIGURATIONS)
+    foreach(c IN LISTS configs)
+      get_target_property(loc ${t} IMPORTED_LOCATION_${c})
+      string(REGEX REPLACE "\\.so(\\.[0-9]+)*$" ".a" archive "${loc}")
+      if(NOT loc OR archive STREQUAL loc OR NOT EXISTS "${archive}")
+        list(APPEND missing ${t})
+      else()
+        list(APPEND swaps "${t}|${c}|${archive}")
+      endif()
+    endforeach()
+  endforeach()
+  if(missing)
+    list(REMOVE_DUPLICATES missing)
+    message(WARNING "MICA_STATIC_ABSL: no static archive for ${missing}; Abseil stays shared")
+    return()
+  endif()
+  foreach(s IN LISTS swaps)
+    string(REPLACE "|" ";" s "${s}")
+    list(GET s 0 t)
+    list(GET s 1 c)
+    list(GET s 2 archive)
+    set_target_properties(${t} PROPERTIES IMPORTED_LOCATION_${c} "${archive}" IMPORTED_SONAME_${c} "")
+  endforeach()
+  list(LENGTH swaps n)
+  message(STATUS "Abseil: ${n} libraries linked from their static archives (MICA_STATIC_ABSL)")
+endfunction()
