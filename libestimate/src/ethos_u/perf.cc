@@ -234,7 +234,10 @@ double MacCyclesPerBlock(const Arch& a, const NpuOp& op, const BlockConfig& bc) 
   const bool vp = op.hw == HwOp::kVectorProduct;
   const int32_t kh = vp ? 1 : op.kh;
   const int32_t kw = vp ? 1 : op.kw;
-  const bool pk = bc.part_kernel && op.hw == HwOp::kConvolution;
+  // U85: a fully connected layer walks its kernel like a convolution, part-kernel first when
+  // its traversal is (Vela 5.2's tables: a 32-to-32 FC on U85-256 costs 512 MAC cycles per
+  // block, two 16-deep IFM block steps of 256).
+  const bool pk = bc.part_kernel && (op.hw == HwOp::kConvolution || (u85 && vp));
   double total = 0;
   for (int32_t x = 0; x < kw; x += 8) {
     for (int32_t y = 0; y < kh; y += 8) {
