@@ -710,10 +710,26 @@ OpCost CostVariant(const OpContext& x, bool buffered, double prev_slack,
   c.refetch = refetch;
   c.ifm_read_cycles = t.bytes[AreaIndex(x.ifm_area)][4] / x.ms.bandwidth[AreaIndex(x.ifm_area)] +
                       x.RdLat(x.ifm_area);
-  // LUT loads are prefetched early enough to be hidden in Vela's reports (doc 5.4).
   c.npu_cycles = buffered
                      ? BufferWeights(x, op_cycles, home_cycles.value_or(op_cycles), prev_slack, &c)
                      : op_cycles;
+  // The lookup table's load (doc 5.4): U55/U65 prefetch it early enough to be hidden in Vela's
+  // reports. The U85 copies the table of an op that is itself a table lookup (a standalone
+  // activation: a 1x1 copy through the LUT) into its LUT RAM, one byte per cycle, before the op
+  // starts; the previous op's slack hides what it can (Vela 5.2: a 16-bit tanh's 2048-byte
+  // table costs 2048 cycles less the previous op's slack). A table applied by an activation
+  // fused into another op is that op's sub-operation's, and costs nothing.
+  const bool lut_copy = op.needs_lut && op.hw == HwOp::kPooling && op.kh == 1 && op.kw == 1;
+  if (x.u85 && lut_copy) {
+    // Table bytes: 512 32-bit entries for a 16-bit function, 256 32-bit ones for an 8-bit
+    // softmax's exponential (a 32-bit OFM), 256 bytes for another 8-bit function.
+    const double table =
+        op.ifm.bits == 16 || op.ofm.bits == 16 ? 2048 : op.ofm.bits == 32 ? 1024 : 256;
+    const MemoryArea src = x.ms.const_area;
+    const double read = std::floor(table / x.Bw(src, 0)) + x.RdLat(src);
+    const double dma = std::max(read, table);
+    c.npu_cycles += buffered ? dma : std::max(dma - prev_slack, 0.0);
+  }
   AccessCycles(x.a, x.ms, t, &c);
   double total = c.npu_cycles;
   for (int ar = 0; ar < kNumMemoryAreas; ++ar) total = std::max(total, c.access_cycles[ar]);
