@@ -923,9 +923,13 @@ std::vector<OpCost> CostOps(const Arch& arch, const MemSystem& ms, const Lowered
   double prev_slack = 0;
   int32_t prev_step = -2;
   for (int32_t k : by_time) {
-    if (lw.ops[k].chained_into >= 0) continue;
-    // A CPU op (or the start) before; ops of one cascade share a step.
+    // A CPU op (or the start) before; ops of one cascade share a step. An op running in the
+    // previous op's chain takes a step of its own but no time: the slack carries over it.
     const int32_t step = schedule.step_of_npu[k];
+    if (lw.ops[k].chained_into >= 0) {
+      if (step == prev_step + 1) prev_step = step;
+      continue;
+    }
     if (step > prev_step + 1) prev_slack = 0;
     costs[k] = CostOp(arch, ms, lw, k, blocks[k], prev_slack, can_buffer);
     if (sram_limit > 0 && costs[k].weights_buffered) {

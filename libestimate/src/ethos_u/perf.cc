@@ -494,6 +494,8 @@ struct OpContext {
   const NpuOp& op;
   const BlockConfig& bc;
   bool home;
+  // U85, buffered variant: the OFM depths of the weight buffer's slices (empty: one slice).
+  std::vector<int32_t> slices;
   const FeatureMap *ifm = nullptr, *ifm2 = nullptr, *ofm = nullptr;
   MemoryArea ifm_area, ifm2_area, ofm_area;
   Format ifm_fmt, ifm2_fmt, ofm_fmt;
@@ -581,15 +583,34 @@ double MatMulCycles(const OpContext& x, Traffic* t) {
 // Scale (bias) bytes an op reads per OFM block: on U85 whole micro-blocks of OFM depth, at
 // least 16 channels (the accumulator's depth granule). Vela 5.2's DRAM access figures: an
 // 8-channel convolution reads 16 channels' scales (micro-block 1x2x8 on U85-128); on U85-2048
-// (64-deep micro-blocks) a 10-deep FC reads 64 channels', a 96-deep one 128. Vela reads them
-// per OFM-depth slice of sliced weight buffering too (a 32-deep FC in two 16-deep slices:
-// 2 x 64 channels'); not modelled: mica's slicing choice is not Vela's often enough that
-// rounding per slice loses more than it gains.
+// (64-deep micro-blocks) a 10-deep FC reads 64 channels', a 96-deep one 128. A buffered op's
+// weights are encoded per OFM-depth slice, each slice's scales rounded alike (Vela 5.2's debug
+// database: a 32-deep FC in two 16-deep slices on U85-2048 reads 2 x 64 channels' scales).
 double ScaleReadBytes(const OpContext& x) {
   const NpuOp& op = x.op;
   const int32_t depth = x.ofm_s.c;
   if (!x.u85 || op.scale_bytes <= 0 || depth <= 0) return double(op.scale_bytes);
-  return double(op.scale_bytes) / depth * RoundUp(depth, std::max(x.bc.ublock.c, 16));
+  const int32_t granule = std::max(x.bc.ublock.c, 16);
+  int64_t channels = 0;
+  if (x.slices.size() > 1) {
+    for (int32_t d : x.slices) channels += RoundUp(d, granule);
+  } else {
+    channels = RoundUp(depth, granule);
+  }
+  return double(op.scale_bytes) / depth * double(channels);
+}
+
+// Bytes of an op's weight stream and scales as stored (what a weight buffer's DMA moves). The
+// U85 stores the scales of whole micro-blocks of OFM depth, at least 16 channels (Vela 5.2's
+// debug database: a 32-deep FC on U85-2048 DMAs its encoded weights and 640 bytes of scales).
+double WeightStreamBytes(const OpContext& x) {
+  const NpuOp& op = x.op;
+  const int32_t depth = x.ofm_s.c;
+  double scales = double(op.scale_bytes);
+  if (x.u85 && op.scale_bytes > 0 && depth > 0) {
+    scales = scales / depth * RoundUp(depth, std::max(x.bc.ublock.c, 16));
+  }
+  return double(op.encoded_weight_bytes) + scales;
 }
 
 // Block-walking ops (convolution, depthwise, vector product, pooling, reduce sum; doc 4.5,
@@ -656,7 +677,7 @@ double BlockedCycles(const OpContext& x, bool buffered, double prev_slack, Traff
 double BufferWeights(const OpContext& x, double op_cycles, double home_cycles, double prev_slack,
                      OpCost* c) {
   const NpuOp& op = x.op;
-  const double full_bytes = double(op.encoded_weight_bytes + op.scale_bytes);
+  const double full_bytes = WeightStreamBytes(x);
   const double full_dma = DmaCycles(x.a, x.ms, x.ms.const_area, x.ms.staging_area, full_bytes);
   const int32_t depth = std::max(x.ofm_s.c, 1);
   const bool can_slice = op.hw == HwOp::kConvolution || op.hw == HwOp::kVectorProduct;
@@ -667,6 +688,27 @@ double BufferWeights(const OpContext& x, double op_cycles, double home_cycles, d
     const double aligned = std::floor(transfer / min_split) * min_split;
     ratio = (1.0 - aligned) < min_split / 2 ? 1.0 : transfer;
     ratio = std::max(ratio, min_split);
+  }
+  if (x.u85) {
+    // U85: the slices Vela chose (WeightSlices). The first must arrive before the op starts;
+    // the transfer of all of them ends no earlier than the last slice's run (at home) after
+    // the previous op's slack, which in turn hides the next op's first DMA. (Vela times the
+    // last slice on its own, with the OFM block write but not the IFM block read; mica takes
+    // that slice's share of the op's run.)
+    const bool sliced = x.slices.size() > 1;
+    const double first_share = sliced ? double(x.slices.front()) / depth : 1.0;
+    const double last_share = sliced ? double(x.slices.back()) / depth : 1.0;
+    const double first_dma = DmaCycles(x.a, x.ms, x.ms.const_area, x.ms.staging_area,
+                                       std::ceil(full_bytes * first_share));
+    const double own_slack = home_cycles * last_share;
+    c->full_dma = full_dma;
+    c->visible_dma = std::max(first_dma - prev_slack, 0.0);
+    c->slack_next = own_slack;
+    int32_t widest = 0;
+    for (int32_t d : x.slices) widest = std::max(widest, d);
+    c->weight_buffer_bytes = static_cast<int64_t>(
+        sliced ? std::ceil(full_bytes * widest / depth) * 2 : full_bytes);
+    return std::max(full_dma - prev_slack + own_slack, op_cycles + c->visible_dma);
   }
   const double first_dma =
       DmaCycles(x.a, x.ms, x.ms.const_area, x.ms.staging_area, std::ceil(full_bytes * ratio));
@@ -681,6 +723,48 @@ double BufferWeights(const OpContext& x, double op_cycles, double home_cycles, d
   c->weight_buffer_bytes = static_cast<int64_t>(
       ratio < 1.0 ? std::ceil(full_bytes * std::max(ratio, 0.5)) * 2 : full_bytes);
   return npu;
+}
+
+// U85: the OFM-depth slices Vela 5.2 buffers a convolution's or vector product's weights in
+// (doc 8.5). The first slice is what the previous op's slack can hide (whole 16-deep steps; an
+// op slower than its unbuffered weight reads pre-buffers half its depth); the following ones
+// are as deep as the weights the first slice's run can fetch, in whole OFM blocks. Returns one
+// slice (the whole depth) when the op is not sliced. `home` is the op at home, `full_dma` the
+// transfer time of all its weights and scales, `op_dominated` whether its unbuffered run at
+// home outlasts reading its weights from their home memory.
+std::vector<int32_t> WeightSlices(const OpContext& home, double prev_slack, double full_dma,
+                                  bool op_dominated) {
+  const NpuOp& op = home.op;
+  const int32_t depth = std::max(home.ofm_s.c, 1);
+  const bool can_slice = op.hw == HwOp::kConvolution || op.hw == HwOp::kVectorProduct;
+  if (!can_slice || depth <= 16 || full_dma <= 0) return {depth};
+  const double min_split = 16.0 / depth;
+  const double transfer = std::min(prev_slack / full_dma, 1.0);
+  const double aligned = std::floor(transfer / min_split) * min_split;
+  double ratio = (1.0 - aligned) < min_split / 2 ? 1.0 : transfer;
+  if (op_dominated && ratio > 0.5 && ratio < 1.0) {
+    ratio = std::clamp(double(RoundUp(depth / 2, 16)) / depth, 0.5, 1.0);
+  }
+  ratio = std::max(ratio, min_split);
+  if (ratio >= 1.0) return {depth};
+  const int32_t pre = std::max(static_cast<int32_t>(depth * ratio) / 16 * 16, 16);
+  if (pre >= depth) return {depth};
+  // The run of the first slice alone (weights staged, feature maps at home; Vela leaves out
+  // its last OFM block's write, mica does not).
+  NpuOp part = op;
+  part.ofm.shape.c = pre;
+  OpContext px(home.a, home.ms, home.lw, part, home.bc, home.home);
+  Traffic scratch;
+  double refetch = 1;
+  const double pre_cycles = BlockedCycles(px, true, prev_slack, &scratch, &refetch);
+  const int32_t block = std::max(home.bc.ofm_block.c, 16);
+  int32_t step = static_cast<int32_t>(double(depth) * pre_cycles / full_dma);
+  step = RoundUp(std::max(step, 16), block);
+  step = step > block ? step / block * block : step / 16 * 16;
+  step = std::max(step, 16);
+  std::vector<int32_t> slices{pre};
+  for (int32_t d = pre; d < depth; d += step) slices.push_back(std::min(step, depth - d));
+  return slices;
 }
 
 // Costs one variant of the op: weights read from their home, or buffered in the staging SRAM
@@ -743,9 +827,8 @@ OpCost CostVariant(const OpContext& x, bool buffered, double prev_slack,
 // maps at home: `u_home` unbuffered, `b_home` buffered.
 bool KeepBuffered(const OpContext& x, const OpCost& u, const OpCost& b, double u_home,
                   double b_home, double prev_slack) {
-  const NpuOp& op = x.op;
   const MemSystem& ms = x.ms;
-  const double full = double(op.encoded_weight_bytes + op.scale_bytes);
+  const double full = WeightStreamBytes(x);
   const MemoryArea home = ms.const_area, stage = ms.staging_area;
   const double unmoved = (full / ms.bandwidth[AreaIndex(home)] + x.RdLat(home)) * u.refetch;
   const double from_buf = (full / ms.bandwidth[AreaIndex(stage)] + x.RdLat(stage)) * u.refetch;
@@ -778,21 +861,25 @@ OpCost CostOp(const Arch& a, const MemSystem& ms, const Lowered& lw, int i, cons
     return c;
   }
   const OpContext x(a, ms, lw, op, bc);
-  // U85: Vela's rule holds there too (its tables show the same home-memory slack), but mica's
-  // U85 costs at home are too far from Vela's (an LSTM gate FC's block cycles, a transpose
-  // convolution phase's DRAM writes) for it to pay: the U85 keeps the final placement's.
-  // (There the op is costed once per variant: its placement is its home.)
-  const bool u85 = a.family == EthosUFamily::kU85;
-  const OpContext at_home(a, ms, lw, op, bc, !u85);
+  // Vela's scheduler decides on the op's cycles with its feature maps in their home memory.
+  const OpContext at_home(a, ms, lw, op, bc, true);
   OpCost unbuffered = CostVariant(x, false, prev_slack);
-  const double u_home =
-      u85 ? unbuffered.op_cycles : CostVariant(at_home, false, prev_slack).op_cycles;
+  const double u_home = CostVariant(at_home, false, prev_slack).op_cycles;
   unbuffered.slack_next = u_home;
   if (!x.has_weights || !allow_buffer) return unbuffered;
-  std::optional<double> b_home;
-  if (!u85) b_home = CostVariant(at_home, true, prev_slack).op_cycles;
-  const OpCost buffered = CostVariant(x, true, prev_slack, b_home);
-  if (!b_home) b_home = buffered.op_cycles;
+  OpContext xb = x, home_b = at_home;
+  if (x.u85 && op.hw != HwOp::kElementwise && op.hw != HwOp::kTranspose &&
+      op.hw != HwOp::kMatMul) {
+    const double full = WeightStreamBytes(x);
+    const double full_dma = DmaCycles(a, ms, ms.const_area, ms.staging_area, full);
+    const double unmoved =
+        (full / ms.bandwidth[AreaIndex(ms.const_area)] + x.RdLat(ms.const_area)) *
+        unbuffered.refetch;
+    xb.slices = WeightSlices(at_home, prev_slack, full_dma, u_home > unmoved);
+    home_b.slices = xb.slices;
+  }
+  const double b_home = CostVariant(home_b, true, prev_slack).op_cycles;
+  const OpCost buffered = CostVariant(xb, true, prev_slack, b_home);
   // The parts of a kernel split over several ops (grouped convolution groups, U85 transpose
   // convolution phases) each stage their weights in SRAM: Vela 5.2's schedules give every
   // such part a single weight buffer (U65-256, U85-128, U85-2048), however short the op,
@@ -800,7 +887,7 @@ OpCost CostOp(const Arch& a, const MemSystem& ms, const Lowered& lw, int i, cons
   if (op.weight_view && a.family != EthosUFamily::kU55 && ms.const_area != ms.staging_area) {
     return buffered;
   }
-  return KeepBuffered(x, unbuffered, buffered, u_home, *b_home, prev_slack) ? buffered
+  return KeepBuffered(xb, unbuffered, buffered, u_home, b_home, prev_slack) ? buffered
                                                                              : unbuffered;
 }
 
