@@ -484,6 +484,11 @@ struct OpContext {
   double RdLat(MemoryArea m) const { return double(ms.mem[AreaIndex(m)].read_latency); }
   double WrLat(MemoryArea m) const { return double(ms.mem[AreaIndex(m)].write_latency); }
   double Bw(MemoryArea m, int ch) const { return ChannelBw(a, ms, m, ch); }
+  // Cycles to read `bytes` from `m` on channel `ch` (its bandwidth on U85) plus the latency:
+  // the scheduler's measure of seeing an operand (Vela's MinReadCycles).
+  double ReadCycles(MemoryArea m, int ch, double bytes) const {
+    return bytes / (u85 ? Bw(m, ch) : ms.bandwidth[AreaIndex(m)]) + RdLat(m);
+  }
   static Shape3 Round16(Format f, Shape3 s) {
     return f == Format::kNhcwb16 ? Shape3{s.h, s.w, (s.c + 15) / 16 * 16} : s;
   }
@@ -725,18 +730,20 @@ double BufferWeights(const OpContext& x, double op_cycles, double home_cycles, d
   return npu;
 }
 
-// U85: the OFM-depth slices Vela 5.2 buffers a convolution's or vector product's weights in
-// (doc 8.5). The first slice is what the previous op's slack can hide (whole 16-deep steps; an
-// op slower than its unbuffered weight reads pre-buffers half its depth); the following ones
-// are as deep as the weights the first slice's run can fetch, in whole OFM blocks. Returns one
-// slice (the whole depth) when the op is not sliced. `home` is the op at home, `full_dma` the
-// transfer time of all its weights and scales, `op_dominated` whether its unbuffered run at
-// home outlasts reading its weights from their home memory.
+// U85: the OFM-depth slices Vela 5.2 buffers the weights of a (depthwise) convolution or a
+// vector product in (doc 8.5). The first slice is what the previous op's slack can hide
+// (16-deep steps; an op slower than its unbuffered weight reads pre-buffers half its depth);
+// the following ones are as deep as the weights the first slice's run can fetch, in whole OFM
+// blocks. Returns one slice (the whole depth) when the op is not sliced. `home` is the op at
+// home, `full_dma` the transfer time of all its weights and scales, `op_dominated` whether its
+// unbuffered run at home outlasts reading its weights from their home memory.
 std::vector<int32_t> WeightSlices(const OpContext& home, double prev_slack, double full_dma,
                                   bool op_dominated) {
   const NpuOp& op = home.op;
   const int32_t depth = std::max(home.ofm_s.c, 1);
-  const bool can_slice = op.hw == HwOp::kConvolution || op.hw == HwOp::kVectorProduct;
+  // Vela subdivides convolutions (depthwise ones too) and fully connected layers in depth.
+  const bool can_slice = op.hw == HwOp::kConvolution || op.hw == HwOp::kVectorProduct ||
+                         op.hw == HwOp::kDepthwise;
   if (!can_slice || depth <= 16 || full_dma <= 0) return {depth};
   const double min_split = 16.0 / depth;
   const double transfer = std::min(prev_slack / full_dma, 1.0);
@@ -792,8 +799,7 @@ OpCost CostVariant(const OpContext& x, bool buffered, double prev_slack,
   c.op_cycles = op_cycles;
   c.slack_next = op_cycles;
   c.refetch = refetch;
-  c.ifm_read_cycles = t.bytes[AreaIndex(x.ifm_area)][4] / x.ms.bandwidth[AreaIndex(x.ifm_area)] +
-                      x.RdLat(x.ifm_area);
+  c.ifm_read_cycles = x.ReadCycles(x.ifm_area, 4, t.bytes[AreaIndex(x.ifm_area)][4]);
   c.npu_cycles = buffered
                      ? BufferWeights(x, op_cycles, home_cycles.value_or(op_cycles), prev_slack, &c)
                      : op_cycles;
@@ -830,8 +836,8 @@ bool KeepBuffered(const OpContext& x, const OpCost& u, const OpCost& b, double u
   const MemSystem& ms = x.ms;
   const double full = WeightStreamBytes(x);
   const MemoryArea home = ms.const_area, stage = ms.staging_area;
-  const double unmoved = (full / ms.bandwidth[AreaIndex(home)] + x.RdLat(home)) * u.refetch;
-  const double from_buf = (full / ms.bandwidth[AreaIndex(stage)] + x.RdLat(stage)) * u.refetch;
+  const double unmoved = x.ReadCycles(home, 2, full) * u.refetch;
+  const double from_buf = x.ReadCycles(stage, 2, full) * u.refetch;
   if (from_buf >= unmoved) return false;
   const bool first_op = prev_slack <= 0;
   const int32_t depth = std::max(x.ofm_s.c, 1);
@@ -872,9 +878,7 @@ OpCost CostOp(const Arch& a, const MemSystem& ms, const Lowered& lw, int i, cons
       op.hw != HwOp::kMatMul) {
     const double full = WeightStreamBytes(x);
     const double full_dma = DmaCycles(a, ms, ms.const_area, ms.staging_area, full);
-    const double unmoved =
-        (full / ms.bandwidth[AreaIndex(ms.const_area)] + x.RdLat(ms.const_area)) *
-        unbuffered.refetch;
+    const double unmoved = x.ReadCycles(ms.const_area, 2, full) * unbuffered.refetch;
     xb.slices = WeightSlices(at_home, prev_slack, full_dma, u_home > unmoved);
     home_b.slices = xb.slices;
   }
