@@ -83,7 +83,8 @@ TEST_CASE("ethos_u corpus case NPU operations", "[.corpus-npu-ops]") {
     const BlockConfig& b = blocks[i];
     const OpCost& c = costs[i];
     std::printf("%4d %3d %-28s ifm %dx%dx%d/%d %s ofm %dx%dx%d/%d k %dx%d s %dx%d blk %dx%dx%d "
-                "%s%s op %8.0f npu %8.0f total %8.0f sram %8.0f/%7.0f off %8.0f/%7.0f wb %lld slack %.0f\n",
+                "%s%s op %8.0f npu %8.0f total %8.0f sram %8.0f/%7.0f off %8.0f/%7.0f wb %lld "
+                "slack %.0f\n",
                 schedule.step_of_npu[i], o.src_op, o.name.c_str(), o.ifm.shape.h, o.ifm.shape.w,
                 o.ifm.shape.c, o.ifm.bits, o.has_ifm2 ? (o.ifm2.scalar ? "+s" : "+t") : "  ",
                 o.ofm.shape.h, o.ofm.shape.w, o.ofm.shape.c, o.ofm.bits, o.kh, o.kw, o.sh, o.sw,

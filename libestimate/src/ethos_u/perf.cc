@@ -618,11 +618,16 @@ double WeightStreamBytes(const OpContext& x) {
   return double(op.encoded_weight_bytes) + scales;
 }
 
+// Which ends of an op's run a cost includes: a whole op reads its first IFM block and writes
+// its last OFM block; Vela times the first slice of an op run in OFM-depth slices with the
+// first read only, the last slice with the last output-unit block and write only.
+enum RunPart : int { kRunMiddle = 0, kRunFirst = 1, kRunLast = 2, kRunWhole = 3 };
+
 // Block-walking ops (convolution, depthwise, vector product, pooling, reduce sum; doc 4.5,
 // 5.1): MAC and output-unit time per block, element and weight traffic. Sets `refetch` to the
 // weight re-reads (OFM block positions in W x H).
 double BlockedCycles(const OpContext& x, bool buffered, double prev_slack, Traffic* t,
-                     double* refetch) {
+                     double* refetch, int part = kRunWhole) {
   const NpuOp& op = x.op;
   const BlockConfig& bc = x.bc;
   const Shape3 ofm_s = x.ofm_s, ob = x.ob, ib = x.ib;
@@ -642,8 +647,16 @@ double BlockedCycles(const OpContext& x, bool buffered, double prev_slack, Traff
   const double diff = num_blocks > 1 ? std::fabs(x.ofm_blk_cycles - x.ifm_blk_cycles) : 0;
   const double cmd = (diff + mac_blk + ao_blk) / 4.0;
   const double m = std::max(mac_blk, cmd), aa = std::max(ao_blk, cmd);
-  double op_cycles = m > aa ? m * num_blocks + aa : aa * num_blocks + m;
-  op_cycles = std::floor(op_cycles) + x.ofm_blk_cycles + x.ifm_blk_cycles;
+  double op_cycles;
+  if (part == kRunWhole) {
+    op_cycles = std::floor(m > aa ? m * num_blocks + aa : aa * num_blocks + m) +
+                x.ofm_blk_cycles + x.ifm_blk_cycles;
+  } else {
+    op_cycles = m > aa ? std::floor(m * num_blocks) + ((part & kRunLast) ? aa : 0.0)
+                       : std::floor(aa * num_blocks + m);
+    if (part & kRunLast) op_cycles += x.ofm_blk_cycles;
+    if (part & kRunFirst) op_cycles += x.ifm_blk_cycles;
+  }
   // Element access (doc 5.1).
   const bool dw_pool = op.hw == HwOp::kDepthwise || op.hw == HwOp::kPooling;
   const int64_t bh = CeilDiv(ofm_s.h, ob.h), bw_ = CeilDiv(ofm_s.w, ob.w);
@@ -696,16 +709,22 @@ double BufferWeights(const OpContext& x, double op_cycles, double home_cycles, d
   }
   if (x.u85) {
     // U85: the slices Vela chose (WeightSlices). The first must arrive before the op starts;
-    // the transfer of all of them ends no earlier than the last slice's run (at home) after
-    // the previous op's slack, which in turn hides the next op's first DMA. (Vela times the
-    // last slice on its own, with the OFM block write but not the IFM block read; mica takes
-    // that slice's share of the op's run.)
+    // the transfer of all of them ends no earlier than the last slice's run (at home, with
+    // the op's last output-unit block and OFM write) after the previous op's slack, which in
+    // turn hides the next op's first DMA.
     const bool sliced = x.slices.size() > 1;
     const double first_share = sliced ? double(x.slices.front()) / depth : 1.0;
-    const double last_share = sliced ? double(x.slices.back()) / depth : 1.0;
     const double first_dma = DmaCycles(x.a, x.ms, x.ms.const_area, x.ms.staging_area,
                                        std::ceil(full_bytes * first_share));
-    const double own_slack = home_cycles * last_share;
+    double own_slack = home_cycles;
+    if (sliced) {
+      NpuOp last = op;
+      last.ofm.shape.c = x.slices.back();
+      const OpContext lx(x.a, x.ms, x.lw, last, x.bc, true);
+      Traffic scratch;
+      double refetch = 1;
+      own_slack = BlockedCycles(lx, true, prev_slack, &scratch, &refetch, kRunLast);
+    }
     c->full_dma = full_dma;
     c->visible_dma = std::max(first_dma - prev_slack, 0.0);
     c->slack_next = own_slack;
@@ -756,14 +775,13 @@ std::vector<int32_t> WeightSlices(const OpContext& home, double prev_slack, doub
   if (ratio >= 1.0) return {depth};
   const int32_t pre = std::max(static_cast<int32_t>(depth * ratio) / 16 * 16, 16);
   if (pre >= depth) return {depth};
-  // The run of the first slice alone (weights staged, feature maps at home; Vela leaves out
-  // its last OFM block's write, mica does not).
+  // The run of the first slice alone (weights staged, feature maps at home).
   NpuOp part = op;
   part.ofm.shape.c = pre;
   OpContext px(home.a, home.ms, home.lw, part, home.bc, home.home);
   Traffic scratch;
   double refetch = 1;
-  const double pre_cycles = BlockedCycles(px, true, prev_slack, &scratch, &refetch);
+  const double pre_cycles = BlockedCycles(px, true, prev_slack, &scratch, &refetch, kRunFirst);
   const int32_t block = std::max(home.bc.ofm_block.c, 16);
   int32_t step = static_cast<int32_t>(double(depth) * pre_cycles / full_dma);
   step = RoundUp(std::max(step, 16), block);
