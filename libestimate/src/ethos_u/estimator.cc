@@ -74,9 +74,11 @@ int64_t StoredBytes(const FeatureMap& fm) {
 // the same quantizations share it (an LSTM's time steps). Sizes: an 8-bit activation table
 // holds 256 int8 entries; the 8-bit softmax's exponential 256 int32 entries; the 16-bit
 // softmax uses two tables of 512 int32 entries (exponential and reciprocal); 16-bit sigmoid
-// and tanh need none (the NPU computes them natively: Vela runs them as Sigmoid/Tanh
-// operations, not LUT ones); another 16-bit function takes a 2 KiB table.
-int64_t LutBytes(const Subgraph& sg, const Lowered& lw) {
+// and tanh need none on U55/U65 (the NPU computes them natively: Vela runs them as
+// Sigmoid/Tanh operations, not LUT ones) and on U85 a 2 KiB interpolating table of the
+// function alone, whatever the quantization (Vela 5.2's ConvertTanhSigmoidToLUT16); another
+// 16-bit function takes a 2 KiB table.
+int64_t LutBytes(const Subgraph& sg, const Lowered& lw, bool u85) {
   std::vector<int32_t> producer(sg.tensors.size(), -1);
   for (int32_t i = 0; i < static_cast<int32_t>(sg.ops.size()); ++i) {
     for (int32_t t : sg.ops[i].outputs) {
@@ -110,13 +112,16 @@ int64_t LutBytes(const Subgraph& sg, const Lowered& lw) {
       // The op whose output the table produces is the function (a fused or standalone
       // activation): its kind and the quantization on both sides define the table.
       const Operator& f = sg.ops[fn];
-      if ((f.kind == OpKind::kLogistic || f.kind == OpKind::kTanh) && sixteen) continue;
-      key = absl::StrCat(static_cast<int>(f.kind), "/", quant_key(f.inputs[0]), "/",
-                         quant_key(f.outputs[0]));
+      const bool sigmoid_tanh = f.kind == OpKind::kLogistic || f.kind == OpKind::kTanh;
+      if (sigmoid_tanh && sixteen && !u85) continue;
+      key = sigmoid_tanh && sixteen
+                ? absl::StrCat(static_cast<int>(f.kind), "/16")
+                : absl::StrCat(static_cast<int>(f.kind), "/", quant_key(f.inputs[0]), "/",
+                               quant_key(f.outputs[0]));
       size = sixteen ? 2048 : 256;
     } else {
       // A table inside another lowered operator (a recurrent cell's gate activations).
-      if (src.kind == OpKind::kUnidirectionalSequenceLstm && sixteen) continue;
+      if (src.kind == OpKind::kUnidirectionalSequenceLstm && sixteen && !u85) continue;
       key = absl::StrCat("op", op.src_op, "/", op.name, "/", op.ifm.bits);
       size = sixteen ? 2048 : 256;
     }
@@ -170,7 +175,7 @@ WeightTotals EncodeWeights(const Subgraph& sg, const Arch& arch, Lowered* lw) {
     op.encoded_weight_bytes = enc_of_tensor[t];
     op.sparse24 = u85 && sparse_of_tensor[t];
   }
-  w.const_bytes += LutBytes(sg, *lw);
+  w.const_bytes += LutBytes(sg, *lw, u85);
   return w;
 }
 
