@@ -1,6 +1,7 @@
 // Hidden diagnostic: MICA_CORPUS_CASE=source/model/profile/config prints every NPU operation
 // mica lowers the model to (shapes, bits, block, cycles), for comparing with Vela's per-layer
 // rows of the same case.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -53,20 +54,44 @@ TEST_CASE("ethos_u corpus case NPU operations", "[.corpus-npu-ops]") {
   const MemSystem ms = MakeMemSystem(cfg);
   const Subgraph& sg = g->main();
   EncodeWeights(sg, *arch, &*lw);
-  const Schedule schedule = ScheduleSteps(sg, *lw);
+  // The stages of EstimateEthosU, in its order.
+  Schedule schedule = ScheduleSteps(sg, *lw);
   ChainU85(*arch, schedule, &*lw);
-  PlaceFeatureMaps(sg, cfg, ms, schedule, &*lw);
-  const std::vector<BlockConfig> blocks = ChooseBlocks(*arch, *lw);
-  const std::vector<OpCost> costs = CostOps(*arch, ms, *lw, schedule, blocks);
-  for (size_t i = 0; i < lw->ops.size(); ++i) {
+  const std::vector<int32_t> stripe_rows = BuildCascades(sg, cfg, ms, &schedule, &*lw);
+  const std::vector<BlockConfig> blocks = ChooseBlocks(*arch, *lw, stripe_rows);
+  const int64_t limit =
+      ms.arena_area != ms.staging_area ? cfg.memory_mode.arena_cache_bytes : int64_t{0};
+  std::vector<TensorLifetime> weight_buffers;
+  if (limit > 0) {
+    Lowered unstaged = *lw;
+    PlaceFeatureMaps(sg, cfg, ms, schedule, &unstaged, false);
+    weight_buffers =
+        WeightBufferRanges(schedule, CostOps(*arch, ms, unstaged, schedule, blocks, limit));
+  }
+  PlaceFeatureMaps(sg, cfg, ms, schedule, &*lw, true, weight_buffers);
+  const std::vector<OpCost> costs = CostOps(*arch, ms, *lw, schedule, blocks, limit);
+  std::vector<size_t> order(lw->ops.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return schedule.step_of_npu[a] < schedule.step_of_npu[b];
+  });
+  const int sram = static_cast<int>(MemoryArea::kSram);
+  const int off = static_cast<int>(cfg.memory_mode.const_axi == 0 ? cfg.system.axi0.area
+                                                                  : cfg.system.axi1.area);
+  for (size_t i : order) {
     const NpuOp& o = lw->ops[i];
     const BlockConfig& b = blocks[i];
-    std::printf("%3d %-28s ifm %dx%dx%d/%d %s ofm %dx%dx%d/%d k %dx%d s %dx%d blk %dx%dx%d  op %8.0f "
-                "total %8.0f\n",
-                o.src_op, o.name.c_str(), o.ifm.shape.h, o.ifm.shape.w, o.ifm.shape.c, o.ifm.bits,
-                o.has_ifm2 ? (o.ifm2.scalar ? "+s" : "+t") : "  ", o.ofm.shape.h, o.ofm.shape.w,
-                o.ofm.shape.c, o.ofm.bits, o.kh, o.kw, o.sh, o.sw, b.ofm_block.h, b.ofm_block.w,
-                b.ofm_block.c, costs[i].op_cycles, costs[i].total);
+    const OpCost& c = costs[i];
+    std::printf("%4d %3d %-28s ifm %dx%dx%d/%d %s ofm %dx%dx%d/%d k %dx%d s %dx%d blk %dx%dx%d "
+                "%s%s op %8.0f npu %8.0f total %8.0f sram %8.0f/%7.0f off %8.0f/%7.0f wb %lld "
+                "slack %.0f\n",
+                schedule.step_of_npu[i], o.src_op, o.name.c_str(), o.ifm.shape.h, o.ifm.shape.w,
+                o.ifm.shape.c, o.ifm.bits, o.has_ifm2 ? (o.ifm2.scalar ? "+s" : "+t") : "  ",
+                o.ofm.shape.h, o.ofm.shape.w, o.ofm.shape.c, o.ofm.bits, o.kh, o.kw, o.sh, o.sw,
+                b.ofm_block.h, b.ofm_block.w, b.ofm_block.c,
+                o.chained_into >= 0 ? "C" : "-", c.weights_buffered ? "B" : "-", c.op_cycles,
+                c.npu_cycles, c.total, c.bytes[sram], c.access_cycles[sram], c.bytes[off],
+                c.access_cycles[off], static_cast<long long>(o.encoded_weight_bytes), c.slack_next);
   }
 }
 

@@ -74,9 +74,11 @@ int64_t StoredBytes(const FeatureMap& fm) {
 // the same quantizations share it (an LSTM's time steps). Sizes: an 8-bit activation table
 // holds 256 int8 entries; the 8-bit softmax's exponential 256 int32 entries; the 16-bit
 // softmax uses two tables of 512 int32 entries (exponential and reciprocal); 16-bit sigmoid
-// and tanh need none (the NPU computes them natively: Vela runs them as Sigmoid/Tanh
-// operations, not LUT ones); another 16-bit function takes a 2 KiB table.
-int64_t LutBytes(const Subgraph& sg, const Lowered& lw) {
+// and tanh need none on U55/U65 (the NPU computes them natively: Vela runs them as
+// Sigmoid/Tanh operations, not LUT ones) and on U85 a 2 KiB interpolating table of the
+// function alone, whatever the quantization (Vela 5.2's ConvertTanhSigmoidToLUT16); another
+// 16-bit function takes a 2 KiB table.
+int64_t LutBytes(const Subgraph& sg, const Lowered& lw, bool u85) {
   std::vector<int32_t> producer(sg.tensors.size(), -1);
   for (int32_t i = 0; i < static_cast<int32_t>(sg.ops.size()); ++i) {
     for (int32_t t : sg.ops[i].outputs) {
@@ -110,13 +112,16 @@ int64_t LutBytes(const Subgraph& sg, const Lowered& lw) {
       // The op whose output the table produces is the function (a fused or standalone
       // activation): its kind and the quantization on both sides define the table.
       const Operator& f = sg.ops[fn];
-      if ((f.kind == OpKind::kLogistic || f.kind == OpKind::kTanh) && sixteen) continue;
-      key = absl::StrCat(static_cast<int>(f.kind), "/", quant_key(f.inputs[0]), "/",
-                         quant_key(f.outputs[0]));
+      const bool sigmoid_tanh = f.kind == OpKind::kLogistic || f.kind == OpKind::kTanh;
+      if (sigmoid_tanh && sixteen && !u85) continue;
+      key = sigmoid_tanh && sixteen
+                ? absl::StrCat(static_cast<int>(f.kind), "/16")
+                : absl::StrCat(static_cast<int>(f.kind), "/", quant_key(f.inputs[0]), "/",
+                               quant_key(f.outputs[0]));
       size = sixteen ? 2048 : 256;
     } else {
       // A table inside another lowered operator (a recurrent cell's gate activations).
-      if (src.kind == OpKind::kUnidirectionalSequenceLstm && sixteen) continue;
+      if (src.kind == OpKind::kUnidirectionalSequenceLstm && sixteen && !u85) continue;
       key = absl::StrCat("op", op.src_op, "/", op.name, "/", op.ifm.bits);
       size = sixteen ? 2048 : 256;
     }
@@ -172,7 +177,7 @@ WeightTotals EncodeWeights(const Subgraph& sg, const Arch& arch, Lowered* lw) {
     op.encoded_weight_bytes = enc_of_tensor[t];
     op.sparse24 = u85 && sparse_of_tensor[t];
   }
-  w.const_bytes += LutBytes(sg, *lw);
+  w.const_bytes += LutBytes(sg, *lw, u85);
   return w;
 }
 
@@ -925,9 +930,13 @@ std::vector<OpCost> CostOps(const Arch& arch, const MemSystem& ms, const Lowered
   double prev_slack = 0;
   int32_t prev_step = -2;
   for (int32_t k : by_time) {
-    if (lw.ops[k].chained_into >= 0) continue;
-    // A CPU op (or the start) before; ops of one cascade share a step.
+    // A CPU op (or the start) before; ops of one cascade share a step. An op running in the
+    // previous op's chain takes a step of its own but no time: the slack carries over it.
     const int32_t step = schedule.step_of_npu[k];
+    if (lw.ops[k].chained_into >= 0) {
+      if (step == prev_step + 1) prev_step = step;
+      continue;
+    }
     if (step > prev_step + 1) prev_slack = 0;
     costs[k] = CostOp(arch, ms, lw, k, blocks[k], prev_slack, can_buffer);
     if (sram_limit > 0 && costs[k].weights_buffered) {

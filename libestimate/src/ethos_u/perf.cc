@@ -234,7 +234,10 @@ double MacCyclesPerBlock(const Arch& a, const NpuOp& op, const BlockConfig& bc) 
   const bool vp = op.hw == HwOp::kVectorProduct;
   const int32_t kh = vp ? 1 : op.kh;
   const int32_t kw = vp ? 1 : op.kw;
-  const bool pk = bc.part_kernel && op.hw == HwOp::kConvolution;
+  // U85: a fully connected layer walks its kernel like a convolution, part-kernel first when
+  // its traversal is (Vela 5.2's tables: a 32-to-32 FC on U85-256 costs 512 MAC cycles per
+  // block, two 16-deep IFM block steps of 256).
+  const bool pk = bc.part_kernel && (op.hw == HwOp::kConvolution || (u85 && vp));
   double total = 0;
   for (int32_t x = 0; x < kw; x += 8) {
     for (int32_t y = 0; y < kh; y += 8) {
@@ -481,6 +484,11 @@ struct OpContext {
   double RdLat(MemoryArea m) const { return double(ms.mem[AreaIndex(m)].read_latency); }
   double WrLat(MemoryArea m) const { return double(ms.mem[AreaIndex(m)].write_latency); }
   double Bw(MemoryArea m, int ch) const { return ChannelBw(a, ms, m, ch); }
+  // Cycles to read `bytes` from `m` on channel `ch` (its bandwidth on U85) plus the latency:
+  // the scheduler's measure of seeing an operand (Vela's MinReadCycles).
+  double ReadCycles(MemoryArea m, int ch, double bytes) const {
+    return bytes / (u85 ? Bw(m, ch) : ms.bandwidth[AreaIndex(m)]) + RdLat(m);
+  }
   static Shape3 Round16(Format f, Shape3 s) {
     return f == Format::kNhcwb16 ? Shape3{s.h, s.w, (s.c + 15) / 16 * 16} : s;
   }
@@ -491,6 +499,8 @@ struct OpContext {
   const NpuOp& op;
   const BlockConfig& bc;
   bool home;
+  // U85, buffered variant: the OFM depths of the weight buffer's slices (empty: one slice).
+  std::vector<int32_t> slices;
   const FeatureMap *ifm = nullptr, *ifm2 = nullptr, *ofm = nullptr;
   MemoryArea ifm_area, ifm2_area, ofm_area;
   Format ifm_fmt, ifm2_fmt, ofm_fmt;
@@ -589,22 +599,46 @@ double MatMulCycles(const OpContext& x, Traffic* t) {
 // Scale (bias) bytes an op reads per OFM block: on U85 whole micro-blocks of OFM depth, at
 // least 16 channels (the accumulator's depth granule). Vela 5.2's DRAM access figures: an
 // 8-channel convolution reads 16 channels' scales (micro-block 1x2x8 on U85-128); on U85-2048
-// (64-deep micro-blocks) a 10-deep FC reads 64 channels', a 96-deep one 128. Vela reads them
-// per OFM-depth slice of sliced weight buffering too (a 32-deep FC in two 16-deep slices:
-// 2 x 64 channels'); not modelled: mica's slicing choice is not Vela's often enough that
-// rounding per slice loses more than it gains.
+// (64-deep micro-blocks) a 10-deep FC reads 64 channels', a 96-deep one 128. A buffered op's
+// weights are encoded per OFM-depth slice, each slice's scales rounded alike (Vela 5.2's debug
+// database: a 32-deep FC in two 16-deep slices on U85-2048 reads 2 x 64 channels' scales).
 double ScaleReadBytes(const OpContext& x) {
   const NpuOp& op = x.op;
   const int32_t depth = x.ofm_s.c;
   if (!x.u85 || op.scale_bytes <= 0 || depth <= 0) return double(op.scale_bytes);
-  return double(op.scale_bytes) / depth * RoundUp(depth, std::max(x.bc.ublock.c, 16));
+  const int32_t granule = std::max(x.bc.ublock.c, 16);
+  int64_t channels = 0;
+  if (x.slices.size() > 1) {
+    for (int32_t d : x.slices) channels += RoundUp(d, granule);
+  } else {
+    channels = RoundUp(depth, granule);
+  }
+  return double(op.scale_bytes) / depth * double(channels);
 }
+
+// Bytes of an op's weight stream and scales as stored (what a weight buffer's DMA moves). The
+// U85 stores the scales of whole micro-blocks of OFM depth, at least 16 channels (Vela 5.2's
+// debug database: a 32-deep FC on U85-2048 DMAs its encoded weights and 640 bytes of scales).
+double WeightStreamBytes(const OpContext& x) {
+  const NpuOp& op = x.op;
+  const int32_t depth = x.ofm_s.c;
+  double scales = double(op.scale_bytes);
+  if (x.u85 && op.scale_bytes > 0 && depth > 0) {
+    scales = scales / depth * RoundUp(depth, std::max(x.bc.ublock.c, 16));
+  }
+  return double(op.encoded_weight_bytes) + scales;
+}
+
+// Which ends of an op's run a cost includes: a whole op reads its first IFM block and writes
+// its last OFM block; Vela times the first slice of an op run in OFM-depth slices with the
+// first read only, the last slice with the last output-unit block and write only.
+enum RunPart : int { kRunMiddle = 0, kRunFirst = 1, kRunLast = 2, kRunWhole = 3 };
 
 // Block-walking ops (convolution, depthwise, vector product, pooling, reduce sum; doc 4.5,
 // 5.1): MAC and output-unit time per block, element and weight traffic. Sets `refetch` to the
 // weight re-reads (OFM block positions in W x H).
 double BlockedCycles(const OpContext& x, bool buffered, double prev_slack, Traffic* t,
-                     double* refetch) {
+                     double* refetch, int part = kRunWhole) {
   const NpuOp& op = x.op;
   const BlockConfig& bc = x.bc;
   const Shape3 ofm_s = x.ofm_s, ob = x.ob, ib = x.ib;
@@ -624,8 +658,16 @@ double BlockedCycles(const OpContext& x, bool buffered, double prev_slack, Traff
   const double diff = num_blocks > 1 ? std::fabs(x.ofm_blk_cycles - x.ifm_blk_cycles) : 0;
   const double cmd = (diff + mac_blk + ao_blk) / 4.0;
   const double m = std::max(mac_blk, cmd), aa = std::max(ao_blk, cmd);
-  double op_cycles = m > aa ? m * num_blocks + aa : aa * num_blocks + m;
-  op_cycles = std::floor(op_cycles) + x.ofm_blk_cycles + x.ifm_blk_cycles;
+  double op_cycles;
+  if (part == kRunWhole) {
+    op_cycles = std::floor(m > aa ? m * num_blocks + aa : aa * num_blocks + m) +
+                x.ofm_blk_cycles + x.ifm_blk_cycles;
+  } else {
+    op_cycles = m > aa ? std::floor(m * num_blocks) + ((part & kRunLast) ? aa : 0.0)
+                       : std::floor(aa * num_blocks + m);
+    if (part & kRunLast) op_cycles += x.ofm_blk_cycles;
+    if (part & kRunFirst) op_cycles += x.ifm_blk_cycles;
+  }
   // Element access (doc 5.1).
   const bool dw_pool = op.hw == HwOp::kDepthwise || op.hw == HwOp::kPooling;
   const int64_t bh = CeilDiv(ofm_s.h, ob.h), bw_ = CeilDiv(ofm_s.w, ob.w);
@@ -664,7 +706,7 @@ double BlockedCycles(const OpContext& x, bool buffered, double prev_slack, Traff
 double BufferWeights(const OpContext& x, double op_cycles, double home_cycles, double prev_slack,
                      OpCost* c) {
   const NpuOp& op = x.op;
-  const double full_bytes = double(op.encoded_weight_bytes + op.scale_bytes);
+  const double full_bytes = WeightStreamBytes(x);
   const double full_dma = DmaCycles(x.a, x.ms, x.ms.const_area, x.ms.staging_area, full_bytes);
   const int32_t depth = std::max(x.ofm_s.c, 1);
   const bool can_slice = op.hw == HwOp::kConvolution || op.hw == HwOp::kVectorProduct;
@@ -675,6 +717,33 @@ double BufferWeights(const OpContext& x, double op_cycles, double home_cycles, d
     const double aligned = std::floor(transfer / min_split) * min_split;
     ratio = (1.0 - aligned) < min_split / 2 ? 1.0 : transfer;
     ratio = std::max(ratio, min_split);
+  }
+  if (x.u85) {
+    // U85: the slices Vela chose (WeightSlices). The first must arrive before the op starts;
+    // the transfer of all of them ends no earlier than the last slice's run (at home, with
+    // the op's last output-unit block and OFM write) after the previous op's slack, which in
+    // turn hides the next op's first DMA.
+    const bool sliced = x.slices.size() > 1;
+    const double first_share = sliced ? double(x.slices.front()) / depth : 1.0;
+    const double first_dma = DmaCycles(x.a, x.ms, x.ms.const_area, x.ms.staging_area,
+                                       std::ceil(full_bytes * first_share));
+    double own_slack = home_cycles;
+    if (sliced) {
+      NpuOp last = op;
+      last.ofm.shape.c = x.slices.back();
+      const OpContext lx(x.a, x.ms, x.lw, last, x.bc, true);
+      Traffic scratch;
+      double refetch = 1;
+      own_slack = BlockedCycles(lx, true, prev_slack, &scratch, &refetch, kRunLast);
+    }
+    c->full_dma = full_dma;
+    c->visible_dma = std::max(first_dma - prev_slack, 0.0);
+    c->slack_next = own_slack;
+    int32_t widest = 0;
+    for (int32_t d : x.slices) widest = std::max(widest, d);
+    c->weight_buffer_bytes = static_cast<int64_t>(
+        sliced ? std::ceil(full_bytes * widest / depth) * 2 : full_bytes);
+    return std::max(full_dma - prev_slack + own_slack, op_cycles + c->visible_dma);
   }
   const double first_dma =
       DmaCycles(x.a, x.ms, x.ms.const_area, x.ms.staging_area, std::ceil(full_bytes * ratio));
@@ -689,6 +758,49 @@ double BufferWeights(const OpContext& x, double op_cycles, double home_cycles, d
   c->weight_buffer_bytes = static_cast<int64_t>(
       ratio < 1.0 ? std::ceil(full_bytes * std::max(ratio, 0.5)) * 2 : full_bytes);
   return npu;
+}
+
+// U85: the OFM-depth slices Vela 5.2 buffers the weights of a (depthwise) convolution or a
+// vector product in (doc 8.5). The first slice is what the previous op's slack can hide
+// (16-deep steps; an op slower than its unbuffered weight reads pre-buffers half its depth);
+// the following ones are as deep as the weights the first slice's run can fetch, in whole OFM
+// blocks. Returns one slice (the whole depth) when the op is not sliced. `home` is the op at
+// home, `full_dma` the transfer time of all its weights and scales, `op_dominated` whether its
+// unbuffered run at home outlasts reading its weights from their home memory.
+std::vector<int32_t> WeightSlices(const OpContext& home, double prev_slack, double full_dma,
+                                  bool op_dominated) {
+  const NpuOp& op = home.op;
+  const int32_t depth = std::max(home.ofm_s.c, 1);
+  // Vela subdivides convolutions (depthwise ones too) and fully connected layers in depth.
+  const bool can_slice = op.hw == HwOp::kConvolution || op.hw == HwOp::kVectorProduct ||
+                         op.hw == HwOp::kDepthwise;
+  if (!can_slice || depth <= 16 || full_dma <= 0) return {depth};
+  const double min_split = 16.0 / depth;
+  const double transfer = std::min(prev_slack / full_dma, 1.0);
+  const double aligned = std::floor(transfer / min_split) * min_split;
+  double ratio = (1.0 - aligned) < min_split / 2 ? 1.0 : transfer;
+  if (op_dominated && ratio > 0.5 && ratio < 1.0) {
+    ratio = std::clamp(double(RoundUp(depth / 2, 16)) / depth, 0.5, 1.0);
+  }
+  ratio = std::max(ratio, min_split);
+  if (ratio >= 1.0) return {depth};
+  const int32_t pre = std::max(static_cast<int32_t>(depth * ratio) / 16 * 16, 16);
+  if (pre >= depth) return {depth};
+  // The run of the first slice alone (weights staged, feature maps at home).
+  NpuOp part = op;
+  part.ofm.shape.c = pre;
+  OpContext px(home.a, home.ms, home.lw, part, home.bc, home.home);
+  Traffic scratch;
+  double refetch = 1;
+  const double pre_cycles = BlockedCycles(px, true, prev_slack, &scratch, &refetch, kRunFirst);
+  const int32_t block = std::max(home.bc.ofm_block.c, 16);
+  int32_t step = static_cast<int32_t>(double(depth) * pre_cycles / full_dma);
+  step = RoundUp(std::max(step, 16), block);
+  step = step > block ? step / block * block : step / 16 * 16;
+  step = std::max(step, 16);
+  std::vector<int32_t> slices{pre};
+  for (int32_t d = pre; d < depth; d += step) slices.push_back(std::min(step, depth - d));
+  return slices;
 }
 
 // Costs one variant of the op: weights read from their home, or buffered in the staging SRAM
@@ -716,12 +828,27 @@ OpCost CostVariant(const OpContext& x, bool buffered, double prev_slack,
   c.op_cycles = op_cycles;
   c.slack_next = op_cycles;
   c.refetch = refetch;
-  c.ifm_read_cycles = t.bytes[AreaIndex(x.ifm_area)][4] / x.ms.bandwidth[AreaIndex(x.ifm_area)] +
-                      x.RdLat(x.ifm_area);
-  // LUT loads are prefetched early enough to be hidden in Vela's reports (doc 5.4).
+  c.ifm_read_cycles = x.ReadCycles(x.ifm_area, 4, t.bytes[AreaIndex(x.ifm_area)][4]);
   c.npu_cycles = buffered
                      ? BufferWeights(x, op_cycles, home_cycles.value_or(op_cycles), prev_slack, &c)
                      : op_cycles;
+  // The lookup table's load (doc 5.4): U55/U65 prefetch it early enough to be hidden in Vela's
+  // reports. The U85 copies the table of an op that is itself a table lookup (a standalone
+  // activation: a 1x1 copy through the LUT) into its LUT RAM, one byte per cycle, before the op
+  // starts; the previous op's slack hides what it can (Vela 5.2: a 16-bit tanh's 2048-byte
+  // table costs 2048 cycles less the previous op's slack). A table applied by an activation
+  // fused into another op is that op's sub-operation's, and costs nothing.
+  const bool lut_copy = op.needs_lut && op.hw == HwOp::kPooling && op.kh == 1 && op.kw == 1;
+  if (x.u85 && lut_copy) {
+    // Table bytes: 512 32-bit entries for a 16-bit function, 256 32-bit ones for an 8-bit
+    // softmax's exponential (a 32-bit OFM), 256 bytes for another 8-bit function.
+    const double table =
+        op.ifm.bits == 16 || op.ofm.bits == 16 ? 2048 : op.ofm.bits == 32 ? 1024 : 256;
+    const MemoryArea src = x.ms.const_area;
+    const double read = std::floor(table / x.Bw(src, 0)) + x.RdLat(src);
+    const double dma = std::max(read, table);
+    c.npu_cycles += buffered ? dma : std::max(dma - prev_slack, 0.0);
+  }
   AccessCycles(x.a, x.ms, t, &c);
   double total = c.npu_cycles;
   for (int ar = 0; ar < kNumMemoryAreas; ++ar) total = std::max(total, c.access_cycles[ar]);
@@ -735,12 +862,11 @@ OpCost CostVariant(const OpContext& x, bool buffered, double prev_slack,
 // maps at home: `u_home` unbuffered, `b_home` buffered.
 bool KeepBuffered(const OpContext& x, const OpCost& u, const OpCost& b, double u_home,
                   double b_home, double prev_slack) {
-  const NpuOp& op = x.op;
   const MemSystem& ms = x.ms;
-  const double full = double(op.encoded_weight_bytes + op.scale_bytes);
+  const double full = WeightStreamBytes(x);
   const MemoryArea home = ms.const_area, stage = ms.staging_area;
-  const double unmoved = (full / ms.bandwidth[AreaIndex(home)] + x.RdLat(home)) * u.refetch;
-  const double from_buf = (full / ms.bandwidth[AreaIndex(stage)] + x.RdLat(stage)) * u.refetch;
+  const double unmoved = x.ReadCycles(home, 2, full) * u.refetch;
+  const double from_buf = x.ReadCycles(stage, 2, full) * u.refetch;
   if (from_buf >= unmoved) return false;
   const bool first_op = prev_slack <= 0;
   const int32_t depth = std::max(x.ofm_s.c, 1);
@@ -770,21 +896,23 @@ OpCost CostOp(const Arch& a, const MemSystem& ms, const Lowered& lw, int i, cons
     return c;
   }
   const OpContext x(a, ms, lw, op, bc);
-  // U85: Vela's rule holds there too (its tables show the same home-memory slack), but mica's
-  // U85 costs at home are too far from Vela's (an LSTM gate FC's block cycles, a transpose
-  // convolution phase's DRAM writes) for it to pay: the U85 keeps the final placement's.
-  // (There the op is costed once per variant: its placement is its home.)
-  const bool u85 = a.family == EthosUFamily::kU85;
-  const OpContext at_home(a, ms, lw, op, bc, !u85);
+  // Vela's scheduler decides on the op's cycles with its feature maps in their home memory.
+  const OpContext at_home(a, ms, lw, op, bc, true);
   OpCost unbuffered = CostVariant(x, false, prev_slack);
-  const double u_home =
-      u85 ? unbuffered.op_cycles : CostVariant(at_home, false, prev_slack).op_cycles;
+  const double u_home = CostVariant(at_home, false, prev_slack).op_cycles;
   unbuffered.slack_next = u_home;
   if (!x.has_weights || !allow_buffer) return unbuffered;
-  std::optional<double> b_home;
-  if (!u85) b_home = CostVariant(at_home, true, prev_slack).op_cycles;
-  const OpCost buffered = CostVariant(x, true, prev_slack, b_home);
-  if (!b_home) b_home = buffered.op_cycles;
+  OpContext xb = x, home_b = at_home;
+  if (x.u85 && op.hw != HwOp::kElementwise && op.hw != HwOp::kTranspose &&
+      op.hw != HwOp::kMatMul) {
+    const double full = WeightStreamBytes(x);
+    const double full_dma = DmaCycles(a, ms, ms.const_area, ms.staging_area, full);
+    const double unmoved = x.ReadCycles(ms.const_area, 2, full) * unbuffered.refetch;
+    xb.slices = WeightSlices(at_home, prev_slack, full_dma, u_home > unmoved);
+    home_b.slices = xb.slices;
+  }
+  const double b_home = CostVariant(home_b, true, prev_slack).op_cycles;
+  const OpCost buffered = CostVariant(xb, true, prev_slack, b_home);
   // The parts of a kernel split over several ops (grouped convolution groups, U85 transpose
   // convolution phases) each stage their weights in SRAM: Vela 5.2's schedules give every
   // such part a single weight buffer (U65-256, U85-128, U85-2048), however short the op,
@@ -792,7 +920,7 @@ OpCost CostOp(const Arch& a, const MemSystem& ms, const Lowered& lw, int i, cons
   if (op.weight_view && a.family != EthosUFamily::kU55 && ms.const_area != ms.staging_area) {
     return buffered;
   }
-  return KeepBuffered(x, unbuffered, buffered, u_home, *b_home, prev_slack) ? buffered
+  return KeepBuffered(xb, unbuffered, buffered, u_home, b_home, prev_slack) ? buffered
                                                                              : unbuffered;
 }
 

@@ -279,7 +279,7 @@ BlockConfig FindBlockConfigU85(const Arch& a, const NpuOp& op) {
   const bool acc48 = bits == 16 && !pooling && cls != Cls::kElementwise;
   const bool sparse = op.sparse24;
   bool part_kernel = false;
-  if (cls == Cls::kConv) {
+  if (cls == Cls::kConv || op.hw == HwOp::kVectorProduct) {
     const int32_t k = SatMul(op.kh, op.kw);
     const int32_t s = sparse ? 10 : 5, r = sparse ? 4 : 2;
     const int32_t k_rnd = (k / s) * s + std::max(k % s, r);
