@@ -100,7 +100,7 @@ probe("sparse_k7_c2_i8_m128", "a8w8", "int8", 1.5,
       "int8 7x7 conv of a 2-channel IFM with one weight -128: dense on U85")(conv(16, 40, 2, 16, 7))
 
 # Convolutions by IFM depth (U55/U65/U85 MAC cycles, traversal, IFM from DRAM or SRAM).
-for cin, tol, note in ((2, 10.0, " (U85-128 -9.2 %)"), (8, 1.0, ""), (16, 1.0, ""), (32, 1.0, "")):
+for cin, tol, note in ((2, 1.0, ""), (8, 1.0, ""), (16, 1.0, ""), (32, 1.0, "")):
     probe(f"conv_k3_c{cin}_i8", "a8w8", "int8", tol,
           f"int8 3x3 conv of a {cin}-channel graph input{note}")(conv(16, 40, cin, 16, 3))
 probe("conv_k3_c8_i16", "a16w8", "int8", 6.0,
@@ -130,7 +130,8 @@ def fully_connected(rows, cin, cout, seed=4):
 # weights cost per block of rows is not modelled yet.
 probe("fc_rows_200", "a8w8", "int8", None,
       "FC of 200 rows (a 10x20 map to Vela): mica's weight refetch / buffering across row "
-      "blocks differs (U85 -40…-60 %)")(fully_connected(200, 32, 32))
+      "blocks differs (U55-256 +45 %; U85 up to +330 % since FCs take the part-kernel "
+      "traversal there)")(fully_connected(200, 32, 32))
 
 def pad_then_maxpool(h, c, p):
     def build(name, path):
