@@ -43,13 +43,16 @@ struct Limits {
 // within 10 %; U65 0.9 / 1.0 %, 86.4 / 84.7 %; U85 2.2 / 2.3 %, 82.4 / 80.3 %; SRAM medians
 // 0.0 / 0.0 % (U55), 0.0 / 0.0 % (U65), 1.2 / 1.1 % (U85); off-chip 1.0 / 1.0, 0.6 / 0.7,
 // 3.2 / 4.2 %; placement 100 % of operators on every family.
+// After SOFTMAX and RESIZE lowered as Vela 5.2 lowers them (its dataflow, views and NHWC
+// maps; U85's native resize; U55/U65 bilinear phases of the concatenation's depth): U55
+// 0.1 / 0.1 %, 97.5 / 97.5 %; U65 0.8 / 1.0 %, 88.1 / 83.1 %; U85 2.2 / 2.5 %, 81.4 / 81.0 %.
 constexpr Limits kLimits[] = {
-    {Family::kU55, "vela", 0.003, 0.94, 0.01, 0.015, 1.0},
-    {Family::kU55, "mlia", 0.003, 0.94, 0.01, 0.015, 1.0},
-    {Family::kU65, "vela", 0.012, 0.85, 0.01, 0.01, 1.0},
+    {Family::kU55, "vela", 0.003, 0.97, 0.01, 0.015, 1.0},
+    {Family::kU55, "mlia", 0.003, 0.97, 0.01, 0.015, 1.0},
+    {Family::kU65, "vela", 0.009, 0.88, 0.01, 0.01, 1.0},
     {Family::kU65, "mlia", 0.013, 0.83, 0.01, 0.01, 1.0},
     {Family::kU85, "vela", 0.026, 0.81, 0.016, 0.036, 1.0},
-    {Family::kU85, "mlia", 0.027, 0.79, 0.015, 0.046, 1.0},
+    {Family::kU85, "mlia", 0.027, 0.81, 0.015, 0.046, 1.0},
 };
 
 corpus::Corpus LoadCorpus() {
