@@ -545,7 +545,20 @@ double ElementwiseCycles(const OpContext& x, Traffic* t) {
                        : x.ofm_store_el;
   const double ao = std::ceil(ao_pe * n);
   const double blk_el = std::max<double>(1, double(x.bc.ofm_block.elements()));
-  const double per = (std::max(x.ifm_blk_cycles, x.ofm_blk_cycles) / blk_el + ao_pe) / 4.0;
+  // The slower input's block: U55/U65 read a second operand that is not encoded in the
+  // command stream (a map, or a scalar wider than 8 bits: a softmax's 32-bit constants, from
+  // the constants' memory) block by block like the first.
+  double ifm_cycles = x.ifm_blk_cycles;
+  if (!x.u85 && op.has_ifm2 && (op.ifm2.shape.elements() > 1 || op.ifm2.bits > 8)) {
+    const Shape3 b2 = Clip(x.bc.ifm_block, op.ifm2.shape);
+    ifm_cycles = std::max(
+        ifm_cycles, x.RdLat(x.ifm2_area) +
+                        std::floor(Transfer(x.ms, x.ifm2_area, x.ifm2_fmt, false, op.ifm2.shape,
+                                            x.bc.ifm_block, std::max(op.ifm2.bits, 8), x.a.cores,
+                                            x.u85, double(b2.elements())) /
+                                   x.ms.bandwidth[AreaIndex(x.ifm2_area)]));
+  }
+  const double per = (std::max(ifm_cycles, x.ofm_blk_cycles) / blk_el + ao_pe) / 4.0;
   const double op_cycles = std::max(std::ceil(per * n), ao);
   // A resize (U85: an IFM upscaled by the output unit) reads its smaller IFM once.
   const Shape3 in_s = op.upscale > 1 ? x.ifm_s : x.ofm_s;
