@@ -315,6 +315,29 @@ TEST_CASE("lowering: a bilinear resize written into a depth concatenation costs 
   CHECK(phases == 4);
 }
 
+TEST_CASE("lowering: a CONV_2D of under 8 channels runs its activation on its own",
+          "[ethos_u]") {
+  // Vela 5.2: a 16 x 16 x 4 convolution with ReLU is a Conv2D and a Relu operation (the
+  // latter in the elementwise view, 8 x 8 x 16: 864 cycles on U55-256); 8 channels and more
+  // keep the activation fused.
+  for (int32_t cout : {4, 8}) {
+    const Net n = ConvNet(18, 18, 8, cout, 3, Activation::kRelu, 7);
+    const Run r = LowerAndCost(n, Profile(EthosUFamily::kU55, 256));
+    if (cout < 8) {
+      REQUIRE(r.lw.ops.size() == 2);
+      CHECK(r.lw.ops[0].act == Act::kNone);
+      CHECK(r.lw.ops[1].name == "Conv2D/Activation");
+      CHECK(r.lw.ops[1].act == Act::kRelu);
+      CHECK(r.lw.ops[1].ofm.shape.c == 16);  // the elementwise view of 16 x 16 x 4
+      // The convolution's result, read back in that view, is stored NHWC.
+      CHECK(r.lw.fmaps[r.lw.ops[0].ofm.id].format == Format::kNhwc);
+    } else {
+      REQUIRE(r.lw.ops.size() == 1);
+      CHECK(r.lw.ops[0].act == Act::kRelu);
+    }
+  }
+}
+
 TEST_CASE("lowering: PRELU is a rescale MUL, a MUL by alpha and a MAXIMUM", "[ethos_u]") {
   Net n;
   const int32_t x = n.Tensor8("x", {1, 8, 8, 16});

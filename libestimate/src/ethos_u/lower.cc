@@ -647,6 +647,7 @@ void Lowerer::Softmax(int32_t i) {
   if (u85 && !i16 && s.c != s.elements() && tdepth >= 16) {
     NpuOp t = Base(i, base + "Transpose", HwOp::kTranspose);
     t.ifm = in;
+    if (in.id >= 0) transposed_.push_back(in.id);  // read by a transpose: a linear map
     const Shape3 tin = s.w > 1 ? s : Shape3{s.h, 1, s.c};
     const Shape3 tout = s.w > 1 ? Shape3{s.c, s.h, s.w} : Shape3{s.c, 1, s.h};
     t.ifm.shape = tin;
@@ -666,6 +667,7 @@ void Lowerer::Softmax(int32_t i) {
     mp.ifm.shape = {static_cast<int32_t>(std::min<int64_t>(int64_t{s.h} * s.w, 1 << 30)), s.c,
                     1};
     mp.kh = 1, mp.kw = s.c;
+    linear_if(in, s, mp.ifm.shape);  // depth read as width
     mp.ofm = TempRef({mp.ifm.shape.h, 1, 1}, in.bits);
     mp.macs = s.elements();
     Emit(mp);
@@ -682,6 +684,18 @@ void Lowerer::Softmax(int32_t i) {
     e.has_ifm2 = has_b;
     e.unary = !has_b;
     e.ofm = TempRef(os, bits);
+    // U85: an operand read in another view than its producer wrote it cannot stream through
+    // a chaining buffer (Vela 5.2 runs the 16-bit softmax's x - max and its MUL by beta, read
+    // as the elementwise view, as separate operations).
+    for (const FmRef* f : {&a, &b}) {
+      if (f->id < 0 || (f == &b && !has_b)) continue;
+      for (auto p = lw_.ops.rbegin(); p != lw_.ops.rend(); ++p) {
+        if (p->ofm.id != f->id) continue;
+        const Shape3 w = p->ofm.shape;
+        e.no_chain |= w.h != f->shape.h || w.w != f->shape.w || w.c != f->shape.c;
+        break;
+      }
+    }
     Emit(e);
     return lw_.ops.back().ofm;
   };
@@ -897,6 +911,24 @@ void Lowerer::LowerConvolution(int32_t i) {
       lw_.ops.back().act = fused;
       return;
     }
+  }
+  // A CONV_2D of fewer than 8 output channels does not apply its fused activation: Vela 5.2
+  // runs the convolution into a temporary and the activation as an operation of its own (its
+  // tables: a 16 x 16 x 4 or x 2 convolution with ReLU has a Relu row after the Conv2D row,
+  // one of 8 or more channels none).
+  if (o.kind == OpKind::kConv2D && op.act != Act::kNone && op.ofm.shape.c < 8) {
+    const Act fused = op.act;
+    const FmRef dst = op.ofm;
+    op.act = Act::kNone;
+    op.ofm = TempRef(dst.shape, dst.bits);
+    Emit(op);
+    Copy(i, "Conv2D/Activation", op.ofm, dst);
+    lw_.ops.back().act = fused;
+    ViewElementwise(lw_.ops.size() - 1);
+    // Read back in the activation's view, the convolution's result is stored NHWC.
+    const Shape3 v = lw_.ops.back().ifm.shape;
+    if (v.w != dst.shape.w || v.c != dst.shape.c) transposed_.push_back(op.ofm.id);
+    return;
   }
   Emit(op);
 }

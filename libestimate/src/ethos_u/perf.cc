@@ -234,6 +234,20 @@ BlockConfig FindBlockConfig(const Arch& a, const NpuOp& op) {
     bc.ifm_block = {ih, w, 16};
     return bc;
   }
+  if (IsU85(a) && op.hw == HwOp::kElementwise && op.has_ifm2 && !op.ifm2.scalar &&
+      op.ifm2.shape.c == 1 && op.ofm.shape.c > 1 && op.ifm2.shape.elements() > 1 &&
+      op.name.rfind("Softmax/", 0) == 0) {
+    // An elementwise operation broadcasting a map over depth (a softmax's x - max and
+    // exp x reciprocal): Vela 5.2 gives it blocks of 16 channels by the micro-block's height
+    // holding a 64th of the accumulator RAM of IFM bytes (U85-256: 1 x 4 x 16 for 32-bit
+    // inputs, 1 x 16 x 16 for 8-bit; U85-1024: 2 x 8 x 16, 2 x 32 x 16), its verbose blocks.
+    BlockConfig bc = FindBlockConfigU85(a, op);
+    const int32_t bytes = std::max(op.ifm.bits / 8, 1);
+    const int32_t h = std::max(bc.ublock.h, 1);
+    const int32_t w = std::max(1, a.acc_ram / 64 / (16 * bytes * h));
+    bc.ofm_block = bc.ifm_block = {h, w, 16};
+    return bc;
+  }
   if (IsU85(a)) return FindBlockConfigU85(a, op);
   if (op.hw == HwOp::kTranspose) {
     // Vela searches a transpose's block on the untransposed OFM (the IFM's shape); the
@@ -321,8 +335,12 @@ double AoPerElement(const Arch& a, const NpuOp& op, bool acc40) {
     if (op.hw == HwOp::kElementwise && op.ew == EwKind::kDiv) return 33.0;
     int idx = 0;
     const int32_t ob = op.ofm.bits;
-    // The head of a chain writes its 32-bit result into the chaining buffer: out[4].
+    // The head of a chain writes its 32-bit result into the chaining buffer: out[4]. An 8-bit
+    // operation whose LUT widens its result (a softmax's x - max into exp, 32 bits) runs at the
+    // 8-bit rate: the lookup is the activation (Vela 5.2: 64 x 64 x 4 at 0.0625 cycles per
+    // element on U85-1024, out[0], not out[2]).
     if (op.chain_ao_extra > 0 && op.ifm.bits == 32) idx = 4;
+    else if (op.act == Act::kLut && op.hw == HwOp::kElementwise && op.ifm.bits == 8) idx = 0;
     else if (op.hw == HwOp::kElementwise && !op.unary && op.ifm.bits == 32) idx = ob == 32 ? 5 : 4;
     else idx = ob >= 64 ? 3 : ob == 32 ? 2 : ob == 16 ? 1 : 0;
     double ao = a.ao_out[idx];
