@@ -613,9 +613,17 @@ double ElementwiseCycles(const OpContext& x, Traffic* t) {
       }
     }
   } else {
-    if (!(op.ifm.scalar && op.ifm.bits <= 8)) read1(op.ifm.scalar ? 1.0 : in_el);
-    if (op.has_ifm2 && !(op.ifm2.scalar && op.ifm2.bits <= 8)) {
-      read2(op.ifm2.scalar ? 1.0 : in_el);
+    // U85 (Vela 5.2): one one-element operand is encoded in the command stream; a second one
+    // is read, as one storage unit of the first operand's format (beside a 16-deep brick map
+    // 16 elements, a full DRAM burst: its classifier softmax's x - 1 and x * c on one element
+    // read 128 bytes of DRAM each).
+    const double unit = x.ifm_fmt == Format::kNhcwb16 ? 16.0 : 1.0;
+    const bool one1 = op.ifm.shape.elements() == 1;
+    if (!one1) read1(in_el);
+    if (op.has_ifm2 && op.ifm2.shape.elements() > 1) {
+      read2(in_el);
+    } else if (op.has_ifm2 && one1) {
+      read2(unit);
     }
   }
   t->Add(x.ofm_area, 6, Transfer(x.ms, x.ofm_area, x.ofm_fmt, true, x.ofm_s, x.bc.ofm_block,
