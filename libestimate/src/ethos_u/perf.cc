@@ -292,7 +292,9 @@ double MacCyclesPerBlock(const Arch& a, const NpuOp& op, const BlockConfig& bc) 
         cycles = std::max(wb, double(4 * nwh * (b / 8))) * steps * nc;
       } else if (!pk) {
         steps = e;
-        if (u85 && op.hw != HwOp::kReduceSum) {
+        if (u85) {
+          // ReduceSum too (Vela 5.2's U85 depth-first rate, x IFM bytes: a softmax's sum of
+          // ten 32-bit exponentials costs 227 cycles on U85-256).
           cycles = std::max(wb, double(ifm_blk_c / 8 * nwh)) * e * nc * (b / 8);
         } else {
           cycles = std::max(wb, double(4 * nwh)) * steps * nc;
