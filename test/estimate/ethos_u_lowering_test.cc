@@ -157,18 +157,33 @@ TEST_CASE("lowering: SOFTMAX works on elementwise views and adds a full-shape co
     if (op.name == "Softmax/CLZ") CHECK((op.ofm.shape.h == 2 && op.ofm.shape.w == 2));
     if (op.name == "Softmax/Asr") CHECK((op.ofm.shape.h == 4 && op.ofm.shape.c == 16));
   }
-  // The rounding ADD before the final shift reads a constant of the full shape (4 bytes per
-  // element) from the constants' memory.
+  // The ADD before the final shift adds a zero constant of the full shape (its IFM, 4 bytes
+  // per element) read from the constants' memory to the product.
   const size_t n = r.lw.ops.size();
   REQUIRE(n >= 3);
   const NpuOp& add = r.lw.ops[n - 2];
   CHECK(add.name == "Softmax/Add");
   CHECK(add.has_ifm2);
-  CHECK(add.ifm2.id < 0);
-  CHECK_FALSE(add.ifm2.scalar);
-  CHECK(add.ifm2.shape.elements() == 32 * 32 * 4);
+  CHECK(add.ifm.id < 0);
+  CHECK_FALSE(add.ifm.scalar);
+  CHECK(add.ifm.shape.elements() == 32 * 32 * 4);
+  CHECK(add.ifm2.id == r.lw.ops[n - 3].ofm.id);
   CHECK(r.costs[n - 2].bytes[static_cast<int>(r.ms.const_area)] >= 4.0 * 32 * 32 * 4);
   CHECK(r.lw.ops.back().name == "Softmax/Asr");
+  // The final shift takes the shift computed from the CLZ (reduced map, broadcast over depth).
+  const NpuOp& fin = r.lw.ops.back();
+  CHECK(fin.has_ifm2);
+  CHECK(fin.ifm2.shape.c == 1);
+  CHECK(fin.ifm2.shape.elements() == 32 * 32);
+  // Maps written in one view and read in another are stored NHWC: the exponentials (written
+  // 32 x 32 x 4, shifted in the 16 x 16 x 16 view) and their sum (written 32 x 32 x 1, read
+  // 8 x 8 x 16).
+  for (const NpuOp& op : r.lw.ops) {
+    if (op.name == "Softmax/ReduceSum") {
+      CHECK(r.lw.fmaps[op.ifm.id].format == Format::kNhwc);
+      CHECK(r.lw.fmaps[op.ofm.id].format == Format::kNhwc);
+    }
+  }
   // A CLZ over 1024 elements costs about 1024 elements' worth, not 16 times as many.
   for (size_t k = 0; k < n; ++k) {
     if (r.lw.ops[k].name == "Softmax/CLZ") CHECK(r.costs[k].op_cycles < 2.0 * 1024);
@@ -241,13 +256,86 @@ TEST_CASE("lowering: RESIZE_BILINEAR x2 is copies and four depthwise convolution
       CHECK(dw.hw == HwOp::kDepthwise);
       CHECK(dw.ofm.shape.h == 15);
       CHECK(dw.ofm.shape.w == 11);
-      CHECK(dw.kh == (t == DType::kInt16 ? 2 : 3));
+      CHECK(dw.ifm.shape.h == 9);
+      CHECK(dw.ifm.shape.w == 7);
+      CHECK(dw.kh == 2);
+      CHECK(dw.kw == 2);
+      CHECK(dw.acc32);
+      CHECK(dw.macs == 4 * 15 * 11 * 32);
       CHECK(r.costs[k].total > 0);
     }
+    // The padded map and the output the phases write every second element of are NHWC.
+    CHECK(r.lw.fmaps[r.lw.ops[5].ifm.id].format == Format::kNhwc);
+    CHECK(r.lw.fmaps[r.lw.ops[5].ofm.id].format == Format::kNhwc);
   }
-  // U85 resizes natively: one operation.
+  // U85 resizes natively: one operation at the output unit's rate, 16 x 12 x 32 elements of
+  // 0.25 cycles on U85-256 (8-bit), or more when its one-row blocks wait on memory (the
+  // default profile's IFM and OFM are in DRAM).
   const Run u85 = LowerAndCost(ResizeNet(8, 6, 32, DType::kInt8), Profile(EthosUFamily::kU85, 256));
-  CHECK(u85.lw.ops.size() == 1);
+  REQUIRE(u85.lw.ops.size() == 1);
+  CHECK(u85.lw.ops[0].hw == HwOp::kElementwise);
+  CHECK(u85.lw.ops[0].upscale == 2);
+  CHECK(u85.costs[0].op_cycles >= 0.25 * 16 * 12 * 32);
+  CHECK(u85.costs[0].op_cycles < 2 * 0.25 * 16 * 12 * 32);
+  CHECK(u85.costs[0].block.ofm_block.h == 1);
+  CHECK(u85.costs[0].block.ofm_block.w == 28);
+  CHECK(u85.costs[0].block.ofm_block.c == 16);
+}
+
+TEST_CASE("lowering: a bilinear resize written into a depth concatenation costs its depth",
+          "[ethos_u]") {
+  // x [1, 6, 6, 64] -> RESIZE_BILINEAR x2 -> concatenated over depth with a [1, 12, 12, 48]
+  // graph input -> 1x1 convolution: Vela sizes the four phases with the concatenation's 112
+  // channels.
+  Net n;
+  const int32_t x = n.Tensor8("x", {1, 6, 6, 64});
+  const int32_t u = n.Tensor8("u", {1, 12, 12, 64});
+  const int32_t a = n.Tensor8("a", {1, 12, 12, 48});
+  const int32_t y = n.Tensor8("y", {1, 12, 12, 112});
+  ResizeAttrs ra;
+  ra.half_pixel_centers = true;
+  n.Op(OpKind::kResizeBilinear, ra, {x, n.Weights("size", {2}, 1, DType::kInt32)}, {u});
+  ConcatenationAttrs ca;
+  ca.axis = 3;
+  n.Op(OpKind::kConcatenation, ca, {u, a}, {y});
+  const int32_t z = n.Tensor8("z", {1, 12, 12, 16});
+  n.Op(OpKind::kConv2D, Conv2DAttrs{},
+       {y, n.Weights("w", {16, 1, 1, 112}, 3), n.Bias("bias", 16)}, {z});
+  n.Io({x, a}, {z});
+  const Run r = LowerAndCost(n, Profile(EthosUFamily::kU65, 256));
+  int phases = 0;
+  for (const NpuOp& op : r.lw.ops) {
+    if (op.name != "ResizeBilinear/DepthwiseConv2D") continue;
+    ++phases;
+    CHECK(op.ofm.shape.c == 112);
+    CHECK(op.ifm.shape.c == 64);
+    CHECK(op.scale_bytes == 10 * 112);
+    CHECK(op.macs == 4 * 11 * 11 * 112);
+  }
+  CHECK(phases == 4);
+}
+
+TEST_CASE("lowering: a CONV_2D of under 8 channels runs its activation on its own",
+          "[ethos_u]") {
+  // Vela 5.2: a 16 x 16 x 4 convolution with ReLU is a Conv2D and a Relu operation (the
+  // latter in the elementwise view, 8 x 8 x 16: 864 cycles on U55-256); 8 channels and more
+  // keep the activation fused.
+  for (int32_t cout : {4, 8}) {
+    const Net n = ConvNet(18, 18, 8, cout, 3, Activation::kRelu, 7);
+    const Run r = LowerAndCost(n, Profile(EthosUFamily::kU55, 256));
+    if (cout < 8) {
+      REQUIRE(r.lw.ops.size() == 2);
+      CHECK(r.lw.ops[0].act == Act::kNone);
+      CHECK(r.lw.ops[1].name == "Conv2D/Activation");
+      CHECK(r.lw.ops[1].act == Act::kRelu);
+      CHECK(r.lw.ops[1].ofm.shape.c == 16);  // the elementwise view of 16 x 16 x 4
+      // The convolution's result, read back in that view, is stored NHWC.
+      CHECK(r.lw.fmaps[r.lw.ops[0].ofm.id].format == Format::kNhwc);
+    } else {
+      REQUIRE(r.lw.ops.size() == 1);
+      CHECK(r.lw.ops[0].act == Act::kRelu);
+    }
+  }
 }
 
 TEST_CASE("lowering: PRELU is a rescale MUL, a MUL by alpha and a MAXIMUM", "[ethos_u]") {

@@ -107,7 +107,9 @@ int64_t LutBytes(const Subgraph& sg, const Lowered& lw, bool u85) {
     if (src.kind == OpKind::kSoftmax) {
       // Softmax's tables, once per operator.
       key = absl::StrCat("softmax", op.src_op);
-      size = op.ifm.bits == 16 ? 2 * 2048 : 1024;
+      const bool i16 = !src.inputs.empty() && src.inputs[0] >= 0 &&
+                       sg.tensors[src.inputs[0]].dtype == DType::kInt16;
+      size = i16 ? 2 * 2048 : 1024;
     } else if (fn >= 0 && !sg.ops[fn].inputs.empty()) {
       // The op whose output the table produces is the function (a fused or standalone
       // activation): its kind and the quantization on both sides define the table.
@@ -350,9 +352,27 @@ void ChainU85(const Arch& arch, const Schedule& schedule, Lowered* lw) {
     ++chain_len;
     const FmRef other = in1 ? op.ifm2 : op.ifm;
     if (other.id >= 0 && !other.scalar) h.extra_reads.push_back(other.id);
-    h.chain_ao_extra += arch.ao_out[op.ofm.bits >= 32 ? 2 : op.ofm.bits == 16 ? 1 : 0];
     h.ofm = op.ofm;
     lw->fmaps[mid].bytes = 0;  // never stored
+  }
+  // The output unit's cost of each chained stage, as Vela 5.2 charges it: a stage that writes
+  // into the chaining buffer (all but the last) costs out[4] when 32 bits go in or out; the
+  // last, a binary operation on 32-bit inputs, out[5] for a 32-bit result and out[4] for a
+  // narrower one; otherwise the rate of its result's width.
+  for (size_t k = 0; k < lw->ops.size(); ++k) {
+    NpuOp& op = lw->ops[k];
+    if (op.chained_into < 0) continue;
+    const bool last = k + 1 == lw->ops.size() || lw->ops[k + 1].chained_into != op.chained_into;
+    const int32_t ib = op.ifm.scalar ? op.ifm2.bits : op.ifm.bits, ob = op.ofm.bits;
+    int idx = ob >= 64 ? 3 : ob == 32 ? 2 : ob == 16 ? 1 : 0;
+    if (!last && (ib == 32 || ob == 32)) {
+      idx = 4;
+    } else if (ib == 32 && ob < 64) {
+      idx = ob == 32 ? 5 : 4;
+    }
+    double ao = arch.ao_out[idx];
+    if (op.act != Act::kNone) ao = std::max(ao, arch.ao_act[0]);
+    lw->ops[op.chained_into].chain_ao_extra += ao;
   }
 }
 

@@ -220,6 +220,8 @@ class Lowerer {
   void LowerReduce(int32_t i);
   bool TryLowerMeanAsDepthwise(int32_t i);
   void LowerResize(int32_t i);
+  // The constant kernel, scales and MACs of a bilinear resize phase for its OFM depth.
+  static void SetResizeKernel(NpuOp* dw);
   void LowerArgMax(int32_t i);
   void LowerReshape(int32_t i);
   void LowerDataMovement(int32_t i);
@@ -614,49 +616,71 @@ bool Lowerer::TrySliceInPlace(int32_t i) {
 }
 
 void Lowerer::Softmax(int32_t i) {
-  // Vela lowers SOFTMAX to ~27 NPU ops (doc 10): a max over depth, exp via LUT, a sum, a
-  // reciprocal by CLZ + Newton-Raphson, and the final scaling. S = full shape, R = reduced.
+  // SOFTMAX as Vela 5.2 lowers it (its high-level command streams and per-layer tables). The
+  // map is viewed as S = [N x H, W, C]; R = [N x H, W, 1] is the reduced map. 8-bit:
+  //   max over depth (a depthwise max pool; U85: a transpose putting C in height when the
+  //   transposed depth, W (or N x H when W is 1), is at least 16, then a max pool over it),
+  //   x - max with the exp LUT (32-bit result), >> 12, the sum over depth, CLZ of the sum,
+  //   right_shift = 35 - clz (the final shift) and headroom = clz - 1, the sum << headroom,
+  //   the reciprocal by Newton-Raphson (a MUL and an ADD of constants, then three rounds of
+  //   MUL, SUB from a constant, MUL, MUL by 4, ADD), exp x reciprocal and the final >> shift;
+  //   U55/U65 add a full-shape zero constant (read from the constants' memory) to the
+  //   product before that shift.
+  // 16-bit: depthwise max pool, x - max, MUL by beta, ADD of 32767 with the exp LUT (16-bit),
+  //   the sum, CLZ, 31 - clz, 1 << that, sum - it, << clz, >> 15, - 32768 with the 1/(1+x)
+  //   LUT, exp x reciprocal (32-bit), on U55/U65 the zero constant added, and the final
+  //   >> (31 - clz).
+  // Operations whose operands are full maps and scalars work on Vela's elementwise views
+  // (ElementwiseView); those broadcasting the reduced map over depth work on S. A map written
+  // in one view and read in another is stored NHWC (Vela's schedules: the exps, their sum and
+  // the reciprocal and shift read back over S are format NHWC).
   const Operator& o = sg_.ops[i];
   FmRef in = Ref(o.inputs[0]);
   FmRef out = Ref(o.outputs[0]);
   const Shape3 s = in.shape;
   const Shape3 r{s.h, s.w, 1};
+  const Shape3 sf = ElementwiseView(s);
+  const Shape3 rf = ElementwiseView(r);
+  const auto linear_if = [&](const FmRef& f, Shape3 a, Shape3 b) {
+    if (f.id >= 0 && (a.w != b.w || a.c != b.c)) transposed_.push_back(f.id);
+  };
   const std::string base = "Softmax/";
   const bool u85 = arch_.family == EthosUFamily::kU85;
-  const int32_t hw = static_cast<int32_t>(std::min<int64_t>(int64_t{s.h} * s.w, 1 << 30));
-  if (u85 && hw > 1) {
-    // U85 (Vela's tables, maps of more than one position): the IFM is transposed to
-    // [C, H x W] and the max taken over its rows, the positions in depth.
+  const bool i16 = in.bits == 16;
+  // The transposed depth (Vela's 3-D view [N x H, W, C] transposed to [C, N x H, W], or to
+  // [C, 1, N x H] when W is 1).
+  const int32_t tdepth = s.w > 1 ? s.w : s.h;
+  if (u85 && !i16 && s.c != s.elements() && tdepth >= 16) {
     NpuOp t = Base(i, base + "Transpose", HwOp::kTranspose);
     t.ifm = in;
-    t.ifm.shape = {1, hw, s.c};
-    t.ofm = TempRef({1, s.c, hw}, in.bits);
+    if (in.id >= 0) transposed_.push_back(in.id);  // read by a transpose: a linear map
+    const Shape3 tin = s.w > 1 ? s : Shape3{s.h, 1, s.c};
+    const Shape3 tout = s.w > 1 ? Shape3{s.c, s.h, s.w} : Shape3{s.c, 1, s.h};
+    t.ifm.shape = tin;
+    t.ofm = TempRef(tout, in.bits);
     Emit(t);
     NpuOp mp = Base(i, base + "MaxPool", HwOp::kPooling);
     mp.pool = PoolKind::kMax;
     mp.ifm = lw_.ops.back().ofm;
-    mp.ifm.shape = {s.c, 1, hw};
     mp.kh = s.c, mp.kw = 1;
-    mp.ofm = TempRef({1, 1, hw}, in.bits);
-    mp.macs = int64_t{s.c} * hw;
+    mp.ofm = TempRef({1, tout.w, tout.c}, in.bits);
+    mp.macs = s.elements();
     Emit(mp);
   } else {
     NpuOp mp = Base(i, base + "MaxPool", HwOp::kPooling);
     mp.pool = PoolKind::kMax;
     mp.ifm = in;
-    mp.ifm.shape = {hw, s.c, 1};
+    mp.ifm.shape = {static_cast<int32_t>(std::min<int64_t>(int64_t{s.h} * s.w, 1 << 30)), s.c,
+                    1};
     mp.kh = 1, mp.kw = s.c;
-    mp.ofm = TempRef({hw, 1, 1}, in.bits);
-    mp.macs = int64_t{s.c} * hw;
+    linear_if(in, s, mp.ifm.shape);  // depth read as width
+    mp.ofm = TempRef({mp.ifm.shape.h, 1, 1}, in.bits);
+    mp.macs = s.elements();
     Emit(mp);
   }
   FmRef mx = lw_.ops.back().ofm;
+  linear_if(mx, mx.shape, r);
   mx.shape = r;
-  // The elementwise steps work on Vela's elementwise views of the full and the reduced maps
-  // (ElementwiseView: a transformer's [4, 16, 16] scores stay so, their [4, 16, 1] sums are
-  // [2, 2, 16] in its schedules; a reduced 64 x 64 map costs 4096 elements, not 65536).
-  const Shape3 sf = ElementwiseView(s);
-  const Shape3 rf = ElementwiseView(r);
   auto ew = [&](const std::string& n, EwKind k, FmRef a, FmRef b, bool has_b, Shape3 os,
                 int32_t bits) {
     NpuOp e = Base(i, base + n, HwOp::kElementwise);
@@ -666,50 +690,97 @@ void Lowerer::Softmax(int32_t i) {
     e.has_ifm2 = has_b;
     e.unary = !has_b;
     e.ofm = TempRef(os, bits);
+    // U85: an operand read in another view than its producer wrote it cannot stream through
+    // a chaining buffer (Vela 5.2 runs the 16-bit softmax's x - max and its MUL by beta, read
+    // as the elementwise view, as separate operations).
+    for (const FmRef* f : {&a, &b}) {
+      if (f->id < 0 || (f == &b && !has_b)) continue;
+      for (auto p = lw_.ops.rbegin(); p != lw_.ops.rend(); ++p) {
+        if (p->ofm.id != f->id) continue;
+        const Shape3 w = p->ofm.shape;
+        e.no_chain |= w.h != f->shape.h || w.w != f->shape.w || w.c != f->shape.c;
+        break;
+      }
+    }
     Emit(e);
     return lw_.ops.back().ofm;
+  };
+  // `f` (written as `written`) read as `view`.
+  const auto as = [&](FmRef f, Shape3 written, Shape3 view) {
+    linear_if(f, written, view);
+    f.shape = view;
+    return f;
   };
   FmRef scalar;
   scalar.scalar = true;
   scalar.bits = 32;
-  FmRef exps = ew("Sub", EwKind::kSub, in, mx, true, sf, 32);
+  const auto reduce_sum = [&](FmRef x, Shape3 written) {
+    NpuOp rs = Base(i, base + "ReduceSum", HwOp::kReduceSum);
+    rs.ifm = as(x, written, s);  // ReduceSum sums over depth with a 1x1 kernel
+    rs.ofm = TempRef(r, 32);
+    rs.macs = s.elements();
+    Emit(rs);
+    return lw_.ops.back().ofm;
+  };
+  // U55/U65: the product gets the zero constant added before the final shift.
+  const auto add_zero = [&](FmRef p) {
+    if (u85) return p;
+    FmRef zero;  // id -1: a constant, the IFM
+    zero.shape = sf;
+    zero.bits = 32;
+    p = ew("Add", EwKind::kAdd, zero, as(p, s, sf), true, sf, 32);
+    return as(p, sf, s);
+  };
+  if (i16) {
+    FmRef d = ew("Sub", EwKind::kSub, in, mx, true, s, 32);
+    d = ew("Mul", EwKind::kMul, as(d, s, sf), scalar, true, sf, 32);
+    const FmRef exps = ew("Add", EwKind::kAdd, d, scalar, true, sf, 16);
+    lw_.ops.back().act = Act::kLut;
+    lw_.ops.back().needs_lut = true;
+    const FmRef sum = reduce_sum(exps, sf);
+    const FmRef clz = ew("CLZ", EwKind::kClz, as(sum, r, rf), scalar, false, rf, 32);
+    const FmRef rshift = ew("Sub", EwKind::kSub, scalar, clz, true, rf, 32);
+    const FmRef one = ew("SHL", EwKind::kShift, scalar, rshift, true, rf, 32);
+    FmRef v = ew("Sub", EwKind::kSub, as(sum, r, rf), one, true, rf, 32);
+    v = ew("SHL", EwKind::kShift, v, clz, true, rf, 32);
+    v = ew("Asr", EwKind::kShift, v, scalar, true, rf, 32);
+    v = ew("Sub", EwKind::kSub, v, scalar, true, rf, 16);
+    lw_.ops.back().act = Act::kLut;
+    lw_.ops.back().needs_lut = true;
+    const FmRef p =
+        add_zero(ew("Mul", EwKind::kMul, as(exps, sf, s), as(v, rf, r), true, s, 32));
+    NpuOp fin = Base(i, base + "Asr", HwOp::kElementwise);
+    fin.ew = EwKind::kShift;
+    fin.ifm = p;
+    fin.ifm2 = as(rshift, rf, r);
+    fin.has_ifm2 = true;
+    fin.ofm = out;
+    Emit(fin);
+    return;
+  }
+  const FmRef exps = ew("Sub", EwKind::kSub, in, mx, true, s, 32);
   lw_.ops.back().act = Act::kLut;
   lw_.ops.back().needs_lut = true;
-  FmRef sh = ew("Asr", EwKind::kShift, exps, scalar, true, sf, 32);
-  NpuOp rs = Base(i, base + "ReduceSum", HwOp::kReduceSum);
-  rs.ifm = sh;  // ReduceSum sums over depth with a 1x1 kernel
-  rs.ifm.shape = s;
-  rs.ofm = TempRef(r, 32);
-  rs.macs = int64_t{s.c} * s.h * s.w;
-  Emit(rs);
-  FmRef sum = lw_.ops.back().ofm;
-  FmRef v = ew("CLZ", EwKind::kClz, sum, scalar, false, rf, 32);
-  v = ew("Sub", EwKind::kSub, v, scalar, true, rf, 32);
-  v = ew("Sub", EwKind::kSub, v, scalar, true, rf, 32);
-  v = ew("SHL", EwKind::kShift, sum, v, true, rf, 32);
-  v = ew("Mul", EwKind::kMul, v, scalar, true, rf, 32);
+  const FmRef rexp = ew("Asr", EwKind::kShift, as(exps, s, sf), scalar, true, sf, 32);
+  const FmRef sum = reduce_sum(rexp, sf);
+  const FmRef clz = ew("CLZ", EwKind::kClz, as(sum, r, rf), scalar, false, rf, 32);
+  const FmRef rshift = ew("Sub", EwKind::kSub, scalar, clz, true, rf, 32);
+  const FmRef headroom = ew("Sub", EwKind::kSub, clz, scalar, true, rf, 32);
+  const FmRef half = ew("SHL", EwKind::kShift, as(sum, r, rf), headroom, true, rf, 32);
+  FmRef v = ew("Mul", EwKind::kMul, half, scalar, true, rf, 32);
   v = ew("Add", EwKind::kAdd, v, scalar, true, rf, 32);
   for (int it = 0; it < 3; ++it) {
-    FmRef t = ew("Mul", EwKind::kMul, v, v, true, rf, 32);
+    FmRef t = ew("Mul", EwKind::kMul, v, half, true, rf, 32);
     t = ew("Sub", EwKind::kSub, scalar, t, true, rf, 32);
     t = ew("Mul", EwKind::kMul, v, t, true, rf, 32);
     t = ew("Mul", EwKind::kMul, t, scalar, true, rf, 32);
     v = ew("Add", EwKind::kAdd, v, t, true, rf, 32);
   }
-  FmRef p = ew("Mul", EwKind::kMul, exps, v, true, sf, 32);
-  // The rounding term is added from a constant int32 tensor of the full shape, read from the
-  // constants' memory (Vela's per-layer tables show this ADD's reads in flash/DRAM growing
-  // with the IFM: 4 bytes per element).
-  if (!u85) {  // U85's tables have no such ADD
-    FmRef rounding;
-    rounding.shape = sf;
-    rounding.bits = 32;
-    p = ew("Add", EwKind::kAdd, p, rounding, true, sf, 32);
-  }
+  const FmRef p = add_zero(ew("Mul", EwKind::kMul, exps, as(v, rf, r), true, s, 32));
   NpuOp fin = Base(i, base + "Asr", HwOp::kElementwise);
   fin.ew = EwKind::kShift;
   fin.ifm = p;
-  fin.ifm2 = scalar;
+  fin.ifm2 = as(rshift, rf, r);
   fin.has_ifm2 = true;
   fin.ofm = out;
   Emit(fin);
@@ -877,6 +948,24 @@ void Lowerer::LowerConvolution(int32_t i) {
       lw_.ops.back().act = fused;
       return;
     }
+  }
+  // A CONV_2D of fewer than 8 output channels does not apply its fused activation: Vela 5.2
+  // runs the convolution into a temporary and the activation as an operation of its own (its
+  // tables: a 16 x 16 x 4 or x 2 convolution with ReLU has a Relu row after the Conv2D row,
+  // one of 8 or more channels none).
+  if (o.kind == OpKind::kConv2D && op.act != Act::kNone && op.ofm.shape.c < 8) {
+    const Act fused = op.act;
+    const FmRef dst = op.ofm;
+    op.act = Act::kNone;
+    op.ofm = TempRef(dst.shape, dst.bits);
+    Emit(op);
+    Copy(i, "Conv2D/Activation", op.ofm, dst);
+    lw_.ops.back().act = fused;
+    ViewElementwise(lw_.ops.size() - 1);
+    // Read back in the activation's view, the convolution's result is stored NHWC.
+    const Shape3 v = lw_.ops.back().ifm.shape;
+    if (v.w != dst.shape.w || v.c != dst.shape.c) transposed_.push_back(op.ofm.id);
+    return;
   }
   Emit(op);
 }
@@ -1365,38 +1454,60 @@ void Lowerer::LowerReduce(int32_t i) {
 void Lowerer::LowerResize(int32_t i) {
   const Operator& o = sg_.ops[i];
   FmRef x = In(o, 0), y = Out(o);
-  // U55/U65, bilinear x2 with half-pixel centers (Vela's per-layer tables): the input is copied into the interior of a
-  // map one element larger on every side and its borders filled by four copies (left, right
-  // columns of H, top, bottom rows of W + 2), then four depthwise convolutions each compute a
-  // (2H - 1) x (2W - 1) map whose phase they write into the output in place.
   const ResizeAttrs ra = AttrsOr<ResizeAttrs>(o);
-  if (o.kind == OpKind::kResizeBilinear && arch_.family != EthosUFamily::kU85 &&
-      !ra.align_corners && ra.half_pixel_centers && y.shape.h == 2 * x.shape.h && y.shape.w == 2 * x.shape.w &&
-      y.shape.c == x.shape.c) {
+  // U85 (Vela 5.2's command streams: one "Resize" operation per RESIZE_BILINEAR or
+  // RESIZE_NEAREST_NEIGHBOR): the resampler is part of the output unit, so the operation runs
+  // at the output unit's rate per OFM element for its OFM width (a 6x6x64 -> 12x12x64 int8
+  // bilinear costs 9216 x 0.5 cycles on U85-128, x 0.0625 on U85-1024), reading the IFM once
+  // on its IFM-stream channel: an elementwise-class operation of the IFM upscaled.
+  if (arch_.family == EthosUFamily::kU85) {
+    NpuOp op = Base(i, "Resize", HwOp::kElementwise);
+    op.ew = EwKind::kOther;
+    op.unary = true;
+    op.ifm = x;
+    op.ofm = y;
+    op.upscale = std::max(1, y.shape.h / std::max(1, x.shape.h));
+    op.upscale = std::max(op.upscale, y.shape.w / std::max(1, x.shape.w));
+    op.upscale = std::max(op.upscale, 2);  // the IFM is smaller than the OFM
+    Emit(op);
+    return;
+  }
+  // U55/U65, bilinear x2 with half-pixel centers (Vela 5.2's schedules and command streams):
+  // the input is copied into the interior of a map one element larger on every side, stored
+  // NHWC, and its borders filled by four copies: the top and bottom rows (1 x W, from the
+  // input's first and last rows), then the right and left columns ((H + 2) x 1, from the
+  // padded map's own columns W and 1). Then four 2 x 2 depthwise convolutions, one per output
+  // phase, each reading (H + 1) x (W + 1) of the padded map and writing its phase of the
+  // output in place: Vela sizes each as producing a (2H - 1) x (2W - 1) OFM (4 MACs per
+  // element). The phases write every second element: the output is stored NHWC.
+  if (o.kind == OpKind::kResizeBilinear && !ra.align_corners && ra.half_pixel_centers &&
+      y.shape.h == 2 * x.shape.h && y.shape.w == 2 * x.shape.w && y.shape.c == x.shape.c) {
     const Shape3 s = x.shape;
     FmRef padded = TempRef({s.h + 2, s.w + 2, s.c}, x.bits);
+    transposed_.push_back(padded.id);
+    if (y.id >= 0) transposed_.push_back(y.id);
     FmRef part = padded;
     part.shape = s;
     Copy(i, "ResizeBilinear/MemoryCopy", x, part);
-    for (const Shape3 b : {Shape3{s.h, 1, s.c}, Shape3{s.h, 1, s.c}, Shape3{1, s.w + 2, s.c},
-                           Shape3{1, s.w + 2, s.c}}) {
+    for (int k = 0; k < 2; ++k) {  // top, bottom rows from the input
+      FmRef src = x, dst = padded;
+      src.shape = dst.shape = {1, s.w, s.c};
+      Copy(i, "ResizeBilinear/MemoryCopy", src, dst);
+    }
+    for (int k = 0; k < 2; ++k) {  // right, left columns from the padded map
       FmRef src = padded, dst = padded;
-      src.shape = dst.shape = b;
+      src.shape = dst.shape = {s.h + 2, 1, s.c};
       Copy(i, "ResizeBilinear/MemoryCopy", src, dst);
     }
     for (int phase = 0; phase < 4; ++phase) {
       NpuOp dw = Base(i, "ResizeBilinear/DepthwiseConv2D", HwOp::kDepthwise);
       dw.ifm = padded;
       dw.ifm.shape = {s.h + 1, s.w + 1, s.c};
-      // Kernel footprint: 2 x 2 for 16-bit maps (4 MACs per output in Vela's tables), 3 x 3
-      // for 8-bit ones (6-7 MACs per output; its cycles are those of a 3 x 3 depthwise).
-      dw.kh = dw.kw = x.bits == 16 ? 2 : 3;
+      dw.kh = dw.kw = 2;
+      dw.acc32 = true;
       dw.ofm = y;
       dw.ofm.shape = {2 * s.h - 1, 2 * s.w - 1, s.c};
-      dw.weight_bytes = int64_t{dw.kh} * dw.kw * s.c;
-      dw.encoded_weight_bytes = ConstantWeightStreamBytes(dw.weight_bytes);
-      dw.scale_bytes = 10 * int64_t{s.c};
-      dw.macs = int64_t{dw.kh} * dw.kw * dw.ofm.shape.elements();
+      SetResizeKernel(&dw);
       Emit(dw);
     }
     return;
@@ -1410,6 +1521,14 @@ void Lowerer::LowerResize(int32_t i) {
   op.act = Act::kOther;
   op.macs = int64_t{op.kh} * op.kw * y.shape.elements();
   Emit(op);
+}
+
+void Lowerer::SetResizeKernel(NpuOp* dw) {
+  const int32_t c = dw->ofm.shape.c;
+  dw->weight_bytes = int64_t{dw->kh} * dw->kw * c;
+  dw->encoded_weight_bytes = ConstantWeightStreamBytes(dw->weight_bytes);
+  dw->scale_bytes = 10 * int64_t{c};
+  dw->macs = int64_t{dw->kh} * dw->kw * dw->ofm.shape.elements();
 }
 
 void Lowerer::LowerArgMax(int32_t i) {
@@ -1499,12 +1618,13 @@ void Lowerer::LowerDataMovement(int32_t i) {
       // 16-deep bricks: Vela stores it NHWC, and the producers writing into it write NHWC (its
       // schedules for a YOLO head concatenating 2 + 2 + 4 channels).
       FmRef y = Out(o);
-      bool linear = false;
+      bool linear = false, depth_axis = false;
       if (o.kind == OpKind::kConcatenation) {
         const int32_t rank = static_cast<int32_t>(sg_.tensors[o.outputs[0]].shape.size());
         int32_t axis = AttrsOr<ConcatenationAttrs>(o).axis;
         if (axis < 0) axis += rank;
-        if (rank > 0 && axis == rank - 1) {
+        depth_axis = rank > 0 && axis == rank - 1;
+        if (depth_axis) {
           int64_t offset = 0;
           for (size_t k = 0; k + 1 < o.inputs.size(); ++k) {
             if (o.inputs[k] == kNoTensor) continue;
@@ -1521,6 +1641,22 @@ void Lowerer::LowerDataMovement(int32_t i) {
           const int32_t f = lw_.fmap_of_tensor[o.inputs[k]];
           UnviewProducer(f);
           if (linear) linear_.push_back(f);
+          // A producer whose map is stored NHWC writes the output NHWC: one storage format.
+          const auto nhwc = [f](const std::vector<int32_t>& v) {
+            return std::find(v.begin(), v.end(), f) != v.end();
+          };
+          if (y.id >= 0 && (nhwc(transposed_) || nhwc(linear_))) linear_.push_back(y.id);
+          // Vela 5.2 sizes the phases of a bilinear resize written into a concatenation along
+          // depth with the whole output's depth (their OFM stripes and MACs: a 64-deep resize
+          // into a 112-deep concatenation costs 112 channels per phase).
+          if (depth_axis) {
+            for (NpuOp& p : lw_.ops) {
+              if (p.ofm.id == f && p.name == "ResizeBilinear/DepthwiseConv2D") {
+                p.ofm.shape.c = y.shape.c;
+                SetResizeKernel(&p);
+              }
+            }
+          }
           FmRef none;
           none.shape = In(o, k).shape;  // id -1: writes no stored map
           Copy(i, absl::StrCat(name, "/InPlace"), In(o, k), none);

@@ -92,6 +92,9 @@ struct NpuOp {
   int32_t upscale = 1;  // transpose conv / resize: IFM is upscaled by this factor
   Act act = Act::kNone;
   bool needs_lut = false;
+  // U55/U65: a 16-bit IFM accumulated in 32 bits (Vela's bilinear resize kernels, whose
+  // power-of-two weights it runs without the 40-bit accumulators of other 16-bit kernels).
+  bool acc32 = false;
   // U55/U65: the op is itself a table lookup (an activation left unfused), not an op with a
   // fused activation: Vela 5.2 charges it the output unit's rate without the activation
   // unit's LUT rate (a standalone sigmoid of 48 x 48 x 16 costs 0.5 cycles per element on

@@ -17,6 +17,15 @@ int64_t CeilDiv64(int64_t a, int64_t b) { return b <= 0 ? a : (a + b - 1) / b; }
 
 bool IsU85(const Arch& a) { return a.family == EthosUFamily::kU85; }
 
+// A U85 resize (an elementwise-class operation of an upscaled IFM): Vela 5.2 charges the 8-bit
+// output rate out[0] per element for every byte of the OFM element, and no more than 16
+// elements per cycle (its tables for single resizes in SRAM: 8-bit 0.5 / 0.25 / 0.125 /
+// 0.0625 / 0.0625 cycles per element on U85-128 ... U85-2048, 16-bit twice that but 0.0625 on
+// U85-2048).
+bool IsU85Resize(const Arch& a, const NpuOp& op) {
+  return IsU85(a) && op.hw == HwOp::kElementwise && op.upscale > 1;
+}
+
 bool ConvLike(HwOp h) {
   return h == HwOp::kConvolution || h == HwOp::kVectorProduct || h == HwOp::kReduceSum;
 }
@@ -139,7 +148,7 @@ BlockConfig FindBlockU55(const Arch& a, const NpuOp& op) {
   const Shape3 ifm = (op.has_ifm2 && op.ifm2.shape.elements() > op.ifm.shape.elements())
                          ? op.ifm2.shape : op.ifm.shape;
   const Traversal tr = ChooseTraversal(a, op);
-  const bool acc40 = op.ifm.bits == 16 && (!pooling || reduce_sum) && !ew;
+  const bool acc40 = op.ifm.bits == 16 && (!pooling || reduce_sum) && !ew && !op.acc32;
   best.ublock = ChooseUBlock(a, op);
   best.part_kernel = tr.part_kernel;
   best.acc40 = acc40;
@@ -206,6 +215,39 @@ BlockConfig FindBlockU55(const Arch& a, const NpuOp& op) {
 }  // namespace
 
 BlockConfig FindBlockConfig(const Arch& a, const NpuOp& op) {
+  if (IsU85Resize(a, op)) {
+    // Vela 5.2's U85 resize works on one OFM row of 16 channels at a time, the same block
+    // whatever the shapes: as wide as an eighth of the accumulator RAM holds 16 accumulators
+    // (32-bit; 64-bit for a 16-bit OFM) per column, less 4 columns, at most 128 (8-bit: 12,
+    // 28, 60, 124, 128 wide on U85-128 ... U85-2048; 16-bit: 4, 12, 28, 60, 124), reading
+    // IFM rows of the IFM micro-block's height per OFM byte (its verbose block
+    // configurations).
+    BlockConfig bc = FindBlockConfigU85(a, op);
+    const int32_t acc_bytes = op.ofm.bits > 8 ? 8 : 4;
+    const int32_t w = std::clamp(a.acc_ram / 8 / (16 * acc_bytes) - 4, 1, 128);
+    const int32_t bytes = std::max(op.ofm.bits / 8, 1);
+    int32_t ih = std::max(1, a.ifm_ublock.h / bytes);
+    // Double-buffered with the same 4-column margin, the IFM rows must leave room in the IFM
+    // RAM (8-bit on U85-1024: 2 rows, not the micro-block's 4).
+    while (ih > 1 && int64_t{2} * ih * (w + 4) * 16 * bytes >= a.ifm_ram) ih /= 2;
+    bc.ofm_block = {1, w, 16};
+    bc.ifm_block = {ih, w, 16};
+    return bc;
+  }
+  if (IsU85(a) && op.hw == HwOp::kElementwise && op.has_ifm2 && !op.ifm2.scalar &&
+      op.ifm2.shape.c == 1 && op.ofm.shape.c > 1 && op.ifm2.shape.elements() > 1 &&
+      op.name.rfind("Softmax/", 0) == 0) {
+    // An elementwise operation broadcasting a map over depth (a softmax's x - max and
+    // exp x reciprocal): Vela 5.2 gives it blocks of 16 channels by the micro-block's height
+    // holding a 64th of the accumulator RAM of IFM bytes (U85-256: 1 x 4 x 16 for 32-bit
+    // inputs, 1 x 16 x 16 for 8-bit; U85-1024: 2 x 8 x 16, 2 x 32 x 16), its verbose blocks.
+    BlockConfig bc = FindBlockConfigU85(a, op);
+    const int32_t bytes = std::max(op.ifm.bits / 8, 1);
+    const int32_t h = std::max(bc.ublock.h, 1);
+    const int32_t w = std::max(1, a.acc_ram / 64 / (16 * bytes * h));
+    bc.ofm_block = bc.ifm_block = {h, w, 16};
+    return bc;
+  }
   if (IsU85(a)) return FindBlockConfigU85(a, op);
   if (op.hw == HwOp::kTranspose) {
     // Vela searches a transpose's block on the untransposed OFM (the IFM's shape); the
@@ -253,7 +295,9 @@ double MacCyclesPerBlock(const Arch& a, const NpuOp& op, const BlockConfig& bc) 
         cycles = std::max(wb, double(4 * nwh * (b / 8))) * steps * nc;
       } else if (!pk) {
         steps = e;
-        if (u85 && op.hw != HwOp::kReduceSum) {
+        if (u85) {
+          // ReduceSum too (Vela 5.2's U85 depth-first rate, x IFM bytes: a softmax's sum of
+          // ten 32-bit exponentials costs 227 cycles on U85-256).
           cycles = std::max(wb, double(ifm_blk_c / 8 * nwh)) * e * nc * (b / 8);
         } else {
           cycles = std::max(wb, double(4 * nwh)) * steps * nc;
@@ -289,11 +333,20 @@ double MacCyclesPerBlock(const Arch& a, const NpuOp& op, const BlockConfig& bc) 
 }
 
 double AoPerElement(const Arch& a, const NpuOp& op, bool acc40) {
+  if (IsU85Resize(a, op)) {
+    return std::max(a.ao_out[0] * std::max(op.ofm.bits / 8, 1), 1.0 / 16);
+  }
   if (IsU85(a)) {
     if (op.hw == HwOp::kElementwise && op.ew == EwKind::kDiv) return 33.0;
     int idx = 0;
     const int32_t ob = op.ofm.bits;
-    if (op.hw == HwOp::kElementwise && !op.unary && op.ifm.bits == 32) idx = ob == 32 ? 5 : 4;
+    // The head of a chain writes its 32-bit result into the chaining buffer: out[4]. An 8-bit
+    // operation whose LUT widens its result (a softmax's x - max into exp, 32 bits) runs at the
+    // 8-bit rate: the lookup is the activation (Vela 5.2: 64 x 64 x 4 at 0.0625 cycles per
+    // element on U85-1024, out[0], not out[2]).
+    if (op.chain_ao_extra > 0 && op.ifm.bits == 32) idx = 4;
+    else if (op.act == Act::kLut && op.hw == HwOp::kElementwise && op.ifm.bits == 8) idx = 0;
+    else if (op.hw == HwOp::kElementwise && !op.unary && op.ifm.bits == 32) idx = ob == 32 ? 5 : 4;
     else idx = ob >= 64 ? 3 : ob == 32 ? 2 : ob == 16 ? 1 : 0;
     double ao = a.ao_out[idx];
     if (op.act != Act::kNone) ao = std::max(ao, a.ao_act[0]);
@@ -514,32 +567,85 @@ struct OpContext {
 double ElementwiseCycles(const OpContext& x, Traffic* t) {
   const NpuOp& op = x.op;
   const double ao_pe = AoPerElement(x.a, op, false);
-  const double n = x.ofm_store_el;
+  // U85: a chain streams 16-deep bricks through its chaining buffers, so Vela 5.2 counts the
+  // elements of a chain's output in whole bricks of depth whatever its format (a softmax's
+  // final MUL and shift into a 4-deep NHWC map: 4 x the elements).
+  const double n = x.u85 && op.chain_ao_extra > 0
+                       ? double(Shape3{x.ofm_s.h, x.ofm_s.w, RoundUp(x.ofm_s.c, 16)}.elements())
+                       : x.ofm_store_el;
   const double ao = std::ceil(ao_pe * n);
   const double blk_el = std::max<double>(1, double(x.bc.ofm_block.elements()));
-  const double per = (std::max(x.ifm_blk_cycles, x.ofm_blk_cycles) / blk_el + ao_pe) / 4.0;
-  const double op_cycles = std::max(std::ceil(per * n), ao);
-  const double in_el = double(OpContext::Round16(x.ifm_fmt, x.ofm_s).elements());
-  // U85 streams both operands of a binary op through the IFM-stream channel and reads a
-  // broadcast operand once (Vela 5.2, probes of same-shape and broadcast ADD/MUL with every
-  // operand in DRAM on U85-128…2048: the op's DRAM cycles are the two operands' bytes over
-  // that one channel's bandwidth; an SE block's 1x1xC MUL operand read from DRAM costs its
-  // own bytes, not the OFM's). U55/U65 charge every operand the OFM's element count.
-  auto operand_el = [&](Format f, Shape3 s) {
-    return x.u85 && s.elements() < x.ofm_s.elements() ? double(OpContext::Round16(f, s).elements())
-                                                      : in_el;
-  };
-  if (!(op.ifm.scalar && op.ifm.bits <= 8)) {
-    const int channel = x.u85 && op.has_ifm2 ? 1 : 4;
-    t->Add(x.ifm_area, channel,
-           Transfer(x.ms, x.ifm_area, x.ifm_fmt, false, x.ifm_s, x.bc.ifm_block, x.ibits,
-                    x.a.cores, x.u85, op.ifm.scalar ? 1.0 : operand_el(x.ifm_fmt, op.ifm.shape)));
+  // The slower input's block: U55/U65 read a second operand that is not encoded in the
+  // command stream (a map, or a scalar wider than 8 bits: a softmax's 32-bit constants, from
+  // the constants' memory) block by block like the first.
+  double ifm_cycles = x.ifm_blk_cycles;
+  if (!x.u85 && op.has_ifm2 && (op.ifm2.shape.elements() > 1 || op.ifm2.bits > 8)) {
+    const Shape3 b2 = Clip(x.bc.ifm_block, op.ifm2.shape);
+    ifm_cycles = std::max(
+        ifm_cycles, x.RdLat(x.ifm2_area) +
+                        std::floor(Transfer(x.ms, x.ifm2_area, x.ifm2_fmt, false, op.ifm2.shape,
+                                            x.bc.ifm_block, std::max(op.ifm2.bits, 8), x.a.cores,
+                                            x.u85, double(b2.elements())) /
+                                   x.ms.bandwidth[AreaIndex(x.ifm2_area)]));
   }
-  if (op.has_ifm2 && !(op.ifm2.scalar && op.ifm2.bits <= 8)) {
-    const double n2 = op.ifm2.scalar ? 1.0 : operand_el(x.ifm2_fmt, op.ifm2.shape);
+  const double per = (std::max(ifm_cycles, x.ofm_blk_cycles) / blk_el + ao_pe) / 4.0;
+  const double op_cycles = std::max(std::ceil(per * n), ao);
+  // A resize (U85: an IFM upscaled by the output unit) reads its smaller IFM once.
+  const Shape3 in_s = op.upscale > 1 ? x.ifm_s : x.ofm_s;
+  const double in_el = double(OpContext::Round16(x.ifm_fmt, in_s).elements());
+  const auto read1 = [&](double count, int channel = 4) {
+    t->Add(x.ifm_area, channel, Transfer(x.ms, x.ifm_area, x.ifm_fmt, false, x.ifm_s, x.bc.ifm_block,
+                                   x.ibits, x.a.cores, x.u85, count));
+  };
+  const auto read2 = [&](double count) {
     t->Add(x.ifm2_area, 1,
            Transfer(x.ms, x.ifm2_area, x.ifm2_fmt, false, op.ifm2.shape, x.bc.ifm_block,
-                    std::max(op.ifm2.bits, 8), x.a.cores, x.u85, n2));
+                    std::max(op.ifm2.bits, 8), x.a.cores, x.u85, count));
+  };
+  if (!x.u85) {
+    // U55/U65 (Vela 5.2's element accesses): a one-element first operand wider than 8 bits is
+    // read (as one storage unit of the IFM's format) and the second operand not at all; an
+    // 8-bit one is encoded and the second operand read whole. Otherwise the first operand is
+    // read whole and the second whole, or as one storage unit of the first operand's format
+    // when it is a scalar wider than 8 bits (a 32-bit constant beside a 16-deep brick map: 16
+    // elements, a full burst from DRAM).
+    const double unit = x.ifm_fmt == Format::kNhcwb16 ? 16.0 : 1.0;
+    if (op.ifm.shape.elements() == 1) {
+      if (op.ifm.bits > 8) {
+        read1(unit);
+      } else if (op.has_ifm2) {
+        read2(in_el);
+      }
+    } else {
+      read1(in_el);
+      if (op.has_ifm2 && op.ifm2.shape.elements() > 1) {
+        read2(in_el);
+      } else if (op.has_ifm2 && op.ifm2.bits > 8) {
+        read2(unit);
+      }
+    }
+  } else {
+    // U85 (Vela 5.2): one one-element operand is encoded in the command stream; a second one
+    // is read, as one storage unit of the first operand's format (beside a 16-deep brick map
+    // 16 elements, a full DRAM burst: its classifier softmax's x - 1 and x * c on one element
+    // read 128 bytes of DRAM each).
+    // Both operands of a binary op stream through the IFM-stream channel and a broadcast
+    // operand is read once (probes of same-shape and broadcast ADD/MUL with every operand in
+    // DRAM on U85-128…2048: the op's DRAM cycles are the two operands' bytes over that one
+    // channel's bandwidth; an SE block's 1x1xC MUL operand costs its own bytes, not the
+    // OFM's).
+    const double unit = x.ifm_fmt == Format::kNhcwb16 ? 16.0 : 1.0;
+    const bool one1 = op.ifm.shape.elements() == 1;
+    auto operand_el = [&](Format f, Shape3 s) {
+      return s.elements() < x.ofm_s.elements() ? double(OpContext::Round16(f, s).elements())
+                                               : in_el;
+    };
+    if (!one1) read1(operand_el(x.ifm_fmt, op.ifm.shape), op.has_ifm2 ? 1 : 4);
+    if (op.has_ifm2 && op.ifm2.shape.elements() > 1) {
+      read2(operand_el(x.ifm2_fmt, op.ifm2.shape));
+    } else if (op.has_ifm2 && one1) {
+      read2(unit);
+    }
   }
   t->Add(x.ofm_area, 6, Transfer(x.ms, x.ofm_area, x.ofm_fmt, true, x.ofm_s, x.bc.ofm_block,
                                  x.obits, x.a.cores, x.u85, n));

@@ -170,8 +170,8 @@ def conv1x1_pair(h, c0, c, seed=7):
 # of its own (a Relu row in its tables for 1…7 channels, none from 8 on).
 probe("conv_to_2ch_relu", "a8w8", "int8", None,
       "1x1 conv 16 -> 2 channels with a fused ReLU, then 2 -> 16: Vela splits the ReLU into a "
-      "pass of its own (U55-256: 512 cycles for 16x16x2); mica fuses it (lowering it as mica's "
-      "activation copy costs 2-5x Vela's pass: the narrow NHWC copy's cost is not modelled)"
+      "pass of its own (U55-256: 512 cycles for 16x16x2), and so does mica; left: U65 "
+      "(Dedicated_Sram) -29 %, U85-2048 -10 %, U55 and U85-256 within 5 %"
       )(conv1x1_pair(16, 16, 2))
 probe("conv_to_8ch_relu", "a8w8", "int8", 17.0,
       "the same to 8 channels: the ReLU stays fused (U55/U65 within 1 %; U85-128/256 low by "
