@@ -85,6 +85,33 @@ TEST_CASE("hostile: huge stride and dilation reach every estimator and the runti
   }
 }
 
+TEST_CASE("hostile: a stride-4 convolution over a huge map is not split into millions of "
+          "operations") {
+  // Vela runs a stride above 3 as one convolution per OFM element; mica does too, up to a
+  // bound. A 4096 x 4096 OFM (16.7 M elements) stays one operation, with a caveat.
+  for (int32_t side : {64, 16384}) {
+    Net n;
+    const int32_t x = n.Tensor8("ifm", {1, side, side, 1});
+    const int32_t w = n.Weights("w", {4, 4, 4, 1}, 3);
+    const int32_t b = n.Bias("b", 4);
+    const int32_t y = n.Tensor8("ofm", {1, side / 4, side / 4, 4});
+    Conv2DAttrs a;
+    a.stride_h = a.stride_w = 4;
+    n.Op(OpKind::kConv2D, a, {x, w, b}, {y});
+    n.Io({x}, {y});
+    absl::StatusOr<TargetProfile> p = FindTargetProfile("ethos-u55-256");
+    REQUIRE(p.ok());
+    absl::StatusOr<Estimate> e = EstimateModel(n.graph(), *p);
+    CAPTURE(side);
+    REQUIRE(e.ok());
+    REQUIRE(e->ops.size() == 1);
+    CHECK(e->total_cycles > 0);
+    const bool caveat = !e->ops[0].notes.empty() &&
+                        e->ops[0].notes[0].find("stride above 3") != std::string::npos;
+    CHECK(caveat == (side > 512));
+  }
+}
+
 // A 16x8 convolution (int16 activations, int8 weights) whose int64 bias holds `bias`.
 Net Conv16x8(int64_t bias) {
   Net n;

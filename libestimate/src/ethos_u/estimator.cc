@@ -1047,6 +1047,9 @@ OpEstimate RollUpOp(const Subgraph& sg, const Lowered& lw, const std::vector<OpC
     }
   }
   if (!lw.ir_note[i].empty() && oe.total_cycles == 0) oe.kernel = lw.ir_note[i];
+  if (static_cast<size_t>(i) < lw.ir_caveat.size() && !lw.ir_caveat[i].empty()) {
+    oe.notes.push_back(lw.ir_caveat[i]);
+  }
   return oe;
 }
 

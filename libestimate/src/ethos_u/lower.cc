@@ -857,14 +857,23 @@ void Lowerer::LowerConvolution(int32_t i) {
   // convolution per OFM element, each over its own kernel-sized window of the IFM and streaming
   // the whole kernel set again (probes: stride 4 or 5, kernel 3…8, U55 and U85: OFM H x W
   // operations with 1x1 OFMs; ConvNeXt's 4x4 stride-4 stem is 256 of them).
-  if (o.kind == OpKind::kConv2D && op.hw == HwOp::kConvolution && (op.sh > 3 || op.sw > 3)) {
+  // (A hostile or huge OFM is not expanded past kMaxStrideSplitOps operations: it stays one
+  // strided convolution, with a note that the estimate is low there.)
+  constexpr int64_t kMaxStrideSplitOps = 16384;
+  const int64_t split_ops = int64_t{std::max(op.ofm.shape.h, 1)} * std::max(op.ofm.shape.w, 1);
+  if (o.kind == OpKind::kConv2D && op.hw == HwOp::kConvolution && (op.sh > 3 || op.sw > 3) &&
+      split_ops > kMaxStrideSplitOps) {
+    lw_.ir_caveat[i] = absl::StrCat("stride above 3 over ", split_ops,
+                                  " output elements: costed as one strided convolution (Vela "
+                                  "runs one per element; this estimate is low)");
+  } else if (o.kind == OpKind::kConv2D && op.hw == HwOp::kConvolution &&
+             (op.sh > 3 || op.sw > 3)) {
     const int32_t win_h = std::min((std::max(op.kh, 1) - 1) * std::max(op.dh, 1) + 1,
                                    std::max(op.ifm.shape.h, 1));
     const int32_t win_w = std::min((std::max(op.kw, 1) - 1) * std::max(op.dw, 1) + 1,
                                    std::max(op.ifm.shape.w, 1));
     const int32_t cin = op.ifm.shape.c;
-    const int32_t pixels = std::max(op.ofm.shape.h, 1) * std::max(op.ofm.shape.w, 1);
-    for (int32_t px = 0; px < pixels; ++px) {
+    for (int64_t px = 0; px < split_ops; ++px) {
       NpuOp part = op;
       part.name = "Conv2D/StrideSplit";
       part.sh = part.sw = 1;
@@ -1908,6 +1917,7 @@ absl::StatusOr<Lowered> Lowerer::Run() {
   lw_.fmap_of_tensor.assign(nt, -1);
   lw_.cpu_reasons.resize(no);
   lw_.ir_note.resize(no);
+  lw_.ir_caveat.resize(no);
   consumers_.assign(nt, 0);
   is_output_.assign(nt, false);
   for (int32_t t : sg_.outputs) {

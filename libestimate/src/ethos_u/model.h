@@ -144,6 +144,7 @@ struct Lowered {
   std::vector<int32_t> fmap_of_tensor;  // IR tensor -> fmap id (-1 none)
   std::vector<std::vector<std::string>> cpu_reasons;  // per IR op (empty = NPU)
   std::vector<std::string> ir_note;  // per IR op: "fused into op N", "no-op (reshape)", ...
+  std::vector<std::string> ir_caveat;  // per IR op: a limit of the estimate, shown to users
 };
 
 // Places and lowers the graph's main subgraph for `config`.
