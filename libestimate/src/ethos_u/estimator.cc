@@ -923,6 +923,19 @@ std::vector<BlockConfig> ChooseBlocks(const Arch& arch, const Lowered& lw,
   return blocks;
 }
 
+// An op that runs `repeat` times as costed (NpuOp::repeat): its cycles and traffic scale.
+void ScaleByRepeat(int64_t repeat, OpCost* c) {
+  if (repeat <= 1) return;
+  const double r = static_cast<double>(repeat);
+  c->op_cycles *= r;
+  c->npu_cycles *= r;
+  c->total *= r;
+  for (int a = 0; a < kNumMemoryAreas; ++a) {
+    c->bytes[a] *= r;
+    c->access_cycles[a] *= r;
+  }
+}
+
 std::vector<OpCost> CostOps(const Arch& arch, const MemSystem& ms, const Lowered& lw,
                             const Schedule& schedule, const std::vector<BlockConfig>& blocks,
                             int64_t sram_limit) {
@@ -959,6 +972,7 @@ std::vector<OpCost> CostOps(const Arch& arch, const MemSystem& ms, const Lowered
     }
     if (step > prev_step + 1) prev_slack = 0;
     costs[k] = CostOp(arch, ms, lw, k, blocks[k], prev_slack, can_buffer);
+    ScaleByRepeat(lw.ops[k].repeat, &costs[k]);
     if (sram_limit > 0 && costs[k].weights_buffered) {
       const int64_t bytes = Align16(costs[k].weight_buffer_bytes);
       const int32_t t0 = std::max(step - 1, 0);
@@ -967,6 +981,7 @@ std::vector<OpCost> CostOps(const Arch& arch, const MemSystem& ms, const Lowered
       for (int32_t t = t0; t <= t1; ++t) peak = std::max(peak, used[t]);
       if (peak + bytes > sram_limit) {
         costs[k] = CostOp(arch, ms, lw, k, blocks[k], prev_slack, false);
+        ScaleByRepeat(lw.ops[k].repeat, &costs[k]);
       } else {
         for (int32_t t = t0; t <= t1; ++t) used[t] += bytes;
       }

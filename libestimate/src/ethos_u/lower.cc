@@ -857,23 +857,24 @@ void Lowerer::LowerConvolution(int32_t i) {
   // convolution per OFM element, each over its own kernel-sized window of the IFM and streaming
   // the whole kernel set again (probes: stride 4 or 5, kernel 3…8, U55 and U85: OFM H x W
   // operations with 1x1 OFMs; ConvNeXt's 4x4 stride-4 stem is 256 of them).
-  // (A hostile or huge OFM is not expanded past kMaxStrideSplitOps operations: it stays one
-  // strided convolution, with a note that the estimate is low there.)
+  // (Past kMaxStrideSplitOps elements, a huge or hostile OFM, the last operation is costed
+  // for the remaining elements: every one costs the same.)
   constexpr int64_t kMaxStrideSplitOps = 16384;
   const int64_t split_ops = int64_t{std::max(op.ofm.shape.h, 1)} * std::max(op.ofm.shape.w, 1);
-  if (o.kind == OpKind::kConv2D && op.hw == HwOp::kConvolution && (op.sh > 3 || op.sw > 3) &&
-      split_ops > kMaxStrideSplitOps) {
-    lw_.ir_caveat[i] = absl::StrCat("stride above 3 over ", split_ops,
-                                  " output elements: costed as one strided convolution (Vela "
-                                  "runs one per element; this estimate is low)");
-  } else if (o.kind == OpKind::kConv2D && op.hw == HwOp::kConvolution &&
-             (op.sh > 3 || op.sw > 3)) {
+  if (o.kind == OpKind::kConv2D && op.hw == HwOp::kConvolution && (op.sh > 3 || op.sw > 3)) {
+    if (split_ops > kMaxStrideSplitOps) {
+      lw_.ir_caveat[i] =
+          absl::StrCat("stride above 3 over ", split_ops, " output elements: the last of ",
+                       kMaxStrideSplitOps, " per-element convolutions is costed ",
+                       split_ops - kMaxStrideSplitOps + 1, " times");
+    }
     const int32_t win_h = std::min((std::max(op.kh, 1) - 1) * std::max(op.dh, 1) + 1,
                                    std::max(op.ifm.shape.h, 1));
     const int32_t win_w = std::min((std::max(op.kw, 1) - 1) * std::max(op.dw, 1) + 1,
                                    std::max(op.ifm.shape.w, 1));
     const int32_t cin = op.ifm.shape.c;
-    for (int64_t px = 0; px < split_ops; ++px) {
+    const int64_t emitted = std::min(split_ops, kMaxStrideSplitOps);
+    for (int64_t px = 0; px < emitted; ++px) {
       NpuOp part = op;
       part.name = "Conv2D/StrideSplit";
       part.sh = part.sw = 1;
@@ -881,6 +882,7 @@ void Lowerer::LowerConvolution(int32_t i) {
       part.ofm.shape = {1, 1, op.ofm.shape.c};
       SetWeights(o, &part, 1, op.ofm.shape.c);
       part.macs = int64_t{op.kh} * op.kw * cin * op.ofm.shape.c;
+      if (px + 1 == emitted) part.repeat = split_ops - emitted + 1;
       Emit(part);
     }
     return;
@@ -1836,7 +1838,18 @@ void Lowerer::LowerLstm(int32_t i) {
   unary("MemoryCopy", h, h, Act::kOther);
   FmRef row = y;
   row.shape = gate;
-  for (int32_t s = 0; s < std::max(steps, 1); ++s) {
+  // A sequence longer than kMaxLstmSteps is lowered for that many steps, the last one's
+  // operations repeated for the rest (every step costs the same; a hostile 65,535-step
+  // sequence would otherwise be 1.4 million operations).
+  constexpr int32_t kMaxLstmSteps = 128;
+  const int32_t lowered_steps = std::min(std::max(steps, 1), kMaxLstmSteps);
+  if (steps > lowered_steps) {
+    lw_.ir_caveat[i] = absl::StrCat(steps, " time steps: the last of ", lowered_steps,
+                                    " lowered steps is costed ", steps - lowered_steps + 1,
+                                    " times");
+  }
+  for (int32_t s = 0; s < lowered_steps; ++s) {
+    const size_t step_first_op = lw_.ops.size();
     FmRef xs = x;
     xs.shape = {1, batch, nin};
     FmRef g[4];
@@ -1876,6 +1889,11 @@ void Lowerer::LowerLstm(int32_t i) {
     }
     unchained();
     unary("MemoryCopy", h, row, Act::kOther);
+    if (s + 1 == lowered_steps && steps > lowered_steps) {
+      for (size_t k = step_first_op; k < lw_.ops.size(); ++k) {
+        lw_.ops[k].repeat = int64_t{steps} - lowered_steps + 1;
+      }
+    }
   }
 }
 

@@ -81,6 +81,7 @@ struct FmRef {
 // One NPU operation after lowering (fusions, decompositions).
 struct NpuOp {
   int32_t src_op = 0;          // IR op index it came from
+  int64_t repeat = 1;          // times the op runs as costed (a long sequence's last step)
   std::string name;            // "Conv2D", "Softmax/Sub", ...
   HwOp hw = HwOp::kConvolution;
   PoolKind pool = PoolKind::kAvg;
