@@ -146,6 +146,26 @@ TEST_CASE("hostile: an LSTM over millions of time steps is not lowered step by s
   }
 }
 
+TEST_CASE("hostile: a grouped convolution of 16,384 groups estimates at once") {
+  // One NPU operation per group (Vela's lowering) over 16,384 groups of two channels.
+  Net n;
+  const int32_t groups = 16384;
+  const int32_t x = n.Tensor8("ifm", {1, 4, 4, 2 * groups});
+  const int32_t w = n.Weights("w", {2 * groups, 1, 1, 2}, 3);
+  const int32_t b = n.Bias("b", 2 * groups);
+  const int32_t y = n.Tensor8("ofm", {1, 4, 4, 2 * groups});
+  n.Op(OpKind::kConv2D, Conv2DAttrs{}, {x, w, b}, {y});
+  n.Io({x}, {y});
+  for (const char* profile : {"ethos-u55-256", "ethos-u85-256"}) {
+    absl::StatusOr<TargetProfile> p = FindTargetProfile(profile);
+    REQUIRE(p.ok());
+    absl::StatusOr<Estimate> e = EstimateModel(n.graph(), *p);
+    CAPTURE(profile);
+    REQUIRE(e.ok());
+    CHECK(e->total_cycles > 0);
+  }
+}
+
 // A 16x8 convolution (int16 activations, int8 weights) whose int64 bias holds `bias`.
 Net Conv16x8(int64_t bias) {
   Net n;
