@@ -731,6 +731,16 @@ void Lowerer::Softmax(int32_t i) {
     p = ew("Add", EwKind::kAdd, zero, as(p, s, sf), true, sf, 32);
     return as(p, sf, s);
   };
+  // The final shift of the scaled exponentials by the reciprocal's shift, into the output.
+  const auto shift_out = [&](FmRef p, FmRef shift) {
+    NpuOp fin = Base(i, base + "Asr", HwOp::kElementwise);
+    fin.ew = EwKind::kShift;
+    fin.ifm = p;
+    fin.ifm2 = shift;
+    fin.has_ifm2 = true;
+    fin.ofm = out;
+    Emit(fin);
+  };
   if (i16) {
     FmRef d = ew("Sub", EwKind::kSub, in, mx, true, s, 32);
     d = ew("Mul", EwKind::kMul, as(d, s, sf), scalar, true, sf, 32);
@@ -749,13 +759,7 @@ void Lowerer::Softmax(int32_t i) {
     lw_.ops.back().needs_lut = true;
     const FmRef p =
         add_zero(ew("Mul", EwKind::kMul, as(exps, sf, s), as(v, rf, r), true, s, 32));
-    NpuOp fin = Base(i, base + "Asr", HwOp::kElementwise);
-    fin.ew = EwKind::kShift;
-    fin.ifm = p;
-    fin.ifm2 = as(rshift, rf, r);
-    fin.has_ifm2 = true;
-    fin.ofm = out;
-    Emit(fin);
+    shift_out(p, as(rshift, rf, r));
     return;
   }
   const FmRef exps = ew("Sub", EwKind::kSub, in, mx, true, s, 32);
@@ -777,13 +781,7 @@ void Lowerer::Softmax(int32_t i) {
     v = ew("Add", EwKind::kAdd, v, t, true, rf, 32);
   }
   const FmRef p = add_zero(ew("Mul", EwKind::kMul, exps, as(v, rf, r), true, s, 32));
-  NpuOp fin = Base(i, base + "Asr", HwOp::kElementwise);
-  fin.ew = EwKind::kShift;
-  fin.ifm = p;
-  fin.ifm2 = as(rshift, rf, r);
-  fin.has_ifm2 = true;
-  fin.ofm = out;
-  Emit(fin);
+  shift_out(p, as(rshift, rf, r));
 }
 
 void Lowerer::SetWeights(const Operator& o, NpuOp* op, int32_t w_in, int32_t ofm_c) const {
