@@ -53,26 +53,6 @@ std::vector<std::string> Names(const Lowered& lw, int32_t src) {
   return out;
 }
 
-// x [1, steps, 8] -> UNIDIRECTIONAL_SEQUENCE_LSTM (16 units) -> y [1, steps, 16].
-Net LstmNet(int32_t steps) {
-  Net n;
-  const int32_t nin = 8, units = 16;
-  const int32_t x = n.Tensor8("x", {1, steps, nin});
-  std::vector<int32_t> in(24, kNoTensor);
-  in[0] = x;
-  for (int g = 0; g < 4; ++g) {
-    in[1 + g] = n.Weights("wi" + std::to_string(g), {units, nin}, 10 + g);
-    in[5 + g] = n.Weights("wr" + std::to_string(g), {units, units}, 20 + g);
-    in[12 + g] = n.Bias("b" + std::to_string(g), units);
-  }
-  in[18] = n.Tensor8("h_state", {1, units});
-  in[19] = n.Tensor8("c_state", {1, units}, DType::kInt16);
-  const int32_t y = n.Tensor8("y", {1, steps, units});
-  n.Op(OpKind::kUnidirectionalSequenceLstm, LstmAttrs{}, in, {y});
-  n.Io({x}, {y});
-  return n;
-}
-
 // Vela's tables list 26 rows per step, 4 of them the LUT activations fused into the ADDs, and
 // two state copies once.
 TEST_CASE("lowering: an LSTM is Vela's 22 operations per time step", "[ethos_u]") {
