@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "benchmark/benchmark.h"
@@ -52,13 +53,18 @@ const mica::Graph* Model(const std::string& path) {
   return &cache.emplace(path, *std::move(g)).first->second;
 }
 
-void BM_WeightsEncodeModel(benchmark::State& state) {
-  const Case& c = kCases[state.range(0)];
-  const std::string path = PathOf(c.path);
+// A case's model lowered for its NPU, or nothing after skipping the benchmark with the reason.
+struct LoweredCase {
+  const mica::Graph* graph;
+  mica::estimate::ethosu::Arch arch;
+  mica::estimate::ethosu::Lowered lw;
+};
+std::optional<LoweredCase> LowerCase(const Case& c, const std::string& path,
+                                     benchmark::State& state) {
   const mica::Graph* g = Model(path);
   if (g == nullptr) {
     state.SkipWithError(("model not found: " + path).c_str());
-    return;
+    return std::nullopt;
   }
   absl::StatusOr<mica::estimate::EthosUConfig> config =
       mica::estimate::DefaultEthosUConfig(c.family, c.macs);
@@ -67,22 +73,31 @@ void BM_WeightsEncodeModel(benchmark::State& state) {
                   : absl::StatusOr<mica::estimate::ethosu::Arch>(config.status());
   if (!arch.ok()) {
     state.SkipWithError("bad config");
-    return;
+    return std::nullopt;
   }
   absl::StatusOr<mica::estimate::ethosu::Lowered> lw =
       mica::estimate::ethosu::Lower(*g, *config, *arch);
   if (!lw.ok()) {
     state.SkipWithError("lowering failed");
-    return;
+    return std::nullopt;
   }
+  return LoweredCase{g, *std::move(arch), *std::move(lw)};
+}
+
+void BM_WeightsEncodeModel(benchmark::State& state) {
+  const Case& c = kCases[state.range(0)];
+  const std::string path = PathOf(c.path);
+  const std::optional<LoweredCase> m = LowerCase(c, path, state);
+  if (!m) return;
   int64_t weights = 0, encoded = 0;
   for (auto _ : state) {
     encoded = 0;
     weights = 0;
-    for (const mica::estimate::ethosu::NpuOp& op : lw->ops) {
+    for (const mica::estimate::ethosu::NpuOp& op : m->lw.ops) {
       if (op.weight_tensor < 0) continue;
-      encoded += mica::estimate::ethosu::EncodeWeightsEstimate(g->main(), op, *arch).encoded_bytes;
-      weights += g->main().tensors[op.weight_tensor].num_elements();
+      encoded +=
+          mica::estimate::ethosu::EncodeWeightsEstimate(m->graph->main(), op, m->arch).encoded_bytes;
+      weights += m->graph->main().tensors[op.weight_tensor].num_elements();
     }
     benchmark::DoNotOptimize(encoded);
   }
@@ -100,25 +115,12 @@ BENCHMARK(BM_WeightsEncodeModel)->DenseRange(0, 5)->Unit(benchmark::kMillisecond
 void BM_WeightsEncodeModelThreads(benchmark::State& state) {
   const Case& c = kCases[state.range(0)];
   const std::string path = PathOf(c.path);
-  const mica::Graph* g = Model(path);
-  absl::StatusOr<mica::estimate::ethosu::Arch> arch =
-      mica::estimate::ethosu::MakeArch(c.family, c.macs);
-  absl::StatusOr<mica::estimate::EthosUConfig> config =
-      mica::estimate::DefaultEthosUConfig(c.family, c.macs);
-  if (g == nullptr || !arch.ok() || !config.ok()) {
-    state.SkipWithError(("model not found or bad config: " + path).c_str());
-    return;
-  }
-  absl::StatusOr<mica::estimate::ethosu::Lowered> lw =
-      mica::estimate::ethosu::Lower(*g, *config, *arch);
-  if (!lw.ok()) {
-    state.SkipWithError("lowering failed");
-    return;
-  }
+  const std::optional<LoweredCase> m = LowerCase(c, path, state);
+  if (!m) return;
   const int threads = static_cast<int>(state.range(1));
   for (auto _ : state) {
     benchmark::DoNotOptimize(
-        mica::estimate::ethosu::EncodeWeightsEstimates(g->main(), lw->ops, *arch, threads));
+        mica::estimate::ethosu::EncodeWeightsEstimates(m->graph->main(), m->lw.ops, m->arch, threads));
   }
   state.SetLabel(path.substr(path.rfind('/') + 1) + ", " + std::to_string(threads) + " thread(s)");
 }
