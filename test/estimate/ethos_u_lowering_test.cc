@@ -952,13 +952,8 @@ TEST_CASE("lowering: a batched FULLY_CONNECTED runs its rows as an H x W map", "
   } cases[] = {{1, 1, 1}, {7, 1, 7}, {12, 3, 4}, {16, 4, 4}, {200, 10, 20}, {576, 16, 36},
                {900, 15, 60}, {1000, 10, 100}};
   for (const auto& c : cases) {
-    Net n;
-    const int32_t x = n.Tensor8("x", {1, c.rows, 32});
-    const int32_t w = n.Weights("w", {8, 32}, 3);
-    const int32_t b = n.Bias("b", 8);
-    const int32_t y = n.Tensor8("y", {1, c.rows, 8});
-    n.Op(OpKind::kFullyConnected, FullyConnectedAttrs{}, {x, w, b}, {y});
-    n.Io({x}, {y});
+    const Net n = WeightedOpNet(OpKind::kFullyConnected, FullyConnectedAttrs{}, {1, c.rows, 32},
+                                {8, 32}, {1, c.rows, 8}, 3);
     for (const char* profile : {"ethos-u55-256", "ethos-u85-256"}) {
       absl::StatusOr<TargetProfile> p = FindTargetProfile(profile);
       REQUIRE(p.ok());
@@ -977,13 +972,8 @@ TEST_CASE("lowering: a batched FULLY_CONNECTED runs its rows as an H x W map", "
 TEST_CASE("lowering: a CONV_2D with one channel per group is a depthwise convolution",
           "[ethos_u]") {
   // ConvNeXt's Conv2D(groups=C) 7x7: Vela 5.2's tables name it DepthwiseConv2D.
-  Net n;
-  const int32_t x = n.Tensor8("x", {1, 16, 16, 24});
-  const int32_t w = n.Weights("w", {24, 7, 7, 1}, 4);
-  const int32_t b = n.Bias("b", 24);
-  const int32_t y = n.Tensor8("y", {1, 10, 10, 24});
-  n.Op(OpKind::kConv2D, Conv2DAttrs{}, {x, w, b}, {y});
-  n.Io({x}, {y});
+  const Net n = WeightedOpNet(OpKind::kConv2D, Conv2DAttrs{}, {1, 16, 16, 24}, {24, 7, 7, 1},
+                              {1, 10, 10, 24}, 4);
   absl::StatusOr<TargetProfile> p = FindTargetProfile("ethos-u55-64");
   REQUIRE(p.ok());
   const Run r = LowerAndCost(n, *p);
@@ -998,15 +988,10 @@ TEST_CASE("lowering: a CONV_2D with a stride above 3 is one convolution per OFM 
           "[ethos_u]") {
   // Vela 5.2 (probes, U55 and U85): stride 4 or 5 -> OFM H x W stride-1 convolutions over
   // kernel-sized windows with 1x1 OFMs.
-  Net n;
-  const int32_t x = n.Tensor8("x", {1, 32, 32, 3});
-  const int32_t w = n.Weights("w", {24, 4, 4, 3}, 4);
-  const int32_t b = n.Bias("b", 24);
-  const int32_t y = n.Tensor8("y", {1, 8, 8, 24});
   Conv2DAttrs a;
   a.stride_h = a.stride_w = 4;
-  n.Op(OpKind::kConv2D, a, {x, w, b}, {y});
-  n.Io({x}, {y});
+  const Net n =
+      WeightedOpNet(OpKind::kConv2D, a, {1, 32, 32, 3}, {24, 4, 4, 3}, {1, 8, 8, 24}, 4);
   for (const char* profile : {"ethos-u55-256", "ethos-u85-256"}) {
     absl::StatusOr<TargetProfile> p = FindTargetProfile(profile);
     REQUIRE(p.ok());

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mica/estimate/estimate.h"
@@ -101,20 +102,31 @@ inline TargetProfile Profile(EthosUFamily f, int32_t macs) {
   return p;
 }
 
+// One weighted operator (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED) from the graph input
+// `ifm` to the graph output `ofm`: seeded weights of `w_shape` (int8, or float32 in a float
+// net) and a zero bias of the OFM's channels.
+inline Net WeightedOpNet(OpKind kind, OpAttrs attrs, std::vector<int32_t> ifm,
+                         std::vector<int32_t> w_shape, std::vector<int32_t> ofm, uint32_t seed,
+                         DType dt = DType::kInt8) {
+  Net n;
+  const int32_t cout = ofm.back();
+  const int32_t x = n.Tensor8("ifm", std::move(ifm), dt);
+  const int32_t wt = n.Weights("w", std::move(w_shape), seed,
+                               dt == DType::kFloat32 ? DType::kFloat32 : DType::kInt8);
+  const int32_t b = n.Bias("b", cout);
+  const int32_t y = n.Tensor8("ofm", std::move(ofm), dt);
+  n.Op(kind, std::move(attrs), {x, wt, b}, {y});
+  n.Io({x}, {y});
+  return n;
+}
+
 // One convolution: IFM 1 x h x w x cin, OFM cout channels, k x k kernel.
 inline Net ConvNet(int32_t h, int32_t w, int32_t cin, int32_t cout, int32_t k, Activation act,
             uint32_t seed, DType dt = DType::kInt8) {
-  Net n;
-  const int32_t x = n.Tensor8("ifm", {1, h, w, cin}, dt);
-  const int32_t wt = n.Weights("w", {cout, k, k, cin}, seed,
-                               dt == DType::kFloat32 ? DType::kFloat32 : DType::kInt8);
-  const int32_t b = n.Bias("b", cout);
-  const int32_t y = n.Tensor8("ofm", {1, h - k + 1, w - k + 1, cout}, dt);
   Conv2DAttrs a;
   a.activation = act;
-  n.Op(OpKind::kConv2D, a, {x, wt, b}, {y});
-  n.Io({x}, {y});
-  return n;
+  return WeightedOpNet(OpKind::kConv2D, a, {1, h, w, cin}, {cout, k, k, cin},
+                       {1, h - k + 1, w - k + 1, cout}, seed, dt);
 }
 
 // x [1, steps, 8] -> UNIDIRECTIONAL_SEQUENCE_LSTM (16 units) -> y [1, steps, 16].

@@ -91,15 +91,10 @@ TEST_CASE("hostile: a stride-4 convolution over a huge map is not split into mil
   // bound (the last is costed for the rest). A 4096 x 4096 OFM (16.7 M elements) estimates at
   // once, with a caveat, and costs about what the same rate over every element costs.
   for (int32_t side : {64, 16384}) {
-    Net n;
-    const int32_t x = n.Tensor8("ifm", {1, side, side, 1});
-    const int32_t w = n.Weights("w", {4, 4, 4, 1}, 3);
-    const int32_t b = n.Bias("b", 4);
-    const int32_t y = n.Tensor8("ofm", {1, side / 4, side / 4, 4});
     Conv2DAttrs a;
     a.stride_h = a.stride_w = 4;
-    n.Op(OpKind::kConv2D, a, {x, w, b}, {y});
-    n.Io({x}, {y});
+    const Net n = WeightedOpNet(OpKind::kConv2D, a, {1, side, side, 1}, {4, 4, 4, 1},
+                                {1, side / 4, side / 4, 4}, 3);
     absl::StatusOr<TargetProfile> p = FindTargetProfile("ethos-u55-256");
     REQUIRE(p.ok());
     absl::StatusOr<Estimate> e = EstimateModel(n.graph(), *p);
@@ -135,14 +130,9 @@ TEST_CASE("hostile: an LSTM over millions of time steps is not lowered step by s
 
 TEST_CASE("hostile: a grouped convolution of 16,384 groups estimates at once") {
   // One NPU operation per group (Vela's lowering) over 16,384 groups of two channels.
-  Net n;
   const int32_t groups = 16384;
-  const int32_t x = n.Tensor8("ifm", {1, 4, 4, 2 * groups});
-  const int32_t w = n.Weights("w", {2 * groups, 1, 1, 2}, 3);
-  const int32_t b = n.Bias("b", 2 * groups);
-  const int32_t y = n.Tensor8("ofm", {1, 4, 4, 2 * groups});
-  n.Op(OpKind::kConv2D, Conv2DAttrs{}, {x, w, b}, {y});
-  n.Io({x}, {y});
+  const Net n = WeightedOpNet(OpKind::kConv2D, Conv2DAttrs{}, {1, 4, 4, 2 * groups},
+                              {2 * groups, 1, 1, 2}, {1, 4, 4, 2 * groups}, 3);
   for (const char* profile : {"ethos-u55-256", "ethos-u85-256"}) {
     absl::StatusOr<TargetProfile> p = FindTargetProfile(profile);
     REQUIRE(p.ok());
