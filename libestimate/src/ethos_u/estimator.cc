@@ -972,7 +972,6 @@ std::vector<OpCost> CostOps(const Arch& arch, const MemSystem& ms, const Lowered
     }
     if (step > prev_step + 1) prev_slack = 0;
     costs[k] = CostOp(arch, ms, lw, k, blocks[k], prev_slack, can_buffer);
-    ScaleByRepeat(lw.ops[k].repeat, &costs[k]);
     if (sram_limit > 0 && costs[k].weights_buffered) {
       const int64_t bytes = Align16(costs[k].weight_buffer_bytes);
       const int32_t t0 = std::max(step - 1, 0);
@@ -981,11 +980,11 @@ std::vector<OpCost> CostOps(const Arch& arch, const MemSystem& ms, const Lowered
       for (int32_t t = t0; t <= t1; ++t) peak = std::max(peak, used[t]);
       if (peak + bytes > sram_limit) {
         costs[k] = CostOp(arch, ms, lw, k, blocks[k], prev_slack, false);
-        ScaleByRepeat(lw.ops[k].repeat, &costs[k]);
       } else {
         for (int32_t t = t0; t <= t1; ++t) used[t] += bytes;
       }
     }
+    ScaleByRepeat(lw.ops[k].repeat, &costs[k]);
     prev_slack = costs[k].slack_next;
     prev_step = step;
   }
