@@ -31,13 +31,18 @@ TEST_CASE("ethos_u estimate against Vela on the probe graphs", "[ethos_u][vela][
     tolerance[corpus::Str(m, "name")] = t.empty() ? -1.0 : std::stod(t) / 100.0;
   }
   std::map<std::string, double> worst;  // per probe, the largest |error|
+  std::map<std::string, absl::StatusOr<Graph>> graphs;  // each probe loaded once
   int compared = 0;
   for (const corpus::Row& r : rows) {
     if (corpus::Str(r, "status") != "ok") continue;
     const std::string name = corpus::Str(r, "model");
     CAPTURE(name, corpus::Str(r, "profile"), corpus::Str(r, "config"));
     REQUIRE(tolerance.count(name) == 1);
-    absl::StatusOr<Graph> g = LoadModel(dir + "/" + corpus::Str(r, "model_path"));
+    auto loaded = graphs.find(name);
+    if (loaded == graphs.end()) {
+      loaded = graphs.emplace(name, LoadModel(dir + "/" + corpus::Str(r, "model_path"))).first;
+    }
+    const absl::StatusOr<Graph>& g = loaded->second;
     REQUIRE(g.ok());
     absl::StatusOr<TargetProfile> p = corpus::ProfileForRow(r);
     REQUIRE(p.ok());
