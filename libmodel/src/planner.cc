@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <numeric>
 #include <random>
 #include <tuple>
@@ -15,66 +16,124 @@ namespace {
 size_t RoundUp(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
 // Places lifetimes[i] for i in `order`, each at the lowest offset (a multiple of `alignment`)
-// that clears every placed, time-overlapping tensor of `size[j]` bytes; returns the offsets,
-// parallel to `lifetimes`. The placed tensors are indexed by the steps they live at, so each
-// placement looks only at the tensors live during its own range: linear in the operator count
-// for chains (a scan over every placed tensor made a 100,000-op model quadratic). Lifetimes the
-// index cannot hold (an empty range, or steps far beyond the tensor count) take the plain scan;
-// both find the same conflicts, so the plan is the same.
-std::vector<size_t> FirstGap(const std::vector<TensorLifetime>& lifetimes,
-                             const std::vector<size_t>& order, const std::vector<size_t>& size,
-                             size_t alignment) {
-  const size_t n = lifetimes.size();
-  std::vector<size_t> offset(n, 0);
-  int64_t lo = 0, hi = -1;
-  bool indexed = n > 0;
-  for (const TensorLifetime& l : lifetimes) {
-    if (l.last_op < l.first_op) indexed = false;
-    if (hi < lo) {
-      lo = l.first_op;
-      hi = l.last_op;
+// that clears every placed, time-overlapping tensor of `size[j]` bytes. The placed tensors are
+// indexed by the steps they live at, so each placement looks only at the tensors live during its
+// own range: linear in the operator count for chains (a scan over every placed tensor made a
+// 100,000-op model quadratic). Lifetimes the index cannot hold (an empty range, or steps far
+// beyond the tensor count) take the plain scan; both find the same conflicts, so the plan is the
+// same. The index is one flat array sized once (each step's slots are the tensors that can live
+// there), so the hill climb's thousands of placements allocate nothing.
+class GapFinder {
+ public:
+  GapFinder(const std::vector<TensorLifetime>& lifetimes, const std::vector<size_t>& size,
+            size_t alignment)
+      : lifetimes_(lifetimes), size_(size), alignment_(alignment) {
+    const size_t n = lifetimes.size();
+    int64_t lo = 0, hi = -1;
+    bool indexed = n > 0;
+    for (const TensorLifetime& l : lifetimes) {
+      if (l.last_op < l.first_op) indexed = false;
+      if (hi < lo) {
+        lo = l.first_op;
+        hi = l.last_op;
+      }
+      lo = std::min<int64_t>(lo, l.first_op);
+      hi = std::max<int64_t>(hi, l.last_op);
     }
-    lo = std::min<int64_t>(lo, l.first_op);
-    hi = std::max<int64_t>(hi, l.last_op);
+    if (indexed && hi - lo > 4 * static_cast<int64_t>(n) + 1024) indexed = false;
+    indexed_ = indexed;
+    lo_ = lo;
+    if (indexed_) {
+      const size_t steps = static_cast<size_t>(hi - lo + 1);
+      slot_begin_.assign(steps + 1, 0);
+      for (size_t j = 0; j < n; ++j) {
+        if (size_[j] == 0) continue;
+        for (int64_t t = lifetimes[j].first_op; t <= lifetimes[j].last_op; ++t) {
+          ++slot_begin_[static_cast<size_t>(t - lo_) + 1];
+        }
+      }
+      for (size_t t = 0; t < steps; ++t) slot_begin_[t + 1] += slot_begin_[t];
+      slots_.resize(slot_begin_[steps]);
+      slot_count_.resize(steps);
+      seen_.assign(n, 0);
+    } else {
+      placed_.reserve(n);
+    }
+    conflicts_.reserve(n);
   }
-  if (indexed && hi - lo > 4 * static_cast<int64_t>(n) + 1024) indexed = false;
-  std::vector<std::vector<size_t>> live_at(indexed ? static_cast<size_t>(hi - lo + 1) : 0);
-  std::vector<size_t> seen(indexed ? n : 0, n);  // last placement that collected tensor j
-  std::vector<size_t> placed, conflicts;
-  for (size_t i : order) {
-    conflicts.clear();
-    if (indexed) {
-      for (int64_t t = lifetimes[i].first_op; t <= lifetimes[i].last_op; ++t) {
-        for (size_t j : live_at[static_cast<size_t>(t - lo)]) {
-          if (seen[j] != i) {
-            seen[j] = i;
-            conflicts.push_back(j);
+
+  // Places order[p] for every p; the first `keep` entries keep the offsets `offset` already
+  // holds for them (they must be what this placement gives them, as after a swap at `keep`).
+  void Place(const std::vector<size_t>& order, size_t keep, std::vector<size_t>& offset) {
+    std::fill(slot_count_.begin(), slot_count_.end(), 0);
+    placed_.clear();
+    for (size_t p = 0; p < order.size(); ++p) {
+      const size_t i = order[p];
+      if (p >= keep) offset[i] = Lowest(i, offset);
+      Insert(i);
+    }
+  }
+
+ private:
+  size_t Lowest(size_t i, const std::vector<size_t>& offset) {
+    conflicts_.clear();
+    const TensorLifetime& li = lifetimes_[i];
+    if (indexed_) {
+      ++stamp_;
+      for (int64_t t = li.first_op; t <= li.last_op; ++t) {
+        const size_t s = static_cast<size_t>(t - lo_);
+        const size_t* slot = slots_.data() + slot_begin_[s];
+        for (size_t k = 0; k < slot_count_[s]; ++k) {
+          const size_t j = slot[k];
+          if (seen_[j] != stamp_) {
+            seen_[j] = stamp_;
+            conflicts_.push_back(j);
           }
         }
       }
     } else {
-      for (size_t j : placed) {
-        if (size[j] > 0 && lifetimes[j].Overlaps(lifetimes[i])) conflicts.push_back(j);
+      for (size_t j : placed_) {
+        if (size_[j] > 0 && lifetimes_[j].Overlaps(li)) conflicts_.push_back(j);
       }
     }
-    std::sort(conflicts.begin(), conflicts.end(),
+    std::sort(conflicts_.begin(), conflicts_.end(),
               [&](size_t x, size_t y) { return offset[x] < offset[y]; });
     size_t candidate = 0;
-    for (size_t j : conflicts) {
-      if (candidate + size[i] <= offset[j]) break;
-      candidate = std::max(candidate, RoundUp(offset[j] + size[j], alignment));
+    for (size_t j : conflicts_) {
+      if (candidate + size_[i] <= offset[j]) break;
+      candidate = std::max(candidate, RoundUp(offset[j] + size_[j], alignment_));
     }
-    offset[i] = candidate;
-    if (indexed) {
-      if (size[i] > 0) {
-        for (int64_t t = lifetimes[i].first_op; t <= lifetimes[i].last_op; ++t) {
-          live_at[static_cast<size_t>(t - lo)].push_back(i);
-        }
-      }
-    } else {
-      placed.push_back(i);
+    return candidate;
+  }
+
+  void Insert(size_t i) {
+    if (!indexed_) {
+      placed_.push_back(i);
+      return;
+    }
+    if (size_[i] == 0) return;
+    for (int64_t t = lifetimes_[i].first_op; t <= lifetimes_[i].last_op; ++t) {
+      const size_t s = static_cast<size_t>(t - lo_);
+      slots_[slot_begin_[s] + slot_count_[s]++] = i;
     }
   }
+
+  const std::vector<TensorLifetime>& lifetimes_;
+  const std::vector<size_t>& size_;
+  size_t alignment_;
+  bool indexed_ = false;
+  int64_t lo_ = 0;
+  std::vector<size_t> slot_begin_, slots_, slot_count_;  // steps' slots (indexed)
+  std::vector<uint64_t> seen_;  // stamp of the last placement that collected tensor j
+  uint64_t stamp_ = 0;
+  std::vector<size_t> placed_, conflicts_;
+};
+
+std::vector<size_t> FirstGap(const std::vector<TensorLifetime>& lifetimes,
+                             const std::vector<size_t>& order, const std::vector<size_t>& size,
+                             size_t alignment) {
+  std::vector<size_t> offset(lifetimes.size(), 0);
+  GapFinder(lifetimes, size, alignment).Place(order, 0, offset);
   return offset;
 }
 
@@ -176,8 +235,11 @@ absl::StatusOr<ArenaPlan> PlanHillClimb(const std::vector<TensorLifetime>& lifet
   }
   const size_t lower_bound = PeakLiveBytes(rounded);
   std::vector<size_t> order = UrgencyOrder(lifetimes, size);
-  std::vector<size_t> best_offset = FirstGap(lifetimes, order, size, alignment);
+  GapFinder finder(lifetimes, size, alignment);
+  std::vector<size_t> best_offset(n, 0);
+  finder.Place(order, 0, best_offset);
   size_t best = Peak(best_offset, size);
+  std::vector<size_t> offset;
   std::mt19937 rng;  // default seed: deterministic plans
   std::vector<size_t> position(n), candidates;
   int stale = 0;
@@ -204,7 +266,9 @@ absl::StatusOr<ArenaPlan> PlanHillClimb(const std::vector<TensorLifetime>& lifet
     const size_t ib = (ia + 1 + rng() % (m - 1)) % m;
     const size_t a = candidates[ia], b = candidates[ib];
     std::swap(order[a], order[b]);
-    std::vector<size_t> offset = FirstGap(lifetimes, order, size, alignment);
+    // Placements before the first swapped position are unchanged: only the rest is searched.
+    offset = best_offset;
+    finder.Place(order, std::min(a, b), offset);
     const size_t peak = Peak(offset, size);
     if (peak > best) {
       std::swap(order[a], order[b]);
@@ -213,7 +277,7 @@ absl::StatusOr<ArenaPlan> PlanHillClimb(const std::vector<TensorLifetime>& lifet
     }
     stale = peak < best ? 0 : stale + 1;
     best = peak;
-    best_offset = std::move(offset);
+    std::swap(best_offset, offset);
   }
   return MakePlan(lifetimes, best_offset, size, alignment);
 }
