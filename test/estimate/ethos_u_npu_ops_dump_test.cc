@@ -68,7 +68,7 @@ TEST_CASE("ethos_u corpus case NPU operations", "[.corpus-npu-ops]") {
     weight_buffers =
         WeightBufferRanges(schedule, CostOps(*arch, ms, unstaged, schedule, blocks, limit));
   }
-  PlaceFeatureMaps(sg, cfg, ms, schedule, &*lw, true, weight_buffers);
+  PlaceFeatureMaps(sg, cfg, ms, schedule, &*lw, true, weight_buffers, blocks);
   const std::vector<OpCost> costs = CostOps(*arch, ms, *lw, schedule, blocks, limit);
   std::vector<size_t> order(lw->ops.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;

@@ -479,22 +479,115 @@ class CacheFit {
   int64_t visits_ = 0;
 };
 
-void FitStagingCache(const MemSystem& ms, int64_t cache_bytes, const Schedule& schedule,
+// Vela's element access of one NPU op (its architecture's MeasureElementAccess), the measure
+// its fast-storage allocation ranks feature maps by: elements read from each IFM (a
+// convolution, pooling or reduction fetches its IFM block again for every OFM block and 8 x 8
+// sub-kernel) and written to the OFM, each map's depth rounded up to 16 in NHCWB16.
+struct ElementAccess {
+  double ifm = 0, ifm2 = 0, ofm = 0;
+};
+
+ElementAccess MeasureElementAccess(const Arch& arch, const Lowered& lw, const NpuOp& op,
+                                   const BlockConfig& bc) {
+  auto format = [&](int32_t id) {
+    const int32_t r = RootFmap(lw, id);
+    return r >= 0 ? lw.fmaps[r].format : Format::kNhwc;
+  };
+  auto stored = [](Shape3 s, Format f) {
+    return double(s.h) * double(s.w) * double(f == Format::kNhcwb16 ? (s.c + 15) / 16 * 16 : s.c);
+  };
+  auto clip = [](Shape3 b, Shape3 s) {
+    return Shape3{std::clamp(b.h, 1, std::max(s.h, 1)), std::clamp(b.w, 1, std::max(s.w, 1)),
+                  std::clamp(b.c, 1, std::max(s.c, 1))};
+  };
+  const bool u85 = arch.family == EthosUFamily::kU85;
+  const Format fi = format(op.ifm.id), fo = format(op.ofm.id);
+  ElementAccess a;
+  switch (op.hw) {
+    case HwOp::kConvolution:
+    case HwOp::kDepthwise:
+    case HwOp::kVectorProduct:
+    case HwOp::kPooling:
+    case HwOp::kReduceSum: {
+      const Shape3 ib = clip(bc.ifm_block, op.ifm.shape), ob = clip(bc.ofm_block, op.ofm.shape);
+      const bool per_channel = op.hw == HwOp::kDepthwise || op.hw == HwOp::kPooling;
+      const double blocks = double((op.ofm.shape.h + ob.h - 1) / ob.h) *
+                            double((op.ofm.shape.w + ob.w - 1) / ob.w) *
+                            (per_channel ? 1.0 : double((op.ofm.shape.c + ob.c - 1) / ob.c));
+      const double subkernels = double((std::max(op.kw, 1) + 7) / 8) * ((std::max(op.kh, 1) + 7) / 8);
+      const double fetch = double(ib.h) * ib.w *
+                           (fi == Format::kNhcwb16 ? (op.ifm.shape.c + 15) / 16 * 16 : op.ifm.shape.c);
+      a.ifm = fetch * subkernels * blocks;
+      break;
+    }
+    case HwOp::kElementwise:
+      if (u85) {
+        // Every IFM that is not the one scalar encoded in the command stream.
+        bool encoded = false;
+        auto read = [&](const FmRef& r, Format f) -> double {
+          if (r.shape.elements() > 1 || encoded) return stored(r.shape, f);
+          encoded = true;
+          return 0;
+        };
+        a.ifm = read(op.ifm, fi);
+        if (op.has_ifm2) a.ifm2 = read(op.ifm2, format(op.ifm2.id));
+      } else if (op.ifm.shape.elements() == 1) {
+        if (op.ifm.bits > 8) a.ifm = stored(op.ifm.shape, fi);
+        else if (op.has_ifm2) a.ifm2 = stored(op.ofm.shape, fi);
+      } else {
+        a.ifm = stored(op.ofm.shape, fi);
+        if (op.has_ifm2 && op.ifm2.shape.elements() > 1) a.ifm2 = a.ifm;
+        else if (op.has_ifm2 && op.ifm2.bits > 8) a.ifm2 = stored(op.ifm2.shape, fi);
+      }
+      break;
+    case HwOp::kTranspose:
+      a.ifm = double(op.ifm.shape.elements());
+      break;
+    case HwOp::kMatMul:
+      a.ifm = double(op.ifm.shape.elements()) * std::max(op.ifm2.shape.w, 1);
+      a.ifm2 = double(op.ifm2.shape.elements());
+      break;
+  }
+  // U85: an OFM chained into the next op is never stored.
+  if (!(u85 && op.chained_into >= 0)) a.ofm = stored(op.ofm.shape, fo);
+  return a;
+}
+
+void FitStagingCache(const Arch& arch, const MemSystem& ms, int64_t cache_bytes,
+                     const Schedule& schedule, const std::vector<BlockConfig>& blocks,
                      const std::vector<TensorLifetime>& reserved, Lowered* lw) {
   const int32_t nf = static_cast<int32_t>(lw->fmaps.size());
   int32_t steps = std::max(schedule.steps, 1);
   for (const FeatureMap& fm : lw->fmaps) steps = std::max(steps, fm.last + 1);
-  // Element accesses of each stored map: its size times the steps that read or write it.
-  std::vector<double> touches(nf, 0);
-  auto touch = [&](int32_t id) {
+  // Each stored map's score: the elements its readers read and its writers write (Vela's
+  // element access). A map read inside a cascade (by an op whose primary IFM is a rolling
+  // buffer) scores highest: the cascade's other input is in SRAM already.
+  constexpr double kCascadeScore = 2147483647.0;
+  std::vector<double> access(nf, 0);
+  std::vector<bool> in_cascade(nf, false);
+  auto add = [&](int32_t id, double elements) {
     const int32_t r = RootFmap(*lw, id);
-    if (r >= 0) touches[r] += 1;
+    if (r >= 0) access[r] += elements;
   };
-  for (const NpuOp& op : lw->ops) {
-    touch(op.ifm.id);
-    if (op.has_ifm2) touch(op.ifm2.id);
-    touch(op.ofm.id);
-    for (int32_t e : op.extra_reads) touch(e);
+  for (size_t k = 0; k < lw->ops.size(); ++k) {
+    const NpuOp& op = lw->ops[k];
+    const BlockConfig bc = k < blocks.size() ? blocks[k] : FindBlockConfig(arch, op);
+    const ElementAccess e = MeasureElementAccess(arch, *lw, op, bc);
+    const int32_t primary = RootFmap(*lw, op.ifm.id);
+    const int32_t second = op.has_ifm2 ? RootFmap(*lw, op.ifm2.id) : -1;
+    if (second >= 0 && primary >= 0 && lw->fmaps[primary].rolling_bytes > 0) {
+      in_cascade[second] = true;
+    }
+    add(op.ifm.id, e.ifm);
+    if (op.has_ifm2) add(op.ifm2.id, e.ifm2);
+    add(op.ofm.id, e.ofm);
+    for (int32_t x : op.extra_reads) {  // U85: a chained stage's second operand, read whole
+      const int32_t r = RootFmap(*lw, x);
+      if (r >= 0) add(x, double(lw->fmaps[r].shape.elements()));
+    }
+  }
+  for (int32_t f = 0; f < nf; ++f) {
+    if (in_cascade[f]) access[f] = kCascadeScore;
   }
   // Weight buffers were placed first: they take their bytes at every step they span.
   std::vector<int64_t> usage(steps, 0);
@@ -531,18 +624,22 @@ void FitStagingCache(const MemSystem& ms, int64_t cache_bytes, const Schedule& s
       for (int32_t t = fm.first; t <= fm.last; ++t) base[t] += bytes;
       continue;
     }
-    rivals.push_back({f, fm.first, fm.last, bytes, static_cast<double>(bytes) * touches[f]});
+    rivals.push_back({f, fm.first, fm.last, bytes, access[f]});
   }
   std::sort(rivals.begin(), rivals.end(), [](const CacheFit::Range& a, const CacheFit::Range& b) {
     return a.first != b.first ? a.first < b.first : a.fmap < b.fmap;
   });
-  // Groups of time-overlapping rivals are independent.
+  // Groups of time-overlapping rivals are independent; like Vela, a group closes at 21 rivals
+  // (the next starts a new one even if they overlap), so each search is exhaustive.
+  constexpr size_t kMaxComponent = 20;
   CacheFit fit(base, usage, cache_bytes);
   size_t g0 = 0;
   while (g0 < rivals.size()) {
     size_t g1 = g0 + 1;
     int32_t end = rivals[g0].last;
-    while (g1 < rivals.size() && rivals[g1].first <= end) end = std::max(end, rivals[g1++].last);
+    while (g1 < rivals.size() && rivals[g1].first <= end && g1 - g0 <= kMaxComponent) {
+      end = std::max(end, rivals[g1++].last);
+    }
     const std::vector<CacheFit::Range> group(rivals.begin() + static_cast<std::ptrdiff_t>(g0),
                                              rivals.begin() + static_cast<std::ptrdiff_t>(g1));
     const std::vector<bool> evict = fit.Solve(group);
@@ -869,7 +966,8 @@ void ReuseIfms(const Schedule& schedule, const std::vector<int32_t>& first,
 
 void PlaceFeatureMaps(const Subgraph& sg, const EthosUConfig& cfg, const MemSystem& ms,
                       const Schedule& schedule, Lowered* lw, bool stage_maps,
-                      const std::vector<TensorLifetime>& weight_buffers) {
+                      const std::vector<TensorLifetime>& weight_buffers,
+                      const std::vector<BlockConfig>& blocks) {
   std::vector<int32_t> first, last;
   LiveRanges(sg, schedule, *lw, &first, &last);
   ReuseIfms(schedule, first, last, lw);
@@ -896,8 +994,9 @@ void PlaceFeatureMaps(const Subgraph& sg, const EthosUConfig& cfg, const MemSyst
     }
     if (!across_cpu) fm.area = ms.staging_area;
   }
-  if (dedicated && cfg.memory_mode.arena_cache_bytes > 0) {
-    FitStagingCache(ms, cfg.memory_mode.arena_cache_bytes, schedule, weight_buffers, lw);
+  const absl::StatusOr<Arch> arch = MakeArch(cfg.family, cfg.macs);  // validated by the caller
+  if (dedicated && cfg.memory_mode.arena_cache_bytes > 0 && arch.ok()) {
+    FitStagingCache(*arch, ms, cfg.memory_mode.arena_cache_bytes, schedule, blocks, weight_buffers, lw);
   }
   for (FeatureMap& fm : lw->fmaps) {
     if (fm.alias_of >= 0) fm.area = lw->fmaps[fm.alias_of].area;
@@ -1137,7 +1236,7 @@ absl::StatusOr<Estimate> EstimateEthosU(const Graph& graph, const TargetProfile&
     weight_buffers = ethosu::WeightBufferRanges(
         schedule, ethosu::CostOps(arch, ms, unstaged, schedule, blocks, limit));
   }
-  ethosu::PlaceFeatureMaps(sg, cfg, ms, schedule, &lw, true, weight_buffers);
+  ethosu::PlaceFeatureMaps(sg, cfg, ms, schedule, &lw, true, weight_buffers, blocks);
   const std::vector<ethosu::OpCost> costs = ethosu::CostOps(arch, ms, lw, schedule, blocks, limit);
   const ethosu::ArenaPeaks peaks = ethosu::PlanArenas(lw, schedule, costs);
   return ethosu::Totals(profile, sg, lw, ms, weights, peaks, costs);

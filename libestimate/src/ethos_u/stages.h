@@ -85,10 +85,13 @@ std::vector<int32_t> BuildCascades(const Subgraph& sg, const EthosUConfig& cfg,
 // or transpose writing an OFM stored like an IFM that it alone reads takes that IFM's storage
 // (the OFM becomes an alias of it).
 // `stage_maps` false leaves every map but a cascade's rolling buffers in the arena memory;
-// `weight_buffers` (live ranges in steps) take SRAM before any map is staged.
+// `weight_buffers` (live ranges in steps) take SRAM before any map is staged. When the maps
+// overflow a limited cache, the ones kept are those with the most element accesses under each
+// op's block configuration (`blocks`, per NPU op; empty: FindBlockConfig's).
 void PlaceFeatureMaps(const Subgraph& sg, const EthosUConfig& cfg, const MemSystem& ms,
                       const Schedule& schedule, Lowered* lw, bool stage_maps = true,
-                      const std::vector<TensorLifetime>& weight_buffers = {});
+                      const std::vector<TensorLifetime>& weight_buffers = {},
+                      const std::vector<BlockConfig>& blocks = {});
 
 // Returns the block configuration of every NPU op (default for ops chained into another); an
 // op running in stripes of `stripe_rows[k]` > 0 rows gets the block of one stripe.
