@@ -282,11 +282,40 @@ Schedule ScheduleSteps(const Subgraph& sg, const Lowered& lw) {
   // NPU ops of each IR op (contiguous, in IR order).
   std::vector<int32_t> first_npu(sg.ops.size() + 1, nops);
   for (int32_t k = nops - 1; k >= 0; --k) first_npu[lw.ops[k].src_op] = k;
+  // Vela runs a concatenation as one memory copy per input that its producer does not write
+  // in place, each an operation of its own. A copy of a CPU op's output runs right after that
+  // CPU op (before the next one, so the output is live across it: unet_resize_any's two CPU
+  // resizes), a copy of an NPU op's output where the concatenation is (a U-Net's skip
+  // connection is copied just before the decoder convolution reads it).
+  std::vector<int32_t> producer(sg.tensors.size(), -1);
+  for (int32_t i = 0; i < static_cast<int32_t>(sg.ops.size()); ++i) {
+    for (int32_t t : sg.ops[i].outputs) {
+      if (t >= 0 && static_cast<size_t>(t) < producer.size()) producer[t] = i;
+    }
+  }
+  std::vector<std::vector<int32_t>> copies_after(sg.ops.size());
+  std::vector<bool> moved(nops, false);
+  for (int32_t k = 0; k < nops; ++k) {
+    const NpuOp& op = lw.ops[k];
+    const OpKind kind = sg.ops[op.src_op].kind;
+    if (op.elided || op.ifm.id < 0 || (kind != OpKind::kConcatenation && kind != OpKind::kPack)) {
+      continue;
+    }
+    const int32_t t = lw.fmaps[op.ifm.id].tensor;
+    const int32_t p = t >= 0 && static_cast<size_t>(t) < producer.size() ? producer[t] : -1;
+    if (p < 0 || p == op.src_op || lw.cpu_reasons[p].empty()) continue;
+    copies_after[p].push_back(k);
+    moved[k] = true;
+  }
+  auto emit_copies = [&](int32_t i) {
+    for (int32_t k : copies_after[i]) s.step_of_npu[k] = s.steps++;
+  };
   for (int32_t i : RunOrder(sg, lw)) {
     if (lw.cpu_reasons[i].empty()) {
       for (int32_t k = first_npu[i]; k < nops && lw.ops[k].src_op == i; ++k) {
-        s.step_of_npu[k] = s.steps++;
+        if (!moved[k]) s.step_of_npu[k] = s.steps++;
       }
+      emit_copies(i);
       continue;
     }
     std::vector<int32_t> touched;
@@ -301,6 +330,7 @@ Schedule ScheduleSteps(const Subgraph& sg, const Lowered& lw) {
     s.cpu_step.resize(s.steps + 1, false);
     s.cpu_step[s.steps] = true;
     ++s.steps;
+    emit_copies(i);
   }
   s.cpu_fmaps.resize(s.steps + 1);
   s.cpu_step.resize(s.steps + 1, false);
