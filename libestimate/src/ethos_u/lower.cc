@@ -1307,11 +1307,14 @@ void Lowerer::LowerActivation(int32_t i) {
                    o.kind == OpKind::kRsqrt ||
                    (o.kind == OpKind::kOpaque && o.opaque_name == "GELU") ||
                    (eight_bit && (o.kind == OpKind::kLeakyRelu || o.kind == OpKind::kHardSwish));
-  // On U85 a 16-bit table (Vela 5.2's interpolating LUT16) keeps the IFM's scale, and only a
-  // unit-scale activation fuses there: the lookup runs as an operation of its own.
-  const bool lut16_apart = arch_.family == EthosUFamily::kU85 && !o.inputs.empty() &&
-                           o.inputs[0] != kNoTensor &&
-                           sg_.tensors[o.inputs[0]].dtype == DType::kInt16;
+  // A 16-bit sigmoid or tanh keeps its IFM's scale (on U85 Vela 5.2's interpolating LUT16,
+  // on U55/U65 the native function), and only a unit-scale activation fuses into its
+  // producer: it runs as an operation of its own. On U85 so do the other 16-bit tables.
+  const bool i16 = !o.inputs.empty() && o.inputs[0] != kNoTensor &&
+                   sg_.tensors[o.inputs[0]].dtype == DType::kInt16;
+  const bool lut16_apart =
+      i16 && (o.kind == OpKind::kLogistic || o.kind == OpKind::kTanh ||
+              arch_.family == EthosUFamily::kU85);
   if (lut && !lut16_apart && TryFuseActivation(i, Act::kLut)) return;
   Copy(i, name, In(o, 0), Out(o));
   NpuOp& op = lw_.ops.back();
