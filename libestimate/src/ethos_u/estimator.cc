@@ -1002,10 +1002,36 @@ void PlaceFeatureMaps(const Subgraph& sg, const EthosUConfig& cfg, const MemSyst
   LiveRanges(sg, schedule, *lw, &first, &last);
   ReuseIfms(schedule, first, last, lw);
   LiveRanges(sg, schedule, *lw, &first, &last);
+  // A producer writing its concatenation slice in place (an elided op) writes the output's
+  // storage: to Vela the output is live from that producer on (a CPU op before the
+  // concatenation then keeps it in the arena memory), and the producer writes where the
+  // output lives.
+  const int32_t nf = static_cast<int32_t>(lw->fmaps.size());
+  std::vector<int32_t> live_from = first, writes_into(nf, -1);
+  for (const NpuOp& op : lw->ops) {
+    const Operator& src = sg.ops[op.src_op];
+    if (!op.elided || src.outputs.empty() ||
+        (src.kind != OpKind::kConcatenation && src.kind != OpKind::kPack)) {
+      continue;
+    }
+    const int32_t t = src.outputs[0];
+    const int32_t out = t >= 0 ? RootFmap(*lw, lw->fmap_of_tensor[t]) : -1;
+    const int32_t in = RootFmap(*lw, op.ifm.id);
+    if (out < 0 || in < 0 || first[in] < 0 || first[out] < 0) continue;
+    live_from[out] = std::min(live_from[out], first[in]);
+    writes_into[in] = out;
+  }
+  auto follow_outputs = [&] {
+    for (int32_t f = 0; f < nf; ++f) {
+      if (writes_into[f] >= 0 && lw->fmaps[writes_into[f]].area == ms.arena_area) {
+        lw->fmaps[f].area = ms.arena_area;
+      }
+    }
+  };
   // Feature maps live in the arena memory; with a separate staging SRAM the intermediates
   // move there.
   const bool dedicated = ms.arena_area != ms.staging_area;
-  for (int32_t f = 0; f < static_cast<int32_t>(lw->fmaps.size()); ++f) {
+  for (int32_t f = 0; f < nf; ++f) {
     FeatureMap& fm = lw->fmaps[f];
     if (fm.alias_of >= 0 || first[f] < 0 || fm.bytes <= 0) continue;
     fm.first = first[f];
@@ -1019,14 +1045,17 @@ void PlaceFeatureMaps(const Subgraph& sg, const EthosUConfig& cfg, const MemSyst
     // Vela's fast storage is scratch of one NPU command stream: a map live across a CPU op
     // (which splits the NPU work into two streams) stays in the arena memory.
     bool across_cpu = false;
-    for (int32_t t = fm.first; t <= fm.last && !across_cpu; ++t) {
+    for (int32_t t = live_from[f]; t <= fm.last && !across_cpu; ++t) {
       across_cpu = t < static_cast<int32_t>(schedule.cpu_step.size()) && schedule.cpu_step[t];
     }
     if (!across_cpu) fm.area = ms.staging_area;
   }
+  if (dedicated) follow_outputs();
   const absl::StatusOr<Arch> arch = MakeArch(cfg.family, cfg.macs);  // validated by the caller
   if (dedicated && cfg.memory_mode.arena_cache_bytes > 0 && arch.ok()) {
-    FitStagingCache(*arch, ms, cfg.memory_mode.arena_cache_bytes, schedule, blocks, weight_buffers, lw);
+    FitStagingCache(*arch, ms, cfg.memory_mode.arena_cache_bytes, schedule, blocks,
+                    weight_buffers, lw);
+    follow_outputs();
   }
   for (FeatureMap& fm : lw->fmaps) {
     if (fm.alias_of >= 0) fm.area = lw->fmaps[fm.alias_of].area;
