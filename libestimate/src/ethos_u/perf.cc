@@ -679,6 +679,13 @@ double TransposeCycles(const OpContext& x, Traffic* t) {
   return op_cycles;
 }
 
+// Which ends of an op's run a cost includes: a whole op reads its first IFM block and writes
+// its last OFM block; Vela times the first slice of an op run in OFM-depth slices with the
+// first read only, the last slice with the last output-unit block and write only.
+enum RunPart : int { kRunMiddle = 0, kRunFirst = 1, kRunLast = 2, kRunWhole = 3 };
+double BlockedCycles(const OpContext& x, bool buffered, double prev_slack, Traffic* t,
+                     double* refetch, int part = kRunWhole);
+
 // U55/U65: per OFM column an elementwise MUL into a 32-bit scratch plus a ReduceSum (doc 4.7);
 // U85: a native matmul costed like a 1x1 convolution.
 double MatMulCycles(const OpContext& x, Traffic* t) {
@@ -687,7 +694,15 @@ double MatMulCycles(const OpContext& x, Traffic* t) {
   const double out_el = double(x.ofm_s.elements());
   double op_cycles;
   if (x.u85) {
-    op_cycles = out_el * k / x.a.macs + out_el * x.a.ao_out[0];
+    // A MAC operation to Vela 5.2 (EstimateMacOpCycles): a 1x1 convolution's blocks, its MAC
+    // and output-unit cycles per block and the first IFM and last OFM block's transfers.
+    NpuOp conv = op;
+    conv.hw = HwOp::kConvolution;
+    conv.kh = conv.kw = 1;
+    const OpContext cx(x.a, x.ms, x.lw, conv, x.bc, x.home);
+    Traffic scratch;
+    double refetch = 1;
+    op_cycles = BlockedCycles(cx, false, 0, &scratch, &refetch);
   } else {
     const double mul = out_el * k * std::max(x.a.ao_out[2], x.a.ao_act[0]);
     const double red = out_el * k / (x.a.macs / 8.0) + out_el * x.a.ao_out[7];
@@ -735,16 +750,12 @@ double WeightStreamBytes(const OpContext& x) {
   return double(op.encoded_weight_bytes) + scales;
 }
 
-// Which ends of an op's run a cost includes: a whole op reads its first IFM block and writes
-// its last OFM block; Vela times the first slice of an op run in OFM-depth slices with the
-// first read only, the last slice with the last output-unit block and write only.
-enum RunPart : int { kRunMiddle = 0, kRunFirst = 1, kRunLast = 2, kRunWhole = 3 };
 
 // Block-walking ops (convolution, depthwise, vector product, pooling, reduce sum; doc 4.5,
 // 5.1): MAC and output-unit time per block, element and weight traffic. Sets `refetch` to the
 // weight re-reads (OFM block positions in W x H).
 double BlockedCycles(const OpContext& x, bool buffered, double prev_slack, Traffic* t,
-                     double* refetch, int part = kRunWhole) {
+                     double* refetch, int part) {
   const NpuOp& op = x.op;
   const BlockConfig& bc = x.bc;
   const Shape3 ofm_s = x.ofm_s, ob = x.ob, ib = x.ib;
