@@ -382,7 +382,11 @@ void ChainU85(const Arch& arch, const Schedule& schedule, Lowered* lw) {
     ++chain_len;
     const FmRef other = in1 ? op.ifm2 : op.ifm;
     if (other.id >= 0 && !other.scalar) h.extra_reads.push_back(other.id);
+    // The chain writes the last stage's map, in the head's view of its own OFM (a layer
+    // norm's MEAN sums [16, 64] rows into a 16 x 1 map, whatever the [1, 16, 1] output).
+    const Shape3 view = h.ofm.shape;
     h.ofm = op.ofm;
+    if (view.elements() == h.ofm.shape.elements()) h.ofm.shape = view;
     lw->fmaps[mid].bytes = 0;  // never stored
   }
   // The output unit's cost of each chained stage, as Vela 5.2 charges it: a stage that writes
