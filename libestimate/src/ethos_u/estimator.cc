@@ -379,6 +379,7 @@ void ChainU85(const Arch& arch, const Schedule& schedule, Lowered* lw) {
       continue;
     }
     op.chained_into = head;
+    h.chain_head = true;
     ++chain_len;
     const FmRef other = in1 ? op.ifm2 : op.ifm;
     if (other.id >= 0 && !other.scalar) h.extra_reads.push_back(other.id);
@@ -996,6 +997,56 @@ void ReuseIfms(const Schedule& schedule, const std::vector<int32_t>& first,
   }
 }
 
+// Vela's elementwise sanitizer: an op group reading a feature map from the arena memory
+// (DRAM) reads all its inputs from one memory, so the staged maps it reads that only
+// elementwise operations consume go back to the arena memory (ops in op order; a cascade's
+// later ops read its rolling buffers and are left alone).
+void EvictBesideSlowInputs(const MemSystem& ms, const Schedule& schedule, Lowered* lw) {
+  const int32_t nf = static_cast<int32_t>(lw->fmaps.size());
+  // Vela's elementwise operations: binary ones and CLZ, not copies, rescales or tables.
+  auto elementwise = [](const NpuOp& op) {
+    return op.hw == HwOp::kElementwise && op.ew != EwKind::kOther && op.act != Act::kLut;
+  };
+  std::vector<bool> only_elementwise(nf, true);
+  auto inputs_of = [&](const NpuOp& op) {
+    std::vector<int32_t> in;
+    for (const FmRef* r : {&op.ifm, op.has_ifm2 ? &op.ifm2 : nullptr}) {
+      if (r != nullptr && !r->scalar) in.push_back(RootFmap(*lw, r->id));
+    }
+    for (int32_t e : op.extra_reads) in.push_back(RootFmap(*lw, e));
+    return in;
+  };
+  for (const NpuOp& op : lw->ops) {
+    for (int32_t f : inputs_of(op)) {
+      if (f >= 0 && !elementwise(op)) only_elementwise[f] = false;
+    }
+  }
+  std::vector<int32_t> by_time(lw->ops.size());
+  for (size_t k = 0; k < by_time.size(); ++k) by_time[k] = static_cast<int32_t>(k);
+  std::stable_sort(by_time.begin(), by_time.end(), [&](int32_t a, int32_t b) {
+    return schedule.step_of_npu[a] < schedule.step_of_npu[b];
+  });
+  for (int32_t k : by_time) {
+    const NpuOp& op = lw->ops[k];
+    if (op.chained_into >= 0 || op.elided) continue;
+    const int32_t primary = RootFmap(*lw, op.ifm.id);
+    if (primary >= 0 && lw->fmaps[primary].rolling_bytes > 0) continue;
+    std::vector<int32_t> in;
+    for (int32_t f : inputs_of(op)) {
+      if (f >= 0 && Stored(lw->fmaps[f])) in.push_back(f);
+    }
+    bool slow = false;
+    for (int32_t f : in) slow |= lw->fmaps[f].area != ms.staging_area;
+    if (!slow) continue;
+    for (int32_t f : in) {
+      FeatureMap& fm = lw->fmaps[f];
+      if (fm.area == ms.staging_area && fm.rolling_bytes == 0 && only_elementwise[f]) {
+        fm.area = ms.arena_area;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void PlaceFeatureMaps(const Subgraph& sg, const EthosUConfig& cfg, const MemSystem& ms,
@@ -1059,6 +1110,10 @@ void PlaceFeatureMaps(const Subgraph& sg, const EthosUConfig& cfg, const MemSyst
   if (dedicated && cfg.memory_mode.arena_cache_bytes > 0 && arch.ok()) {
     FitStagingCache(*arch, ms, cfg.memory_mode.arena_cache_bytes, schedule, blocks,
                     weight_buffers, lw);
+    follow_outputs();
+  }
+  if (dedicated && stage_maps) {
+    EvictBesideSlowInputs(ms, schedule, lw);
     follow_outputs();
   }
   for (FeatureMap& fm : lw->fmaps) {

@@ -119,6 +119,7 @@ struct NpuOp {
   // keeps its IFM live until its time step, as Vela's memory figures do.
   bool elided = false;
   double chain_ao_extra = 0;      // U85: AO cost per element added by chained stages
+  bool chain_head = false;        // U85: later ops run in this op's chain
   std::vector<int32_t> extra_reads;  // fmap ids streamed in by chained stages
 };
 
