@@ -183,6 +183,54 @@ probe("u8_quantize_conv_c3", "a8w8", "uint8", None,
       "Vela's conv costs 1.4-2.5x mica's, not by MAC cycles nor by the IFM's latency "
       "(probed: same block, same traffic; Shared_Sram agrees)")(conv(32, 32, 3, 16, 3, pad=1, relu=True))
 
+# 16-bit sigmoid and tanh keep their IFM's scale, and only a unit-scale activation fuses
+# into its producer: each runs as an operation of its own (on U85 as Vela 5.2's interpolating
+# 2 KiB LUT16).
+def then_activation(producer, act, h, w, c, seed=5):
+    def build(name, path):
+        shape = [1, c, h, w]
+        if producer == "Add":
+            nodes = [helper.make_node("Add", ["a", "b"], ["t"]), helper.make_node(act, ["t"], ["y"])]
+            save(name, nodes, [vi("a", shape), vi("b", shape)], [vi("y", shape)], [], path)
+            return
+        rng = np.random.default_rng(seed)
+        wt = numpy_helper.from_array(rng.laplace(0, 0.1, (c, c, 1, 1)).astype(np.float32), "w")
+        b = numpy_helper.from_array(np.zeros(c, np.float32), "b")
+        nodes = [helper.make_node("Conv", ["a", "w", "b"], ["t"], kernel_shape=[1, 1]),
+                 helper.make_node(act, ["t"], ["y"])]
+        save(name, nodes, [vi("a", shape)], [vi("y", shape)], [wt, b], path)
+    return build
+
+
+probe("add_sigmoid_i16", "a16w8", "int8", 2.0,
+      "int16 Add then Sigmoid of 32 elements: the sigmoid is an operation of its own "
+      "(U85: a LUT16, ~2,400 of its ~2,600 cycles)")(then_activation("Add", "Sigmoid", 1, 1, 32))
+probe("conv_tanh_i16", "a16w8", "int8", 2.0,
+      "int16 1x1 conv then Tanh over 8x8x16: the tanh is not fused into the conv")(
+          then_activation("Conv", "Tanh", 8, 8, 16))
+probe("conv_sigmoid_i8", "a8w8", "int8", 2.0,
+      "the int8 counterpart: the sigmoid (a LUT) fuses into the conv")(
+          then_activation("Conv", "Sigmoid", 8, 8, 16))
+
+
+# U85 native matmul of two activations (a transformer's attention scores): Vela costs it as
+# a MAC operation, block by block like a 1x1 convolution.
+def matmul(m, k, n):
+    def build(name, path):
+        nodes = [helper.make_node("Relu", ["a"], ["ra"]), helper.make_node("Relu", ["b"], ["rb"]),
+                 helper.make_node("MatMul", ["ra", "rb"], ["y"])]
+        save(name, nodes, [vi("a", [1, m, k]), vi("b", [1, k, n])], [vi("y", [1, m, n])], [],
+             path)
+    return build
+
+
+probe("matmul_16x16x16", "a8w8", "int8", None,
+      "MatMul of two 16x16 graph-input activations: U85 costs it as a MAC operation (exact "
+      "inside the corpus transformers); with its operands and result in DRAM mica is low by "
+      "4-24 % on U85 and up to 54 % on U65, whose decomposed matmul's DRAM scratch traffic "
+      "it underestimates")(matmul(16, 16, 16))
+
+
 PATCH_MINUS_128 = {"sparse_k7_c2_i16_m128", "sparse_k7_c2_i8_m128"}
 
 
