@@ -54,13 +54,19 @@ struct Limits {
 // CONV_2D as depthwise, PAD borders): U55 median 0.0 / 0.0 %, 100 / 100 % within 10 %; U65
 // 0.5 / 0.7 %, 94.1 / 89.0 %; U85 1.3 / 1.7 %, 90.5 / 90.5 %; SRAM medians 0.0 / 0.0 % (U55,
 // U65), 1.1 / 1.0 % (U85); off-chip 1.0 / 1.0, 0.6 / 0.7, 3.2 / 3.9 %; placement 100 %.
+// After 16-bit sigmoid/tanh run apart (and U85's other LUT16s), a concatenation's copies of
+// CPU outputs run after their producers and its output lives from its first in-place writer,
+// fast storage ranked by Vela's element access, the elementwise sanitizer, U85 chains writing
+// their result unaccounted, U85 MatMul as a MAC operation and chain heads keeping their OFM
+// view: U55 unchanged; U65 0.3 / 0.6 %, 97.5 / 92.4 %; U85 1.2 / 1.6 %, 94.2 / 92.2 %; SRAM and
+// off-chip medians unchanged (U85 off-chip 3.2 / 3.9 %).
 constexpr Limits kLimits[] = {
     {Family::kU55, "vela", 0.002, 0.995, 0.01, 0.015, 1.0},
     {Family::kU55, "mlia", 0.002, 0.995, 0.01, 0.015, 1.0},
-    {Family::kU65, "vela", 0.006, 0.94, 0.01, 0.01, 1.0},
-    {Family::kU65, "mlia", 0.008, 0.885, 0.01, 0.01, 1.0},
-    {Family::kU85, "vela", 0.014, 0.90, 0.012, 0.036, 1.0},
-    {Family::kU85, "mlia", 0.017, 0.90, 0.012, 0.042, 1.0},
+    {Family::kU65, "vela", 0.004, 0.97, 0.01, 0.01, 1.0},
+    {Family::kU65, "mlia", 0.007, 0.92, 0.01, 0.01, 1.0},
+    {Family::kU85, "vela", 0.013, 0.94, 0.012, 0.036, 1.0},
+    {Family::kU85, "mlia", 0.017, 0.92, 0.012, 0.042, 1.0},
 };
 
 corpus::Corpus LoadCorpus() {
