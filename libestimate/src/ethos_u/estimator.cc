@@ -382,7 +382,7 @@ void ChainU85(const Arch& arch, const Schedule& schedule, Lowered* lw) {
     h.chain_head = true;
     ++chain_len;
     const FmRef other = in1 ? op.ifm2 : op.ifm;
-    if (other.id >= 0 && !other.scalar) h.extra_reads.push_back(other.id);
+    if (other.id >= 0 && !other.scalar) h.extra_reads.push_back(other);
     // The chain writes the last stage's map, in the head's view of its own OFM (a layer
     // norm's MEAN sums [16, 64] rows into a 16 x 1 map, whatever the [1, 16, 1] output).
     const Shape3 view = h.ofm.shape;
@@ -430,7 +430,7 @@ void LiveRanges(const Subgraph& sg, const Schedule& schedule, const Lowered& lw,
     touch(op.ifm.id, s);
     if (op.has_ifm2) touch(op.ifm2.id, s);
     touch(op.ofm.id, s);
-    for (int32_t e : op.extra_reads) touch(e, s);
+    for (const FmRef& e : op.extra_reads) touch(e.id, s);
   }
   for (int32_t s = 0; s < static_cast<int32_t>(schedule.cpu_fmaps.size()); ++s) {
     for (int32_t f : schedule.cpu_fmaps[s]) touch(f, s);
@@ -616,9 +616,8 @@ void FitStagingCache(const Arch& arch, const MemSystem& ms, int64_t cache_bytes,
     add(op.ifm.id, e.ifm);
     if (op.has_ifm2) add(op.ifm2.id, e.ifm2);
     add(op.ofm.id, e.ofm);
-    for (int32_t x : op.extra_reads) {  // U85: a chained stage's second operand, read whole
-      const int32_t r = RootFmap(*lw, x);
-      if (r >= 0) add(x, double(lw->fmaps[r].shape.elements()));
+    for (const FmRef& x : op.extra_reads) {  // U85: a chained stage's second operand
+      if (RootFmap(*lw, x.id) >= 0) add(x.id, double(x.shape.elements()));
     }
   }
   for (int32_t f = 0; f < nf; ++f) {
@@ -801,7 +800,7 @@ std::vector<int32_t> BuildCascades(const Subgraph& sg, const EthosUConfig& cfg,
     std::set<int32_t> read;
     read.insert(RootFmap(*lw, op.ifm.id));
     if (op.has_ifm2) read.insert(RootFmap(*lw, op.ifm2.id));
-    for (int32_t e : op.extra_reads) read.insert(RootFmap(*lw, e));
+    for (const FmRef& e : op.extra_reads) read.insert(RootFmap(*lw, e.id));
     for (int32_t r : read) {
       if (r >= 0) ++readers[r];
     }
@@ -953,7 +952,7 @@ void ReuseIfms(const Schedule& schedule, const std::vector<int32_t>& first,
     std::set<int32_t> read;
     read.insert(RootFmap(*lw, op.ifm.id));
     if (op.has_ifm2) read.insert(RootFmap(*lw, op.ifm2.id));
-    for (int32_t e : op.extra_reads) read.insert(RootFmap(*lw, e));
+    for (const FmRef& e : op.extra_reads) read.insert(RootFmap(*lw, e.id));
     for (int32_t r : read) {
       if (r < 0) continue;
       ++readers[r];
@@ -1013,7 +1012,7 @@ void EvictBesideSlowInputs(const MemSystem& ms, const Schedule& schedule, Lowere
     for (const FmRef* r : {&op.ifm, op.has_ifm2 ? &op.ifm2 : nullptr}) {
       if (r != nullptr && !r->scalar) in.push_back(RootFmap(*lw, r->id));
     }
-    for (int32_t e : op.extra_reads) in.push_back(RootFmap(*lw, e));
+    for (const FmRef& e : op.extra_reads) in.push_back(RootFmap(*lw, e.id));
     return in;
   };
   for (const NpuOp& op : lw->ops) {

@@ -689,7 +689,13 @@ void Lowerer::Softmax(int32_t i) {
     e.ifm2 = b;
     e.has_ifm2 = has_b;
     e.unary = !has_b;
-    e.ofm = TempRef(os, bits);
+    // Computed on the view, stored in the map's own shape (Vela allocates the tensor as it
+    // is: in NHCWB16 a reduced map's 32-bit temporaries take 16 bytes of depth per element,
+    // 16 x their size, which a limited cache cannot hold; --verbose-allocation of a 64x64x4
+    // softmax probe).
+    const auto same = [](Shape3 x, Shape3 y) { return x.h == y.h && x.w == y.w && x.c == y.c; };
+    e.ofm = TempRef(same(os, rf) ? r : same(os, sf) ? s : os, bits);
+    e.ofm.shape = os;
     // U85: an operand read in another view than its producer wrote it cannot stream through
     // a chaining buffer (Vela 5.2 runs the 16-bit softmax's x - max and its MUL by beta, read
     // as the elementwise view, as separate operations).

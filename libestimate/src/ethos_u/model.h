@@ -120,7 +120,8 @@ struct NpuOp {
   bool elided = false;
   double chain_ao_extra = 0;      // U85: AO cost per element added by chained stages
   bool chain_head = false;        // U85: later ops run in this op's chain
-  std::vector<int32_t> extra_reads;  // fmap ids streamed in by chained stages
+  // Maps streamed in by chained stages (storage id and the view the stage reads).
+  std::vector<FmRef> extra_reads;
 };
 
 // A stored feature map (IR tensor or a lowering temporary).

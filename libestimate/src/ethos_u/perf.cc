@@ -946,9 +946,13 @@ OpCost CostVariant(const OpContext& x, bool buffered, double prev_slack,
     case HwOp::kMatMul: op_cycles = MatMulCycles(x, &t); break;
     default: op_cycles = BlockedCycles(x, buffered, prev_slack, &t, &refetch); break;
   }
-  for (int32_t extra : op.extra_reads) {
-    const FeatureMap* f = x.Storage(extra);
-    if (f) t.Add(x.AreaOf(f), 1, double(f->bytes));
+  // A chained stage's other operand is read in its view (Vela's access of a chain's external
+  // maps: the view's elements, depth rounded to 16 in NHCWB16), not as the whole storage.
+  for (const FmRef& extra : op.extra_reads) {
+    const FeatureMap* f = x.Storage(extra.id);
+    if (f == nullptr) continue;
+    const double el = double(OpContext::Round16(f->format, extra.shape).elements());
+    t.Add(x.AreaOf(f), 1, el * std::max(f->bits, 8) / 8);
   }
   c.op_cycles = op_cycles;
   c.slack_next = op_cycles;
