@@ -34,15 +34,21 @@ TEST_CASE("ethos_u corpus case NPU operations", "[.corpus-npu-ops]") {
   REQUIRE(part.size() == 4);
   const corpus::Paths paths = corpus::FindPaths(testing::SourceDir(), testing::SharedDir());
   corpus::Row row;
-  for (const corpus::Row& r : corpus::ReadCsvFile(paths.reference + "/vela/totals.csv")) {
+  // Probes (test/corpus/probes) keep their own records beside their models.
+  const std::string probes = testing::SourceDir() + "/test/corpus/probes";
+  const std::string totals = part[0] == "probes" ? probes + "/reference/vela/totals.csv"
+                                                 : paths.reference + "/vela/totals.csv";
+  for (const corpus::Row& r : corpus::ReadCsvFile(totals)) {
     if (corpus::Str(r, "source") == part[0] && corpus::Str(r, "model") == part[1] &&
         corpus::Str(r, "profile") == part[2] && corpus::Str(r, "config") == part[3]) {
       row = r;
     }
   }
   REQUIRE(!row.empty());
-  absl::StatusOr<Graph> g = LoadModel((part[0] == "shared" ? paths.shared : paths.corpus) + "/" +
-                                      corpus::Str(row, "model_path"));
+  const std::string root = part[0] == "shared"   ? paths.shared
+                           : part[0] == "probes" ? probes
+                                                 : paths.corpus;
+  absl::StatusOr<Graph> g = LoadModel(root + "/" + corpus::Str(row, "model_path"));
   REQUIRE(g.ok());
   absl::StatusOr<TargetProfile> p = corpus::ProfileForRow(row);
   REQUIRE(p.ok());

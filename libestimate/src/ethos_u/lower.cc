@@ -696,16 +696,16 @@ void Lowerer::Softmax(int32_t i) {
     const auto same = [](Shape3 x, Shape3 y) { return x.h == y.h && x.w == y.w && x.c == y.c; };
     e.ofm = TempRef(same(os, rf) ? r : same(os, sf) ? s : os, bits);
     e.ofm.shape = os;
-    // U85: an operand read in another view than its producer wrote it cannot stream through
-    // a chaining buffer (Vela 5.2 runs the 16-bit softmax's x - max and its MUL by beta, read
-    // as the elementwise view, as separate operations).
-    for (const FmRef* f : {&a, &b}) {
-      if (f->id < 0 || (f == &b && !has_b)) continue;
-      for (auto p = lw_.ops.rbegin(); p != lw_.ops.rend(); ++p) {
-        if (p->ofm.id != f->id) continue;
-        const Shape3 w = p->ofm.shape;
-        e.no_chain |= w.h != f->shape.h || w.w != f->shape.w || w.c != f->shape.c;
-        break;
+    // U85: the previous op's output read in another view than it was written cannot stream
+    // through a chaining buffer (Vela 5.2 runs the 16-bit softmax's x - max and its MUL by
+    // beta, read as the elementwise view, as separate operations); an operand read from
+    // memory may be in any view (its sum - (1 << shift) chains into the SHL before it).
+    if (!lw_.ops.empty()) {
+      const FmRef& prev = lw_.ops.back().ofm;
+      for (const FmRef* f : {&a, &b}) {
+        if (f->id < 0 || f->id != prev.id || (f == &b && !has_b)) continue;
+        e.no_chain |=
+            prev.shape.h != f->shape.h || prev.shape.w != f->shape.w || prev.shape.c != f->shape.c;
       }
     }
     Emit(e);

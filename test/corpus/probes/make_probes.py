@@ -231,6 +231,29 @@ probe("matmul_16x16x16", "a8w8", "int8", None,
       "it underestimates")(matmul(16, 16, 16))
 
 
+# A softmax over the depth of a 64x64x4 map: Vela computes its temporaries on elementwise
+# views but allocates them in their own shape, so in NHCWB16 the reduced map's 32-bit
+# temporaries take 16 bytes of depth per element (256 KiB each here): under MLIA's 384 KiB
+# cache most go to DRAM (--verbose-allocation).
+def conv_softmax(h, w, cin, c, seed=11):
+    def build(name, path):
+        rng = np.random.default_rng(seed)
+        wt = numpy_helper.from_array(rng.laplace(0, 0.1, (c, cin, 1, 1)).astype(np.float32), "w")
+        b = numpy_helper.from_array(np.zeros(c, np.float32), "b")
+        nodes = [helper.make_node("Conv", ["x", "w", "b"], ["t"], kernel_shape=[1, 1]),
+                 helper.make_node("Softmax", ["t"], ["y"], axis=1)]
+        save(name, nodes, [vi("x", [1, cin, h, w])], [vi("y", [1, c, h, w])], [wt, b], path)
+    return build
+
+
+probe("softmax_64x64x4_i8", "a8w8", "int8", None,
+      "int8 softmax over the depth of a 64x64x4 map (a segmentation head): its reduced-map "
+      "temporaries stored 16-deep; U55/U65 within 2 %, U85 (the transposed max and the "
+      "chained reciprocal) off by up to 20 % with its maps in DRAM")(conv_softmax(64, 64, 8, 4))
+probe("softmax_64x64x4_i16", "a16w8", "int8", None,
+      "the int16 softmax of the same map")(conv_softmax(64, 64, 8, 4))
+
+
 PATCH_MINUS_128 = {"sparse_k7_c2_i16_m128", "sparse_k7_c2_i8_m128"}
 
 
