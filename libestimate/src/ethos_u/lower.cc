@@ -219,6 +219,11 @@ class Lowerer {
   void LowerPooling(int32_t i);
   void LowerReduce(int32_t i);
   bool TryLowerMeanAsDepthwise(int32_t i);
+  // U85: whether a clipping activation (ReLU, ReLU6, ReLU_N1_1) cannot fuse into `op`, whose
+  // IFM's integer range exceeds its OFM's (Vela 5.2's op groups: a clip after an op that
+  // could truncate runs apart; a uint8 graph input read by an int8 convolution, its QUANTIZE
+  // folded away).
+  bool ClipStaysApart(const NpuOp& op) const;
   void LowerResize(int32_t i);
   // The constant kernel, scales and MACs of a bilinear resize phase for its OFM depth.
   static void SetResizeKernel(NpuOp* dw);
@@ -323,6 +328,24 @@ void Lowerer::Copy(int32_t src, const std::string& name, FmRef in, FmRef out) {
   Emit(op);
 }
 
+bool Lowerer::ClipStaysApart(const NpuOp& op) const {
+  if (arch_.family != EthosUFamily::kU85 || op.ifm.id < 0 || op.ofm.id < 0) return false;
+  auto range = [&](int32_t id, int64_t* lo, int64_t* hi) {
+    const int32_t r = lw_.fmaps[id].alias_of >= 0 ? lw_.fmaps[id].alias_of : id;
+    const int32_t t = lw_.fmaps[r].tensor;
+    const DType d = t >= 0 ? sg_.tensors[t].dtype : DType::kInt8;
+    const int32_t bits = t >= 0 ? 0 : lw_.fmaps[r].bits;
+    if (d == DType::kUInt8) *lo = 0, *hi = 255;
+    else if (d == DType::kInt16 || bits == 16) *lo = -32768, *hi = 32767;
+    else if (d == DType::kInt32 || bits == 32) *lo = INT32_MIN, *hi = INT32_MAX;
+    else *lo = -128, *hi = 127;
+  };
+  int64_t ilo = 0, ihi = 0, olo = 0, ohi = 0;
+  range(op.ifm.id, &ilo, &ihi);
+  range(op.ofm.id, &olo, &ohi);
+  return ihi > ohi || ilo < olo;
+}
+
 bool Lowerer::TryFuseActivation(int32_t i, Act act) {
   // Fuse into the previous NPU op when it produced this op's input, the input has no other
   // consumer and is not a graph output (doc 4.1: max 2 ops per group).
@@ -335,6 +358,7 @@ bool Lowerer::TryFuseActivation(int32_t i, Act act) {
   if (prev.act != Act::kNone || prev.hw == HwOp::kTranspose || prev.hw == HwOp::kMatMul) {
     return false;
   }
+  if (act == Act::kRelu && ClipStaysApart(prev)) return false;
   if (sg_.tensors[in].dtype != sg_.tensors[o.outputs[0]].dtype && act != Act::kLut) return false;
   prev.act = act;
   if (act == Act::kLut) prev.needs_lut = true;
@@ -968,7 +992,11 @@ void Lowerer::LowerConvolution(int32_t i) {
   // runs the convolution into a temporary and the activation as an operation of its own (its
   // tables: a 16 x 16 x 4 or x 2 convolution with ReLU has a Relu row after the Conv2D row,
   // one of 8 or more channels none).
-  if (o.kind == OpKind::kConv2D && op.act != Act::kNone && op.ofm.shape.c < 8) {
+  // On U85 a clipping activation of a convolution whose IFM's range exceeds its OFM's runs
+  // apart too (ClipStaysApart).
+  if ((o.kind == OpKind::kConv2D && op.act != Act::kNone && op.ofm.shape.c < 8) ||
+      ((o.kind == OpKind::kConv2D || o.kind == OpKind::kDepthwiseConv2D) &&
+       op.act == Act::kRelu && ClipStaysApart(op))) {
     const Act fused = op.act;
     const FmRef dst = op.ofm;
     op.act = Act::kNone;
