@@ -1,10 +1,6 @@
-// Encoded weight size (doc section 9). U55/U65: Vela's weight traversal and MLW stream format
-// (palette, zero runs, Golomb-Rice slices) reproduced for size, one stream per core. U85: an
-// estimate: Vela reorders weights for the hardware traversal (padding kernel elements /
-// channels with zeros) and compresses them losslessly; we rebuild the padded stream's value
-// statistics and take the cheaper of a dense code (zeroth-order entropy of all values) and a
-// zero-run code (entropy of the non-zero values plus Golomb-Rice coded run lengths), each plus
-// a constant per-symbol coding loss of Golomb-Rice against entropy.
+// Encoded weight size (doc section 9): Vela 5.2's weight traversals (U55/U65, and the U85's
+// own) and MLW stream format (palette, zero runs, Golomb-Rice slices) reproduced for size, one
+// stream per core. Weights without usable constant data get a typical dense rate.
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -28,37 +24,10 @@ namespace ethosu {
 namespace {
 
 constexpr double kCodingLossBits = 0.4;  // Golomb-Rice vs entropy, per coded value
-constexpr double kStreamHeaderBytes = 16;
 
 int32_t RoundUp(int32_t v, int32_t m) { return m <= 0 ? v : (v + m - 1) / m * m; }
 
-double Entropy(const std::array<int64_t, 512>& hist, int64_t n) {
-  if (n <= 0) return 0;
-  double h = 0;
-  for (int64_t c : hist) {
-    if (c > 0) h -= double(c) * std::log2(double(c) / double(n));
-  }
-  return h;  // total bits
-}
-
-// Cheapest Golomb-Rice coding (parameter k = 0..11) of the zero-run lengths, from a histogram
-// of short runs plus the list of long ones.
-double GolombRiceBits(const std::vector<int64_t>& short_hist, const std::vector<int64_t>& long_runs) {
-  std::vector<size_t> lengths;  // the short run lengths that occur, in order
-  for (size_t r = 0; r < short_hist.size(); ++r) {
-    if (short_hist[r] != 0) lengths.push_back(r);
-  }
-  double best = -1;
-  for (int k = 0; k < 12; ++k) {
-    double bits = 0;
-    for (size_t r : lengths) bits += double(short_hist[r]) * (double(r >> k) + 1 + k);
-    for (int64_t r : long_runs) bits += double(r >> k) + 1 + k;
-    if (best < 0 || bits < best) best = bits;
-  }
-  return std::max(best, 0.0);
-}
-
-// ---- U55/U65: the MLW stream (doc 9), bit for bit in size ----
+// ---- The MLW stream (doc 9), bit for bit in size ----
 //
 // A stream is one section with a new palette, then slices; each slice has a header (ZDIV 3,
 // SLICELEN 15, WDIV 3, WTRUNC 1, NEWPAL 1 bits; with a new palette DIROFS 5, PALSIZE 5,
@@ -244,13 +213,15 @@ int64_t GrcBits(const int32_t* v, int64_t count, int param, bool zrun, int uncom
   return (positions + chunk - 1) / chunk * chunk + unary1 + count * div;
 }
 
-// Encoded bytes of one MLW stream of zero-corrected weights (-255..255).
-int64_t MlwStreamBytes(const std::vector<int16_t>& w) {
-  const int64_t size = static_cast<int64_t>(w.size());
+// Bits of one MLW section (a new palette, then its slices) of `size` zero-corrected weights
+// (-255..255) at `w`, without the end-of-stream marker and padding.
+int64_t MlwSectionBits(const int16_t* w, int64_t size) {
+  const int16_t* const w_end = w + size;
   std::array<int64_t, 512> freq{};
   // Zeros, and zeros in runs of two or more (branch-free: sparse kernels mix them at random).
   int64_t zeroes_in_runs = 0, run = 0;
-  for (int16_t x : w) {
+  for (const int16_t* p = w; p != w_end; ++p) {
+    const int16_t x = *p;
     ++freq[static_cast<size_t>(x + 256)];
     const int64_t non_zero = x != 0;
     zeroes_in_runs += (run >= 2 ? run : 0) * non_zero;
@@ -335,7 +306,8 @@ int64_t MlwStreamBytes(const std::vector<int16_t>& w) {
     zruns.resize(static_cast<size_t>(size) + 1);
     size_t k = 0;
     int32_t z = 0;
-    for (int16_t x : w) {
+    for (const int16_t* p = w; p != w_end; ++p) {
+      const int16_t x = *p;
       const int32_t non_zero = x != 0;
       zruns[k] = z;
       values[k] = index_of(x);
@@ -350,12 +322,12 @@ int64_t MlwStreamBytes(const std::vector<int16_t>& w) {
       if (zero_runs) {
         int32_t z = 0;
         if (!skip_first_run || i > 0) {
-          while (i < size && w[static_cast<size_t>(i)] == 0) ++z, ++i;
+          while (i < size && w[i] == 0) ++z, ++i;
         }
         zruns.push_back(z);
       }
       if (i == size) break;
-      values.push_back(index_of(w[static_cast<size_t>(i)]));
+      values.push_back(index_of(w[i]));
       ++i;
     }
   }
@@ -394,9 +366,18 @@ int64_t MlwStreamBytes(const std::vector<int16_t>& w) {
     zero_pass = false;
     if (w_len <= 0 && z_len <= 0 && pos < nw) break;  // nothing left to code (defensive)
   }
-  bits += 3;                             // end of stream
-  const int64_t bytes = (bits + 7) / 8;  // byte aligned
-  return (bytes + 15) / 16 * 16;         // padded to 128 bits
+  return bits;
+}
+
+// Bytes of a stream of `section_bits` bits: an end marker, byte aligned, padded to 128 bits.
+int64_t MlwPaddedBytes(int64_t section_bits) {
+  const int64_t bytes = (section_bits + 3 + 7) / 8;
+  return (bytes + 15) / 16 * 16;
+}
+
+// Encoded bytes of one MLW stream of zero-corrected weights (-255..255), one section.
+int64_t MlwStreamBytes(const std::vector<int16_t>& w) {
+  return MlwPaddedBytes(MlwSectionBits(w.data(), static_cast<int64_t>(w.size())));
 }
 
 // Vela's U55/U65 weight traversal (ethos_u55_weight_encoder): per stream (OFM channels
@@ -457,6 +438,98 @@ void Traverse(const Traversal& t, int32_t cores, int32_t stream, F&& emit) {
   }
 }
 
+
+// Vela 5.2's U85 weight traversal (EthosU85WeightOrdering), per stream s of `streams` (one per
+// core): OFM blocks of the block depth; per OFM block the IFM blocks, in alternating direction
+// (up, then down, ...); sub-kernels of at most 8x8 over dilation (columns outer); IFM
+// micro-blocks (part-kernel: 8 channels for 16-bit IFMs, else the IFM block) and OFM
+// micro-blocks; the kernel's stride phases (depth-first: one) and positions, each row
+// alternating in x; per position 8 IFM channels (16 for 2:4 sparse; depthwise 1) of four OFM
+// channels at a time, stream s taking OFM channels 4s..4s+3 of every 4 x streams. A sub-kernel's
+// positions are padded with zeros to a multiple of 5 (part-kernel; 10 for 16-bit IFMs or 2:4
+// sparse, and depthwise), depthwise ops with larger MAC arrays pad further. `emit(valid, oc, y,
+// x, c)` gets every value's source (valid false: a zero for a missing channel); the padding of
+// whole positions is `zeros(count)`.
+enum class U85Walk : uint8_t { kDepthFirst, kPartKernel, kDepthwise };
+struct TraversalU85 {
+  int32_t o, kh, kw, ci;  // weight geometry (depthwise: ci = 1)
+  U85Walk walk;
+  bool ifm16, sparse;
+  int32_t ofm_block, ifm_block, ofm_ublock, stride_x, stride_y, dil_x, dil_y, macs, streams;
+};
+
+template <typename F, typename Z>
+void TraverseU85(const TraversalU85& t, int32_t stream, F&& emit, Z&& zeros) {
+  constexpr int32_t kInterleave = 4;
+  const bool dw = t.walk == U85Walk::kDepthwise;
+  int32_t round = 1, ifm_ublock = t.ifm_block, stride_x = t.stride_x, stride_y = t.stride_y;
+  if (t.walk == U85Walk::kPartKernel) {
+    round = (t.ifm16 || t.sparse) ? 10 : 5;
+    ifm_ublock = t.ifm16 && !t.sparse ? 8 : t.ifm_block;
+  } else if (t.walk == U85Walk::kDepthFirst) {
+    stride_x = stride_y = 1;
+  } else {
+    round = 10;
+    ifm_ublock = 1;
+  }
+  stride_x = std::max(stride_x, 1);
+  stride_y = std::max(stride_y, 1);
+  const int32_t decomp_x = std::max(8 / std::max(t.dil_x, 1), 1);
+  const int32_t decomp_y = std::max(8 / std::max(t.dil_y, 1), 1);
+  const int32_t dw_pad = (!t.ifm16 && t.macs <= 256) ? 0 : t.macs <= 512 ? 2 : 6;
+  const int32_t step = dw ? 1 : t.sparse ? 16 : 8;
+  const int32_t ifm_depth = dw ? 1 : t.ci;
+  const int32_t streams = std::max(t.streams, 1);
+  int32_t inc = -t.ifm_block, ifm_start = 0;
+  for (int32_t ob = 0; ob < t.o; ob += t.ofm_block) {
+    inc = -inc;
+    const int32_t ob_depth = std::min(t.ofm_block, t.o - ob);
+    for (int32_t ib = ifm_start; ib < ifm_depth && ib >= 0; ib += inc) {
+      ifm_start = ib;
+      const int32_t ib_depth = std::min(t.ifm_block, ifm_depth - ib);
+      for (int32_t sx = 0; sx < t.kw; sx += decomp_x) {
+        const int32_t sub_w = std::min(t.kw - sx, decomp_x);
+        for (int32_t sy = 0; sy < t.kh; sy += decomp_y) {
+          const int32_t sub_h = std::min(t.kh - sy, decomp_y);
+          for (int32_t iuo = 0; iuo < (dw ? 1 : ib_depth); iuo += ifm_ublock) {
+            for (int32_t ouo = 0; ouo < ob_depth; ouo += t.ofm_ublock) {
+              int32_t left = RoundUp(sub_w * sub_h, round);
+              for (int32_t phy = 0; phy < stride_y; ++phy) {
+                const int32_t skh = (sub_h + stride_y - 1 - phy) / stride_y;
+                for (int32_t phx = 0; phx < stride_x; ++phx) {
+                  const int32_t skw = (sub_w + stride_x - 1 - phx) / stride_x;
+                  for (int32_t ky = 0; ky < skh; ++ky) {
+                    for (int32_t kx = 0; kx < skw; ++kx) {
+                      const int32_t x = ky % 2 == 0 ? kx : skw - 1 - kx;
+                      const int32_t wx = sx + phx + x * stride_x, wy = sy + phy + ky * stride_y;
+                      --left;
+                      for (int32_t iui = 0; iui < ifm_ublock; iui += step) {
+                        for (int32_t ouz = stream * kInterleave; ouz < t.ofm_ublock;
+                             ouz += kInterleave * streams) {
+                          for (int32_t oui = 0; oui < kInterleave; ++oui) {
+                            const int32_t ofm_z = ob + ouo + oui + ouz;
+                            for (int32_t iz = 0; iz < step; ++iz) {
+                              const int32_t ifm_z = ib + iuo + iui + iz;
+                              emit(ifm_z < ifm_depth && ofm_z < t.o, ofm_z, wy, wx, ifm_z);
+                            }
+                          }
+                        }
+                      }
+                      if (dw && left % round == 0) zeros(int64_t{dw_pad} * t.ofm_ublock / streams);
+                    }
+                  }
+                }
+              }
+              if (left > 0) {
+                zeros(int64_t{left + (dw ? dw_pad : 0)} * ifm_ublock * t.ofm_ublock / streams);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
 }  // namespace
 
 int64_t ConstantWeightStreamBytes(int64_t n) {
@@ -530,149 +603,128 @@ WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const 
         w.quant.zero_point.size() > 1 ? static_cast<size_t>(oc0 + oc) : 0,
         w.quant.zero_point.size() - 1)];
   };
+  // Per kernel position: the tensor tap's offset (-1: an inserted zero); per OFM channel: the
+  // zero point (clamped to +-1024, which leaves every clamped difference unchanged) and the
+  // channel's offset. A value is clamp(weight - zero point, -255, 255).
+  std::vector<int64_t> tap_off(static_cast<size_t>(kh) * static_cast<size_t>(kw), -1);
+  for (int32_t y = 0; y < kh; ++y) {
+    for (int32_t x = 0; x < kw; ++x) {
+      int32_t ty = 0, tx = 0;
+      if (tap(y, x, &ty, &tx)) {
+        tap_off[static_cast<size_t>(y) * kw + x] = dw_oc_major ? int64_t{ty} * tw + tx
+                                                   : dw ? (int64_t{ty} * tw + tx) * to
+                                                        : (int64_t{ty} * tw + tx) * ci;
+      }
+    }
+  }
+  std::vector<int32_t> zp(static_cast<size_t>(o));
+  std::vector<int64_t> oc_off(static_cast<size_t>(o));
+  for (int32_t oc = 0; oc < o; ++oc) {
+    zp[static_cast<size_t>(oc)] = static_cast<int32_t>(std::clamp<int64_t>(zp_of(oc), -1024, 1024));
+    oc_off[static_cast<size_t>(oc)] = dw_oc_major ? int64_t{oc} * th * tw
+                                      : dw          ? oc
+                                                    : int64_t{oc0 + oc} * th * tw * ci;
+  }
+  const bool s8 = w.dtype == DType::kInt8;
+  const int8_t* data_s8 = w.data.as<int8_t>();
+  const uint8_t* data_u8 = w.data.bytes();
+  auto clamp255 = [](int32_t v) { return static_cast<int16_t>(std::clamp(v, -255, 255)); };
+  auto value = [&](int32_t oc, int32_t y, int32_t x, int32_t c) -> int16_t {
+    const int32_t z = zp[static_cast<size_t>(oc)];
+    const int64_t off = tap_off[static_cast<size_t>(y) * kw + x];
+    if (off < 0) return clamp255(-z);  // an inserted zero
+    const int64_t idx = oc_off[static_cast<size_t>(oc)] + off + (dw ? 0 : c);
+    const int32_t v = s8 ? int32_t{data_s8[idx]} : int32_t{data_u8[idx]};
+    return clamp255(v - z);
+  };
+  std::vector<int16_t> stream;
   if (arch.family != EthosUFamily::kU85) {
     // U55/U65: Vela's traversal and MLW streams, one per core.
     const Traversal t{o, kh, kw, dw ? 1 : ci, dw, !dw && bc.part_kernel, b16,
                       std::max(bc.ofm_block.c, 1), std::max(arch.ofm_ublocks[0].c, 1),
                       std::max(arch.ifm_ublock.c, 1), std::max(op.dh, 1), std::max(op.dw, 1)};
     const int32_t cores = std::max(std::min(arch.cores, o), 1);
-    // Per kernel position: the tensor tap's offset (-1: an inserted zero); per OFM channel:
-    // the zero point (clamped to +-1024, which leaves every clamped difference unchanged) and
-    // the channel's offset. The emitted value is clamp(weight - zero point, -255, 255).
-    std::vector<int64_t> tap_off(static_cast<size_t>(kh) * static_cast<size_t>(kw), -1);
-    for (int32_t y = 0; y < kh; ++y) {
-      for (int32_t x = 0; x < kw; ++x) {
-        int32_t ty = 0, tx = 0;
-        if (tap(y, x, &ty, &tx)) {
-          tap_off[static_cast<size_t>(y) * kw + x] = dw_oc_major ? int64_t{ty} * tw + tx
-                                                     : dw ? (int64_t{ty} * tw + tx) * to
-                                                          : (int64_t{ty} * tw + tx) * ci;
-        }
-      }
-    }
-    std::vector<int32_t> zp(static_cast<size_t>(o));
-    std::vector<int64_t> oc_off(static_cast<size_t>(o));
-    for (int32_t oc = 0; oc < o; ++oc) {
-      zp[static_cast<size_t>(oc)] =
-          static_cast<int32_t>(std::clamp<int64_t>(zp_of(oc), -1024, 1024));
-      oc_off[static_cast<size_t>(oc)] = dw_oc_major ? int64_t{oc} * th * tw
-                                        : dw          ? oc
-                                                      : int64_t{oc0 + oc} * th * tw * ci;
-    }
-    const bool s8 = w.dtype == DType::kInt8;
-    const int8_t* data_s8 = w.data.as<int8_t>();
-    const uint8_t* data_u8 = w.data.bytes();
-    auto clamp255 = [](int32_t v) { return static_cast<int16_t>(std::clamp(v, -255, 255)); };
-    std::vector<int16_t> stream;
     for (int32_t s = 0; s < cores; ++s) {
       stream.clear();
       Traverse(t, cores, s, [&](int32_t oc, int32_t y, int32_t x, int32_t c) {
-        if (oc < 0) {
-          stream.push_back(0);
-          return;
-        }
-        const int32_t z = zp[static_cast<size_t>(oc)];
-        const int64_t off = tap_off[static_cast<size_t>(y) * kw + x];
-        if (off < 0) {  // an inserted zero
-          stream.push_back(clamp255(-z));
-          return;
-        }
-        const int64_t idx = oc_off[static_cast<size_t>(oc)] + off + (dw ? 0 : c);
-        const int32_t v = s8 ? int32_t{data_s8[idx]} : int32_t{data_u8[idx]};
-        stream.push_back(clamp255(v - z));
+        stream.push_back(oc < 0 ? int16_t{0} : value(oc, y, x, c));
       });
       r.encoded_bytes += MlwStreamBytes(stream);
     }
     return r;
   }
-  int32_t k_pad = kh * kw;
-  int32_t ci_pad = ci;
-  if (dw) {
-    k_pad = RoundUp(kh * kw, 4);
-  } else if (bc.part_kernel) {
-    k_pad = RoundUp(kh * kw, b16 ? 2 : 4);
-    ci_pad = RoundUp(ci, 8);
-  }
-  const int32_t o_pad = RoundUp(o, bc.ublock.c);
-  // Vela 5.2's 2:4 sparse format takes no -128 weight: one such weight and it encodes dense.
-  bool has_min = false;
-  std::array<int64_t, 512> hist{};
-  constexpr int64_t kShortRuns = 1024;
-  std::vector<int64_t> run_hist(kShortRuns, 0), long_runs;
-  auto add_run = [&](int64_t len) {
-    if (len < kShortRuns) ++run_hist[static_cast<size_t>(len)];
-    else long_runs.push_back(len);
+  // U85: Vela's U85 traversal, one stream per core (of every core, whether it has OFM channels
+  // or not), each coded in sections of 128 Ki values with a palette of their own (the encoder's
+  // input buffering; a stream of whole sections ends with an empty one), the sections' bits
+  // concatenated, an end marker, padded to 16 bytes. 2:4 sparse weights (a convolution whose
+  // every group of four IFM channels at a kernel position, in the sparse order, holds two zeros
+  // and no -128) are ordered for the sparse block configuration and 16 IFM channels per step.
+  auto stream_bytes = [](const std::vector<int16_t>& v) {
+    constexpr int64_t kSection = 128 * 1024;
+    const int64_t n_values = static_cast<int64_t>(v.size());
+    int64_t bits = 0;
+    for (int64_t b = 0;; b += kSection) {
+      bits += MlwSectionBits(v.data() + b, std::min(kSection, n_values - b));
+      if (n_values - b < kSection) break;
+    }
+    return MlwPaddedBytes(bits);
   };
-  int64_t run = 0;
-  bool sparse_ok = !dw && arch.family == EthosUFamily::kU85;
-  // Stream order: OFM channel groups, kernel elements, IFM channels. One row of IFM channels
-  // (clamp(weight - zero point, -255, 255); zero where the kernel or channels are padded) at a
-  // time.
-  const int32_t cgroup = dw ? 1 : ci_pad;
-  const int32_t n_real = std::min(cgroup, ci);
-  const bool s8 = w.dtype == DType::kInt8;
-  std::vector<int32_t> row(static_cast<size_t>(cgroup));
-  // A row of padding (a padded OFM channel or kernel element) is cgroup zeros: it extends the
-  // zero run, and its groups of four are all zeros, which 2:4 sparsity allows.
-  auto zero_rows = [&](int64_t rows) {
-    hist[256] += rows * cgroup;
-    run += rows * cgroup;
+  auto encode = [&](const BlockConfig& cfg, bool sparse, bool* sparse_ok) {
+    const TraversalU85 t{o, kh, kw, dw ? 1 : ci,
+                         dw ? U85Walk::kDepthwise : cfg.part_kernel ? U85Walk::kPartKernel
+                                                                    : U85Walk::kDepthFirst,
+                         b16, sparse, std::max(cfg.ofm_block.c, 1), std::max(cfg.ifm_block.c, 1),
+                         std::max(cfg.ublock.c, 1), std::max(op.sw, 1), std::max(op.sh, 1),
+                         std::max(op.dw, 1), std::max(op.dh, 1), arch.macs,
+                         std::max(arch.cores, 1)};
+    int64_t bytes = 0;
+    for (int32_t s = 0; s < t.streams; ++s) {
+      stream.clear();
+      // 2:4 check (Vela's SparsityTracker): per kernel position, groups of four values.
+      uint32_t pos = 0xFFFFFFFFu;
+      int zeros_in_group = 0, index = 0;
+      bool ok = true;
+      TraverseU85(
+          t, s,
+          [&](bool valid, int32_t oc, int32_t y, int32_t x, int32_t c) {
+            const int16_t v = valid ? value(oc, y, x, c) : int16_t{0};
+            stream.push_back(v);
+            if (!sparse) return;
+            const uint32_t p = (static_cast<uint32_t>(y) << 16) | static_cast<uint32_t>(x);
+            if (p != pos) {
+              pos = p;
+              zeros_in_group = index = 0;
+              if (c & 3) ok = false;
+            }
+            if (v == 0) ++zeros_in_group;
+            else if (v > 127 || v < -127) ok = false;
+            if ((index & 3) == 3) {
+              if (zeros_in_group < 2) ok = false;
+              zeros_in_group = 0;
+            }
+            ++index;
+          },
+          [&](int64_t count) { stream.insert(stream.end(), static_cast<size_t>(count), 0); });
+      if (sparse && !ok) {
+        *sparse_ok = false;
+        return int64_t{0};
+      }
+      bytes += stream_bytes(stream);
+    }
+    return bytes;
   };
-  for (int32_t oc = 0; oc < o; ++oc) {
-    const int64_t zp = zp_of(oc);
-    for (int32_t k = 0; k < k_pad; ++k) {
-      if (k >= kh * kw) {
-        zero_rows(k_pad - k);
-        break;
-      }
-      std::fill(row.begin(), row.end(), 0);
-      int32_t ty = 0, tx = 0;
-      const bool real = tap(k / kw, k % kw, &ty, &tx);
-      const int64_t tk = int64_t{ty} * tw + tx;
-      const int64_t base = dw_oc_major ? int64_t{oc} * th * tw + tk
-                           : dw          ? tk * to + oc
-                                         : (int64_t{oc0 + oc} * th * tw + tk) * ci;
-      for (int32_t c = 0; c < n_real; ++c) {
-        const int32_t v = !real ? 0
-                          : s8  ? int32_t{w.data.as<int8_t>()[base + c]}
-                                : int32_t{w.data.bytes()[base + c]};
-        if (s8 && v == -128) has_min = true;
-        row[static_cast<size_t>(c)] = static_cast<int32_t>(std::clamp<int64_t>(v - zp, -255, 255));
-      }
-      int zeros_in_group = 0;
-      for (int32_t c = 0; c < cgroup; ++c) {
-        const int32_t v = row[static_cast<size_t>(c)];
-        ++hist[static_cast<size_t>(v + 256)];
-        if (v == 0) {
-          ++run;
-          ++zeros_in_group;
-        } else {
-          add_run(run);
-          run = 0;
-        }
-        if (sparse_ok && (c % 4 == 3 || c == cgroup - 1)) {
-          const int group_len = c % 4 + 1;
-          const int need = group_len == 4 ? 2 : (group_len >= 2 ? group_len - 2 : 0);
-          if (zeros_in_group < need) sparse_ok = false;
-          zeros_in_group = 0;
-        }
-      }
+  if (!dw && op.hw != HwOp::kPooling && op.hw != HwOp::kDepthwise) {
+    NpuOp sparse_op = op;
+    sparse_op.sparse24 = true;
+    bool sparse_ok = true;
+    const int64_t bytes = encode(FindBlockConfig(arch, sparse_op), true, &sparse_ok);
+    if (sparse_ok) {
+      r.encoded_bytes = bytes;
+      r.sparse24 = true;
+      return r;
     }
   }
-  zero_rows(int64_t{o_pad - o} * k_pad);
-  const int64_t total = int64_t{o_pad} * k_pad * cgroup;
-  const int64_t nnz = total - hist[256];
-  std::array<int64_t, 512> hist_nz = hist;
-  hist_nz[256] = 0;
-  if (run > 0) add_run(run);
-  const double dense_bits = Entropy(hist, total) + kCodingLossBits * double(total);
-  const double sparse_bits =
-      Entropy(hist_nz, nnz) + kCodingLossBits * double(nnz) + GolombRiceBits(run_hist, long_runs);
-  const double bits = std::min(dense_bits, sparse_bits);
-  const int32_t streams = std::max(arch.cores, 1);
-  r.encoded_bytes = static_cast<int64_t>(
-      (std::ceil(bits / 8.0 / 16.0) * 16.0) + kStreamHeaderBytes * (streams - 1));
-  r.sparse24 = sparse_ok && !has_min && op.hw != HwOp::kDepthwise && op.hw != HwOp::kPooling;
+  r.encoded_bytes = encode(bc, false, nullptr);
   return r;
 }
 
