@@ -1,6 +1,6 @@
 // Ethos-U weight encoder speed: the encoded-size estimate of every weight tensor of a lowered
 // model (EncodeWeightsEstimate per NPU op with weights: Vela's U55/U65 traversal and MLW
-// stream search, or the U85 statistics), and of streams of one repeated value
+// stream search, or the U85 traversal and MLW streams), and of streams of one repeated value
 // (ConstantWeightStreamBytes). On big models this is most of `mica check`'s time.
 //
 //   MICA_SHARED_DIR=../shared build/bench/mica_estimate_bench --benchmark_filter=Weights

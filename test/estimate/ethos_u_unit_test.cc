@@ -2,7 +2,9 @@
 // ethos-u-performance-model.md section 11.2, placement reasons, configuration checks and
 // monotonicity properties.
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -12,6 +14,7 @@
 #include "mica/estimate/ethos_u.h"
 #include "mica/estimate/target.h"
 #include "mica/model/graph.h"
+#include "mica/model/load.h"
 #include "testing/catch.h"
 #include "testing/shared.h"
 
@@ -131,6 +134,97 @@ TEST_CASE("ethos_u U85 uses 2:4 sparse weights only without a -128 weight (Vela 
   const double dense = conv(-128);
   CAPTURE(sparse, dense);
   CHECK(dense > 1.6 * sparse);
+}
+
+// Small hand-made U85 weight tensors and Vela 5.2.0's encoded size of each (its summary's
+// total_npu_encoded_weights: the weight streams, without the scales, on the graphs
+// "[.u85-weights-write]" writes; OFM depths of 16 or less, so Vela encodes the weights in one
+// depth slice). The values mix zeros and small and large weights so that palettes, zero runs
+// and several Golomb-Rice parameters all occur.
+struct U85WeightCase {
+  const char* name;
+  OpKind kind;
+  std::vector<int32_t> ifm, w_shape, ofm;
+  int32_t stride;
+  int32_t macs;
+  int64_t vela;  // Vela 5.2.0's encoded weight bytes
+};
+
+std::vector<U85WeightCase> U85WeightCases() {
+  constexpr OpKind kFc = OpKind::kFullyConnected, kConv = OpKind::kConv2D,
+                   kDw = OpKind::kDepthwiseConv2D;
+  return {
+      // Depth-first (fully connected, 1x1), part-kernel (3x3, strided 5x5) and depthwise
+      // traversals; one to four core streams; micro-blocks 8 to 64 deep.
+      {"fc40x16", kFc, {1, 40}, {16, 40}, {1, 16}, 1, 256, 528},
+      {"fc40x16", kFc, {1, 40}, {16, 40}, {1, 16}, 1, 2048, 736},
+      {"conv3x3_c8_o16", kConv, {1, 12, 12, 8}, {16, 3, 3, 8}, {1, 10, 10, 16}, 1, 256, 960},
+      {"conv3x3_c8_o16", kConv, {1, 12, 12, 8}, {16, 3, 3, 8}, {1, 10, 10, 16}, 1, 1024, 1072},
+      {"conv5x5_s2_c24_o12", kConv, {1, 15, 15, 24}, {12, 5, 5, 24}, {1, 6, 6, 12}, 2, 512,
+       5552},
+      {"conv1x1_c80_o16", kConv, {1, 8, 8, 80}, {16, 1, 1, 80}, {1, 8, 8, 16}, 1, 128, 1008},
+      {"dw3x3_c16", kDw, {1, 12, 12, 16}, {1, 3, 3, 16}, {1, 10, 10, 16}, 1, 256, 112},
+      {"dw3x3_c16", kDw, {1, 12, 12, 16}, {1, 3, 3, 16}, {1, 10, 10, 16}, 1, 2048, 192},
+      {"dw5x5_c12", kDw, {1, 12, 12, 12}, {1, 5, 5, 12}, {1, 8, 8, 12}, 1, 1024, 336},
+  };
+}
+
+Net U85WeightNet(const U85WeightCase& c) {
+  Net n;
+  const int32_t x = n.Tensor8("ifm", c.ifm);
+  int64_t count = 1;
+  for (int32_t d : c.w_shape) count *= d;
+  std::vector<int8_t> w(static_cast<size_t>(count));
+  std::mt19937 rng(11);
+  for (int8_t& v : w) {
+    const uint32_t r = rng() % 16;
+    v = static_cast<int8_t>(r < 6 ? 0 : r < 12 ? static_cast<int>(rng() % 9) - 4
+                                               : static_cast<int>(rng() % 255) - 127);
+  }
+  const int32_t wt = n.Int8Weights("w", c.w_shape, w);
+  const int32_t b = n.Bias("b", c.ofm.back());
+  const int32_t y = n.Tensor8("ofm", c.ofm);
+  OpAttrs attrs;
+  if (c.kind == OpKind::kConv2D) {
+    Conv2DAttrs a;
+    a.stride_h = a.stride_w = c.stride;
+    attrs = a;
+  } else if (c.kind == OpKind::kDepthwiseConv2D) {
+    DepthwiseConv2DAttrs a;
+    a.stride_h = a.stride_w = c.stride;
+    attrs = a;
+  } else {
+    attrs = FullyConnectedAttrs{};
+  }
+  n.Op(c.kind, attrs, {x, wt, b}, {y});
+  n.Io({x}, {y});
+  return n;
+}
+
+TEST_CASE("ethos_u U85 encodes small weight tensors to Vela's size (Vela 5.2)", "[ethos_u]") {
+  for (const U85WeightCase& c : U85WeightCases()) {
+    const Net n = U85WeightNet(c);
+    absl::StatusOr<Estimate> e = EstimateEthosU(n.graph(), Profile(EthosUFamily::kU85, c.macs));
+    REQUIRE(e.ok());
+    CAPTURE(c.name, c.macs, e->weights_encoded_bytes);
+    REQUIRE(e->npu_ops == 1);
+    CHECK(e->weights_encoded_bytes == c.vela);
+  }
+}
+
+// Writes the graphs of the test above for Vela (MICA_U85_WEIGHTS_DIR, default /tmp).
+TEST_CASE("ethos_u U85 weight-size graphs for Vela", "[.u85-weights-write]") {
+  const char* dir = std::getenv("MICA_U85_WEIGHTS_DIR");
+  for (const U85WeightCase& c : U85WeightCases()) {
+    const Net n = U85WeightNet(c);
+    absl::StatusOr<std::vector<uint8_t>> bytes = WriteTflite(n.graph());
+    REQUIRE(bytes.ok());
+    const std::string path = std::string(dir ? dir : "/tmp") + "/" + c.name + ".tflite";
+    std::ofstream out(path, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(bytes->data()),
+              static_cast<std::streamsize>(bytes->size()));
+    REQUIRE(out.good());
+  }
 }
 
 TEST_CASE("ethos_u places float and unsupported operators on the CPU with reasons",

@@ -26,6 +26,7 @@ namespace {
 constexpr double kCodingLossBits = 0.4;  // Golomb-Rice vs entropy, per coded value
 
 int32_t RoundUp(int32_t v, int32_t m) { return m <= 0 ? v : (v + m - 1) / m * m; }
+int32_t CeilDivBy(int32_t v, int32_t m) { return m <= 0 ? v : (v + m - 1) / m; }
 
 // ---- The MLW stream (doc 9), bit for bit in size ----
 //
@@ -494,9 +495,10 @@ void TraverseU85(const TraversalU85& t, int32_t stream, F&& emit, Z&& zeros) {
           for (int32_t iuo = 0; iuo < (dw ? 1 : ib_depth); iuo += ifm_ublock) {
             for (int32_t ouo = 0; ouo < ob_depth; ouo += t.ofm_ublock) {
               int32_t left = RoundUp(sub_w * sub_h, round);
-              for (int32_t phy = 0; phy < stride_y; ++phy) {
+              // (Phases past the sub-kernel's size hold no positions.)
+              for (int32_t phy = 0; phy < std::min(stride_y, sub_h); ++phy) {
                 const int32_t skh = (sub_h + stride_y - 1 - phy) / stride_y;
-                for (int32_t phx = 0; phx < stride_x; ++phx) {
+                for (int32_t phx = 0; phx < std::min(stride_x, sub_w); ++phx) {
                   const int32_t skw = (sub_w + stride_x - 1 - phx) / stride_x;
                   for (int32_t ky = 0; ky < skh; ++ky) {
                     for (int32_t kx = 0; kx < skw; ++kx) {
@@ -687,6 +689,7 @@ WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const 
       TraverseU85(
           t, s,
           [&](bool valid, int32_t oc, int32_t y, int32_t x, int32_t c) {
+            if (!ok) return;  // not sparse: the stream is not needed
             const int16_t v = valid ? value(oc, y, x, c) : int16_t{0};
             stream.push_back(v);
             if (!sparse) return;
@@ -713,6 +716,20 @@ WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const 
     }
     return bytes;
   };
+  // A bound on the padded streams' length: beyond it (no real network comes near) the
+  // streams are not built and the weights get the dense rate.
+  {
+    const int64_t streams = std::max(arch.cores, 1);
+    const int64_t sub = int64_t{CeilDivBy(kh, 8 / std::max(std::min(op.dh, 8), 1))} *
+                        CeilDivBy(kw, 8 / std::max(std::min(op.dw, 8), 1));
+    const int64_t bound =
+        int64_t{RoundUp(o, std::max<int32_t>(bc.ublock.c, 4 * static_cast<int32_t>(streams)))} *
+        (dw ? 1 : RoundUp(ci, std::max(bc.ifm_block.c, 128))) * (2 * int64_t{kh} * kw + 16 * sub);
+    if (bound > (int64_t{1} << 26)) {
+      r.encoded_bytes = static_cast<int64_t>(std::ceil(double(n) * (7.5 + kCodingLossBits) / 8));
+      return r;
+    }
+  }
   if (!dw && op.hw != HwOp::kPooling && op.hw != HwOp::kDepthwise) {
     NpuOp sparse_op = op;
     sparse_op.sparse24 = true;
