@@ -1082,9 +1082,18 @@ void Lowerer::LowerDepthMultiplier(int32_t i, const NpuOp& op) {
     dw.act = Act::kNone;
     dw.ofm = stacked;
     dw.ofm.shape = part;
-    // Every part carries the weight tensor (encoded once, with the scales of all M x C
-    // channels: the first part's scale bytes are those stored).
-    SetWeights(o, &dw, 1, k == 0 ? out.c : c);
+    // Every part applies the tensor's channels k, k + M, ... On U85 each part's weights and
+    // scales are encoded on their own (Vela 5.2); on U55/U65 every part carries the whole
+    // tensor (encoded once, with the scales of all M x C channels: the first part's scale
+    // bytes are those stored).
+    if (arch_.family == EthosUFamily::kU85) {
+      SetWeights(o, &dw, 1, c);
+      dw.weight_view = true;
+      dw.w_oc0 = k;
+      dw.w_ocs = m;
+    } else {
+      SetWeights(o, &dw, 1, k == 0 ? out.c : c);
+    }
     dw.macs = int64_t{op.kh} * op.kw * part.elements();
     Emit(dw);
   }

@@ -111,8 +111,10 @@ struct NpuOp {
   // several ops (a grouped convolution's OFM channels [w_oc0, w_oc0 + ofm.c); a U85 transpose
   // convolution phase's taps: the op's tap (y, x) is the tensor's (w_ty0 + y * w_tsy,
   // w_tx0 + x * w_tsx)). Such an op's weights are encoded on their own.
+  // A depthwise part of a depth multiplier M applies the tensor's channels w_oc0 + M c
+  // (w_ocs = M).
   bool weight_view = false;
-  int32_t w_oc0 = 0, w_ty0 = 0, w_tx0 = 0, w_tsy = 1, w_tsx = 1;
+  int32_t w_oc0 = 0, w_ty0 = 0, w_tx0 = 0, w_tsy = 1, w_tsx = 1, w_ocs = 1;
   int32_t chained_into = -1;      // U85: this op runs inside op N's chain (0 cycles here)
   bool no_chain = false;          // U85: never chained into the previous op
   // Done by another op in place (a producer writing its concatenation slice): 0 cycles, but it
@@ -157,8 +159,10 @@ absl::StatusOr<Lowered> Lower(const Graph& graph, const EthosUConfig& config, co
 std::vector<std::string> OpCompatibility(const Subgraph& sg, int op_index,
                                          const EthosUConfig& config);
 
-// Estimated MLW/U85 encoded size of the weights of `op` (doc section 9) and whether the
-// weights satisfy 2:4 sparsity in the U85 traversal order.
+// Encoded size of the weights of `op` (doc section 9): Vela 5.2's MLW streams of its weight
+// traversal (U55/U65, or U85 in one OFM-depth slice), the weights only, without the scales;
+// and whether the weights satisfy 2:4 sparsity in the U85 sparse traversal order (the size is
+// then that of the sparse order).
 struct WeightEncoding {
   int64_t encoded_bytes = 0;
   bool sparse24 = false;

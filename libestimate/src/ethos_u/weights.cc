@@ -23,6 +23,7 @@ namespace estimate {
 namespace ethosu {
 namespace {
 
+// Weights without a stream: about 7.9 bits per int8 weight.
 constexpr double kCodingLossBits = 0.4;  // Golomb-Rice vs entropy, per coded value
 
 int32_t RoundUp(int32_t v, int32_t m) { return m <= 0 ? v : (v + m - 1) / m * m; }
@@ -579,9 +580,13 @@ WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const 
   kh = (th - 1) * mh + 1;
   kw = (tw - 1) * mw + 1;
   // An op applying part of the tensor (NpuOp::weight_view): its channels and taps only.
-  const int32_t oc0 = op.weight_view && !dw ? std::clamp(op.w_oc0, 0, to - 1) : 0;
+  // (A depthwise part of a depth multiplier: the tensor's channels w_oc0, w_oc0 + w_ocs, ...)
+  const bool dw_part = op.weight_view && dw && op.w_ocs > 1;
+  const int32_t oc0 = op.weight_view && (!dw || dw_part) ? std::clamp(op.w_oc0, 0, to - 1) : 0;
+  const int32_t ocs = dw_part ? op.w_ocs : 1;
   if (op.weight_view) {
     if (!dw) o = std::clamp(op.ofm.shape.c, 1, to - oc0);
+    if (dw_part) o = std::clamp(op.ofm.shape.c, 1, (to - oc0 + ocs - 1) / ocs);
     kh = std::max(op.kh, 1);
     kw = std::max(op.kw, 1);
   }
@@ -602,7 +607,7 @@ WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const 
   auto zp_of = [&](int32_t oc) -> int64_t {
     if (w.quant.zero_point.empty()) return 0;
     return w.quant.zero_point[std::min<size_t>(
-        w.quant.zero_point.size() > 1 ? static_cast<size_t>(oc0 + oc) : 0,
+        w.quant.zero_point.size() > 1 ? static_cast<size_t>(oc0 + oc * ocs) : 0,
         w.quant.zero_point.size() - 1)];
   };
   // Per kernel position: the tensor tap's offset (-1: an inserted zero); per OFM channel: the
@@ -623,9 +628,10 @@ WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const 
   std::vector<int64_t> oc_off(static_cast<size_t>(o));
   for (int32_t oc = 0; oc < o; ++oc) {
     zp[static_cast<size_t>(oc)] = static_cast<int32_t>(std::clamp<int64_t>(zp_of(oc), -1024, 1024));
-    oc_off[static_cast<size_t>(oc)] = dw_oc_major ? int64_t{oc} * th * tw
-                                      : dw          ? oc
-                                                    : int64_t{oc0 + oc} * th * tw * ci;
+    const int64_t tc = oc0 + int64_t{oc} * ocs;  // the tensor's channel
+    oc_off[static_cast<size_t>(oc)] = dw_oc_major ? tc * th * tw
+                                      : dw          ? tc
+                                                    : tc * th * tw * ci;
   }
   const bool s8 = w.dtype == DType::kInt8;
   const int8_t* data_s8 = w.data.as<int8_t>();
