@@ -166,6 +166,9 @@ std::vector<U85WeightCase> U85WeightCases() {
       {"dw3x3_c16", kDw, {1, 12, 12, 16}, {1, 3, 3, 16}, {1, 10, 10, 16}, 1, 256, 112},
       {"dw3x3_c16", kDw, {1, 12, 12, 16}, {1, 3, 3, 16}, {1, 10, 10, 16}, 1, 2048, 192},
       {"dw5x5_c12", kDw, {1, 12, 12, 12}, {1, 5, 5, 12}, {1, 8, 8, 12}, 1, 1024, 336},
+      // A depth multiplier of 2: two depthwise parts, each with every second channel.
+      {"dw3x3_m2_c8", kDw, {1, 12, 12, 8}, {1, 3, 3, 16}, {1, 10, 10, 16}, 1, 1024, 256},
+      {"dw3x3_m2_c8", kDw, {1, 12, 12, 8}, {1, 3, 3, 16}, {1, 10, 10, 16}, 1, 256, 160},
   };
 }
 
@@ -192,6 +195,7 @@ Net U85WeightNet(const U85WeightCase& c) {
   } else if (c.kind == OpKind::kDepthwiseConv2D) {
     DepthwiseConv2DAttrs a;
     a.stride_h = a.stride_w = c.stride;
+    a.depth_multiplier = c.ofm.back() / c.ifm.back();
     attrs = a;
   } else {
     attrs = FullyConnectedAttrs{};
