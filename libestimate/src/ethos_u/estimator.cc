@@ -148,6 +148,7 @@ WeightTotals EncodeWeights(const Subgraph& sg, const Arch& arch, Lowered* lw) {
     if (op.weight_tensor < 0) {
       if (op.encoded_weight_bytes > 0) {
         // A kernel the lowering made (MEAN's ones), stored once per op.
+        if (u85) op.encoded_weight_bytes = LoweredKernelStreamBytes(op, arch);
         w.encoded_bytes += op.encoded_weight_bytes;
         w.const_bytes += Align16(op.encoded_weight_bytes) + Align16(op.scale_bytes);
       } else if (op.weight_bytes > 0) {

@@ -178,6 +178,10 @@ std::vector<WeightEncoding> EncodeWeightsEstimates(const Subgraph& sg,
 
 // Encoded bytes of a weight stream of `n` equal values (the kernels of ones Vela builds).
 int64_t ConstantWeightStreamBytes(int64_t n);
+// Encoded bytes of the kernel of ones of a lowered op without a weight tensor (MEAN's
+// depthwise sums): on U85 laid out in the depthwise traversal, elsewhere
+// ConstantWeightStreamBytes(op.weight_bytes).
+int64_t LoweredKernelStreamBytes(const NpuOp& op, const Arch& arch);
 
 // Block configuration chosen for one op (doc 4.2 / 6.1).
 struct BlockConfig {

@@ -533,12 +533,57 @@ void TraverseU85(const TraversalU85& t, int32_t stream, F&& emit, Z&& zeros) {
     }
   }
 }
+// Bytes of a U85 weight stream: sections of 128 Ki values with a palette of their own (the
+// encoder's input buffering; a stream of whole sections ends with an empty one), the sections'
+// bits concatenated, an end marker, padded to 16 bytes.
+int64_t U85StreamBytes(const std::vector<int16_t>& v) {
+  constexpr int64_t kSection = 128 * 1024;
+  const int64_t n_values = static_cast<int64_t>(v.size());
+  int64_t bits = 0;
+  for (int64_t b = 0;; b += kSection) {
+    bits += MlwSectionBits(v.data() + b, std::min(kSection, n_values - b));
+    if (n_values - b < kSection) break;
+  }
+  return MlwPaddedBytes(bits);
+}
+
 }  // namespace
 
 int64_t ConstantWeightStreamBytes(int64_t n) {
   // One value repeated: a two-entry palette and one bit per value.
   if (n <= 0) return 0;
   return MlwStreamBytes(std::vector<int16_t>(static_cast<size_t>(std::min<int64_t>(n, 1 << 26)), 1));
+}
+
+int64_t LoweredKernelStreamBytes(const NpuOp& op, const Arch& arch) {
+  if (arch.family != EthosUFamily::kU85 || op.hw != HwOp::kDepthwise || op.kh <= 0 ||
+      op.kw <= 0 || op.ofm.shape.c <= 0) {
+    return ConstantWeightStreamBytes(op.weight_bytes);
+  }
+  // U85: the kernel of ones in the depthwise traversal (sub-kernels of at most 8x8, each
+  // padded with zeros to whole groups of positions).
+  const BlockConfig bc = FindBlockConfig(arch, op);
+  const TraversalU85 t{op.ofm.shape.c, op.kh, op.kw, 1, U85Walk::kDepthwise, op.ifm.bits == 16,
+                       false, std::max(bc.ofm_block.c, 1), std::max(bc.ifm_block.c, 1),
+                       std::max(bc.ublock.c, 1), std::max(op.sw, 1), std::max(op.sh, 1),
+                       std::max(op.dw, 1), std::max(op.dh, 1), arch.macs,
+                       std::max(arch.cores, 1)};
+  const int64_t bound = int64_t{RoundUp(t.o, std::max(t.ofm_ublock, 4 * t.streams))} *
+                        (2 * int64_t{t.kh} * t.kw + 16 * int64_t{t.kh} * t.kw);
+  if (bound > (int64_t{1} << 26)) return ConstantWeightStreamBytes(op.weight_bytes);
+  int64_t bytes = 0;
+  std::vector<int16_t> stream;
+  for (int32_t s = 0; s < t.streams; ++s) {
+    stream.clear();
+    TraverseU85(
+        t, s,
+        [&](bool valid, int32_t, int32_t, int32_t, int32_t) {
+          stream.push_back(valid ? int16_t{1} : int16_t{0});
+        },
+        [&](int64_t count) { stream.insert(stream.end(), static_cast<size_t>(count), 0); });
+    bytes += U85StreamBytes(stream);
+  }
+  return bytes;
 }
 
 WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const Arch& arch) {
@@ -662,21 +707,9 @@ WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const 
     return r;
   }
   // U85: Vela's U85 traversal, one stream per core (of every core, whether it has OFM channels
-  // or not), each coded in sections of 128 Ki values with a palette of their own (the encoder's
-  // input buffering; a stream of whole sections ends with an empty one), the sections' bits
-  // concatenated, an end marker, padded to 16 bytes. 2:4 sparse weights (a convolution whose
-  // every group of four IFM channels at a kernel position, in the sparse order, holds two zeros
-  // and no -128) are ordered for the sparse block configuration and 16 IFM channels per step.
-  auto stream_bytes = [](const std::vector<int16_t>& v) {
-    constexpr int64_t kSection = 128 * 1024;
-    const int64_t n_values = static_cast<int64_t>(v.size());
-    int64_t bits = 0;
-    for (int64_t b = 0;; b += kSection) {
-      bits += MlwSectionBits(v.data() + b, std::min(kSection, n_values - b));
-      if (n_values - b < kSection) break;
-    }
-    return MlwPaddedBytes(bits);
-  };
+  // or not; U85StreamBytes). 2:4 sparse weights (a convolution whose every group of four IFM
+  // channels at a kernel position, in the sparse order, holds two zeros and no -128) are
+  // ordered for the sparse block configuration and 16 IFM channels per step.
   auto encode = [&](const BlockConfig& cfg, bool sparse, bool* sparse_ok) {
     const TraversalU85 t{o, kh, kw, dw ? 1 : ci,
                          dw ? U85Walk::kDepthwise : cfg.part_kernel ? U85Walk::kPartKernel
@@ -718,7 +751,7 @@ WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const 
         *sparse_ok = false;
         return int64_t{0};
       }
-      bytes += stream_bytes(stream);
+      bytes += U85StreamBytes(stream);
     }
     return bytes;
   };
