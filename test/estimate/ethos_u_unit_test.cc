@@ -7,6 +7,7 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "estimate/ethos_u_net.h"
@@ -216,14 +217,44 @@ TEST_CASE("ethos_u U85 encodes small weight tensors to Vela's size (Vela 5.2)", 
   }
 }
 
-// Writes the graphs of the test above for Vela (MICA_U85_WEIGHTS_DIR, default /tmp).
+// MEAN over H and W of 1 x h x w x c: Vela sums with a depthwise convolution by a kernel of
+// ones that it makes itself (h x w taps, in 8x8 sub-kernels on U85).
+Net U85MeanNet(int32_t h, int32_t w, int32_t c) {
+  Net n;
+  const int32_t x = n.Tensor8("ifm", {1, h, w, c});
+  const int32_t axes = n.Ints("axes", {2}, {1, 2});
+  const int32_t y = n.Tensor8("ofm", {1, 1, 1, c});
+  n.Op(OpKind::kMean, ReduceAttrs{true}, {x, axes}, {y});
+  n.Io({x}, {y});
+  return n;
+}
+
+TEST_CASE("ethos_u U85 encodes MEAN's kernel of ones to Vela's size (Vela 5.2)", "[ethos_u]") {
+  // Vela 5.2.0's total_npu_encoded_weights on U85MeanNet(12, 12, 64) (written by the test
+  // below): 12 x 12 taps in four sub-kernels of 8x8, 8x4, 4x8 and 4x4.
+  const struct {
+    int32_t macs;
+    int64_t vela;
+  } cases[] = {{256, 1376}, {1024, 2240}, {2048, 2240}};
+  const Net n = U85MeanNet(12, 12, 64);
+  for (const auto& c : cases) {
+    absl::StatusOr<Estimate> e = EstimateEthosU(n.graph(), Profile(EthosUFamily::kU85, c.macs));
+    REQUIRE(e.ok());
+    CAPTURE(c.macs, e->weights_encoded_bytes);
+    CHECK(e->weights_encoded_bytes == c.vela);
+  }
+}
+
+// Writes the graphs of the tests above for Vela (MICA_U85_WEIGHTS_DIR, default /tmp).
 TEST_CASE("ethos_u U85 weight-size graphs for Vela", "[.u85-weights-write]") {
   const char* dir = std::getenv("MICA_U85_WEIGHTS_DIR");
-  for (const U85WeightCase& c : U85WeightCases()) {
-    const Net n = U85WeightNet(c);
+  std::vector<std::pair<std::string, Net>> nets;
+  for (const U85WeightCase& c : U85WeightCases()) nets.emplace_back(c.name, U85WeightNet(c));
+  nets.emplace_back("mean_12x12x64", U85MeanNet(12, 12, 64));
+  for (const auto& [name, n] : nets) {
     absl::StatusOr<std::vector<uint8_t>> bytes = WriteTflite(n.graph());
     REQUIRE(bytes.ok());
-    const std::string path = std::string(dir ? dir : "/tmp") + "/" + c.name + ".tflite";
+    const std::string path = std::string(dir ? dir : "/tmp") + "/" + name + ".tflite";
     std::ofstream out(path, std::ios::binary);
     out.write(reinterpret_cast<const char*>(bytes->data()),
               static_cast<std::streamsize>(bytes->size()));
