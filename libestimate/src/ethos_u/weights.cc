@@ -450,8 +450,8 @@ void Traverse(const Traversal& t, int32_t cores, int32_t stream, F&& emit) {
 // channels at a time, stream s taking OFM channels 4s..4s+3 of every 4 x streams. A sub-kernel's
 // positions are padded with zeros to a multiple of 5 (part-kernel; 10 for 16-bit IFMs or 2:4
 // sparse, and depthwise), depthwise ops with larger MAC arrays pad further. `emit(valid, oc, y,
-// x, c)` gets every value's source (valid false: a zero for a missing channel); the padding of
-// whole positions is `zeros(count)`.
+// x, c)` gets every value's source (valid false: a zero for a missing channel) and returns
+// whether to go on; the padding of whole positions is `zeros(count)`.
 enum class U85Walk : uint8_t { kDepthFirst, kPartKernel, kDepthwise };
 struct TraversalU85 {
   int32_t o, kh, kw, ci;  // weight geometry (depthwise: ci = 1)
@@ -513,7 +513,9 @@ void TraverseU85(const TraversalU85& t, int32_t stream, F&& emit, Z&& zeros) {
                             const int32_t ofm_z = ob + ouo + oui + ouz;
                             for (int32_t iz = 0; iz < step; ++iz) {
                               const int32_t ifm_z = ib + iuo + iui + iz;
-                              emit(ifm_z < ifm_depth && ofm_z < t.o, ofm_z, wy, wx, ifm_z);
+                              if (!emit(ifm_z < ifm_depth && ofm_z < t.o, ofm_z, wy, wx, ifm_z)) {
+                                return;
+                              }
                             }
                           }
                         }
@@ -579,6 +581,7 @@ int64_t LoweredKernelStreamBytes(const NpuOp& op, const Arch& arch) {
         t, s,
         [&](bool valid, int32_t, int32_t, int32_t, int32_t) {
           stream.push_back(valid ? int16_t{1} : int16_t{0});
+          return true;
         },
         [&](int64_t count) { stream.insert(stream.end(), static_cast<size_t>(count), 0); });
     bytes += U85StreamBytes(stream);
@@ -728,10 +731,9 @@ WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const 
       TraverseU85(
           t, s,
           [&](bool valid, int32_t oc, int32_t y, int32_t x, int32_t c) {
-            if (!ok) return;  // not sparse: the stream is not needed
             const int16_t v = valid ? value(oc, y, x, c) : int16_t{0};
             stream.push_back(v);
-            if (!sparse) return;
+            if (!sparse) return true;
             const uint32_t p = (static_cast<uint32_t>(y) << 16) | static_cast<uint32_t>(x);
             if (p != pos) {
               pos = p;
@@ -745,6 +747,7 @@ WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const 
               zeros_in_group = 0;
             }
             ++index;
+            return ok;  // not sparse: the rest is not needed
           },
           [&](int64_t count) { stream.insert(stream.end(), static_cast<size_t>(count), 0); });
       if (sparse && !ok) {
