@@ -41,6 +41,16 @@ class GapFinder {
       hi = std::max<int64_t>(hi, l.last_op);
     }
     if (indexed && hi - lo > 4 * static_cast<int64_t>(n) + 1024) indexed = false;
+    // The index holds every placed tensor once per step it lives: many long-lived tensors (a
+    // graph with thousands of outputs written early) would make it quadratic in memory, so
+    // past 2^26 slots the plain scan serves.
+    if (indexed) {
+      int64_t slots = 0;
+      for (size_t j = 0; j < n && slots <= (int64_t{1} << 26); ++j) {
+        if (size_[j] > 0) slots += int64_t{lifetimes[j].last_op} - lifetimes[j].first_op + 1;
+      }
+      if (slots > (int64_t{1} << 26)) indexed = false;
+    }
     indexed_ = indexed;
     lo_ = lo;
     if (indexed_) {

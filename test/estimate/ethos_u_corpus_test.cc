@@ -60,13 +60,19 @@ struct Limits {
 // their result unaccounted, U85 MatMul as a MAC operation and chain heads keeping their OFM
 // view: U55 unchanged; U65 0.3 / 0.6 %, 97.5 / 92.4 %; U85 1.2 / 1.6 %, 94.2 / 92.2 %; SRAM and
 // off-chip medians unchanged (U85 off-chip 3.2 / 3.9 %).
+// After softmax temporaries stored in their own shape (16-deep in NHCWB16), U85 chains taking
+// operands read from memory in any view, and U85 clips kept apart after a widening IFM:
+// U65 0.3 / 0.6 %, 97.5 / 95.8 %; U85 1.0 / 1.1 %, 94.6 / 93.9 %; SRAM medians 0.7 / 0.7 %
+// (U85), off-chip 3.2 / 3.2 % (U85). After U85 memory copies' blocks by the cost search:
+// U85 0.9 / 1.0 %, 95.3 / 94.6 %. After a concatenation's QUANTIZE inputs run where it is:
+// U85 0.9 / 1.0 %, 95.3 / 95.3 %.
 constexpr Limits kLimits[] = {
     {Family::kU55, "vela", 0.002, 0.995, 0.01, 0.015, 1.0},
     {Family::kU55, "mlia", 0.002, 0.995, 0.01, 0.015, 1.0},
     {Family::kU65, "vela", 0.004, 0.97, 0.01, 0.01, 1.0},
-    {Family::kU65, "mlia", 0.007, 0.92, 0.01, 0.01, 1.0},
-    {Family::kU85, "vela", 0.013, 0.94, 0.012, 0.036, 1.0},
-    {Family::kU85, "mlia", 0.017, 0.92, 0.012, 0.042, 1.0},
+    {Family::kU65, "mlia", 0.007, 0.955, 0.01, 0.01, 1.0},
+    {Family::kU85, "vela", 0.010, 0.95, 0.01, 0.036, 1.0},
+    {Family::kU85, "mlia", 0.011, 0.95, 0.01, 0.036, 1.0},
 };
 
 corpus::Corpus LoadCorpus() {

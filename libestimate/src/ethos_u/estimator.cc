@@ -311,12 +311,48 @@ Schedule ScheduleSteps(const Subgraph& sg, const Lowered& lw) {
   auto emit_copies = [&](int32_t i) {
     for (int32_t k : copies_after[i]) s.step_of_npu[k] = s.steps++;
   };
+  // A QUANTIZE whose one reader is a concatenation on the NPU becomes that input's copy (Vela
+  // writes the rescaled input into the output's slice and lists it under the concatenation):
+  // it runs where the concatenation is, its inputs' rescales in input order.
+  std::vector<int32_t> readers(sg.tensors.size(), 0);
+  for (const Operator& o : sg.ops) {
+    for (int32_t t : o.inputs) {
+      if (t >= 0 && static_cast<size_t>(t) < readers.size()) ++readers[t];
+    }
+  }
+  for (int32_t t : sg.outputs) {
+    if (t >= 0 && static_cast<size_t>(t) < readers.size()) ++readers[t];
+  }
+  std::vector<bool> deferred(sg.ops.size(), false);
+  std::vector<std::vector<int32_t>> rescales_of(sg.ops.size());
+  for (int32_t c = 0; c < static_cast<int32_t>(sg.ops.size()); ++c) {
+    const Operator& o = sg.ops[c];
+    if ((o.kind != OpKind::kConcatenation && o.kind != OpKind::kPack) ||
+        !lw.cpu_reasons[c].empty()) {
+      continue;
+    }
+    for (int32_t t : o.inputs) {
+      if (t < 0 || static_cast<size_t>(t) >= producer.size() || readers[t] != 1) continue;
+      const int32_t q = producer[t];
+      if (q < 0 || sg.ops[q].kind != OpKind::kQuantize || !lw.cpu_reasons[q].empty() ||
+          first_npu[q] >= nops || lw.ops[first_npu[q]].src_op != q || deferred[q]) {
+        continue;
+      }
+      deferred[q] = true;
+      rescales_of[c].push_back(q);
+    }
+  }
+  auto emit_npu = [&](int32_t i) {
+    for (int32_t k = first_npu[i]; k < nops && lw.ops[k].src_op == i; ++k) {
+      if (!moved[k]) s.step_of_npu[k] = s.steps++;
+    }
+    emit_copies(i);
+  };
   for (int32_t i : RunOrder(sg, lw)) {
     if (lw.cpu_reasons[i].empty()) {
-      for (int32_t k = first_npu[i]; k < nops && lw.ops[k].src_op == i; ++k) {
-        if (!moved[k]) s.step_of_npu[k] = s.steps++;
-      }
-      emit_copies(i);
+      if (deferred[i]) continue;
+      for (int32_t q : rescales_of[i]) emit_npu(q);
+      emit_npu(i);
       continue;
     }
     std::vector<int32_t> touched;

@@ -322,6 +322,7 @@ NpuOp Lowerer::Base(int32_t src, const std::string& name, HwOp hw) {
 void Lowerer::Copy(int32_t src, const std::string& name, FmRef in, FmRef out) {
   NpuOp op = Base(src, name, HwOp::kPooling);
   op.pool = PoolKind::kAvg;
+  op.mem_copy = name.find("MemoryCopy") != std::string::npos;
   op.ifm = in;
   op.ofm = out;
   op.act = Act::kOther;  // a plain copy/rescale: no activation lookup

@@ -101,6 +101,9 @@ struct NpuOp {
   // unit's LUT rate (a standalone sigmoid of 48 x 48 x 16 costs 0.5 cycles per element on
   // U55-256, its MAC rate, not act[0] = 1.0).
   bool lut_op = false;
+  // A memory copy (Vela's MemoryCopy: concatenation, padding and output copies). U85 picks its
+  // block by the cost search of convolutions, not the depthwise fit of other pooling ops.
+  bool mem_copy = false;
   int32_t weight_tensor = -1;     // IR tensor index of the weights (-1: none)
   int64_t weight_bytes = 0;       // original bytes
   int64_t encoded_weight_bytes = 0;

@@ -322,7 +322,7 @@ BlockConfig FindBlockConfigU85(const Arch& a, const NpuOp& op) {
   if (part_kernel) ifm_blk_depth = 16;
   else if (bits == 32 || ((a.macs == 128 || a.macs == 256) && ub.c == 16 && !sparse)) ifm_blk_depth = 32;
   else if (sparse && bits == 8) ifm_blk_depth = 128;
-  if (pooling || cls == Cls::kReduceSum) {
+  if ((pooling && !op.mem_copy) || cls == Cls::kReduceSum) {
     cm.ifm_blk_depth = cls == Cls::kReduceSum ? ifm_blk_depth : 0;
     return DepthwiseLike(a, op, cm, ofm_r, bc);
   }
@@ -336,7 +336,9 @@ BlockConfig FindBlockConfigU85(const Arch& a, const NpuOp& op) {
   const float weight_wh = cls == Cls::kConv ? float(op.kh) * float(op.kw) : 0.0f;
   const float ofm_el = float(std::max<int64_t>(ofm.elements(), 1));
   const float ifm_el = float(ifm.elements());
-  const Shape3 au = IfmAllocUnit(a, ifm_blk_depth, bits, ub);
+  // A memory copy (Vela: an equal-depth op) reads IFM blocks as deep as its OFM blocks.
+  const bool equal_depth = op.mem_copy;
+  Shape3 au = IfmAllocUnit(a, ifm_blk_depth, bits, ub);
   const int32_t step_h = step.h * std::max(1, end.h / step.h / 64);
   const int32_t step_w = step.w * std::max(1, end.w / step.w / 64);
   BlockChoice choice;
@@ -344,6 +346,10 @@ BlockConfig FindBlockConfigU85(const Arch& a, const NpuOp& op) {
     int32_t depth = std::max(ub.c, std::min(end.c, 16));
     if (depth < ofm.c) depth = RoundUp(depth, 16);
     while (depth <= end.c) {
+      if (equal_depth) {
+        ifm_blk_depth = depth;
+        au = IfmAllocUnit(a, depth, bits, ub);
+      }
       for (int32_t h = step.h; h <= end.h; h += step_h) {
         for (int32_t w = step.w; w <= end.w; w += step_w) {
           const Shape3 ob{h, w, depth};
@@ -359,7 +365,7 @@ BlockConfig FindBlockConfigU85(const Arch& a, const NpuOp& op) {
                       bz = float(ofm.c) / float(depth);
           float weight_fetch = weight_wh * float(ifm.c) * full_h * full_w * bz * float(depth);
           float ifm_fetch = float(ib.h) * float(ib.w) * float(ifm.c) * float(repeats) * bx * by;
-          ifm_fetch *= full_c;
+          if (!equal_depth) ifm_fetch *= full_c;
           float cost = vp ? 1.0f / (float(h) * float(w)) : (ifm_fetch + weight_fetch) / ofm_el;
           if (ifm_el < float(ib.elements()) * 2.0f) cost /= 2.0f;
           if (choice.Offer(cost, ifm, ib, h, w)) {
