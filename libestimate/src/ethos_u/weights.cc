@@ -498,9 +498,11 @@ void TraverseU85(const TraversalU85& t, int32_t stream, F&& emit, Z&& zeros) {
               int32_t left = RoundUp(sub_w * sub_h, round);
               // (Phases past the sub-kernel's size hold no positions.)
               for (int32_t phy = 0; phy < std::min(stride_y, sub_h); ++phy) {
-                const int32_t skh = (sub_h + stride_y - 1 - phy) / stride_y;
+                const int32_t skh =
+                    static_cast<int32_t>((int64_t{sub_h} + stride_y - 1 - phy) / stride_y);
                 for (int32_t phx = 0; phx < std::min(stride_x, sub_w); ++phx) {
-                  const int32_t skw = (sub_w + stride_x - 1 - phx) / stride_x;
+                  const int32_t skw =
+                      static_cast<int32_t>((int64_t{sub_w} + stride_x - 1 - phx) / stride_x);
                   for (int32_t ky = 0; ky < skh; ++ky) {
                     for (int32_t kx = 0; kx < skw; ++kx) {
                       const int32_t x = ky % 2 == 0 ? kx : skw - 1 - kx;
