@@ -870,10 +870,7 @@ std::vector<int32_t> BuildCascades(const Subgraph& sg, const EthosUConfig& cfg,
       const FeatureMap& mid = lw->fmaps[e.in];
       const NpuOp& prev = lw->ops[seq.back().op];
       const int32_t step = schedule->step_of_npu[k];
-      const bool same = [](Shape3 a, Shape3 b) { return a.h == b.h && a.w == b.w && a.c == b.c; }(
-                            prev.ofm.shape, mid.shape) &&
-                        op.ifm.shape.h == mid.shape.h && op.ifm.shape.w == mid.shape.w &&
-                        op.ifm.shape.c == mid.shape.c;
+      const bool same = prev.ofm.shape == mid.shape && op.ifm.shape == mid.shape;
       e.linked = same && readers[e.in] == 1 && !mid.graph_io && !mid.cpu_touched &&
                  mid.format == Format::kNhcwb16 && mid.alias_of < 0 && mid.bytes > 0 &&
                  step == schedule->step_of_npu[seq.back().op] + 1;
@@ -1019,8 +1016,7 @@ void ReuseIfms(const Schedule& schedule, const std::vector<int32_t>& first,
       if (r < 0 || r == o || !plain(r) || readers[r] != 1) continue;
       const FeatureMap& a = lw->fmaps[r];
       const FeatureMap& b = lw->fmaps[o];
-      if (a.bytes != b.bytes || a.bits != b.bits || a.format != b.format ||
-          a.shape.h != b.shape.h || a.shape.w != b.shape.w || a.shape.c != b.shape.c) {
+      if (a.bytes != b.bytes || a.bits != b.bits || a.format != b.format || a.shape != b.shape) {
         continue;
       }
       for (FeatureMap& fm : lw->fmaps) {

@@ -580,13 +580,12 @@ bool Lowerer::Whole(const FmRef& r) const {
 
 void Lowerer::ViewElementwise(size_t k) {
   NpuOp& op = lw_.ops[k];
-  const auto eq = [](Shape3 a, Shape3 b) { return a.h == b.h && a.w == b.w && a.c == b.c; };
-  if (!eq(op.ofm.shape, op.ifm.shape) || !Whole(op.ifm) || !Whole(op.ofm)) return;
-  if (op.has_ifm2 && !op.ifm2.scalar && (!eq(op.ifm2.shape, op.ifm.shape) || !Whole(op.ifm2))) {
+  if (op.ofm.shape != op.ifm.shape || !Whole(op.ifm) || !Whole(op.ofm)) return;
+  if (op.has_ifm2 && !op.ifm2.scalar && (op.ifm2.shape != op.ifm.shape || !Whole(op.ifm2))) {
     return;
   }
   const Shape3 v = ElementwiseView(op.ofm.shape);
-  if (eq(v, op.ofm.shape)) return;
+  if (v == op.ofm.shape) return;
   op.ifm.shape = op.ofm.shape = v;
   if (op.has_ifm2 && !op.ifm2.scalar) op.ifm2.shape = v;
   viewed_.push_back(k);
@@ -718,8 +717,7 @@ void Lowerer::Softmax(int32_t i) {
     // is: in NHCWB16 a reduced map's 32-bit temporaries take 16 bytes of depth per element,
     // 16 x their size, which a limited cache cannot hold; --verbose-allocation of a 64x64x4
     // softmax probe).
-    const auto same = [](Shape3 x, Shape3 y) { return x.h == y.h && x.w == y.w && x.c == y.c; };
-    e.ofm = TempRef(same(os, rf) ? r : same(os, sf) ? s : os, bits);
+    e.ofm = TempRef(os == rf ? r : os == sf ? s : os, bits);
     e.ofm.shape = os;
     // U85: the previous op's output read in another view than it was written cannot stream
     // through a chaining buffer (Vela 5.2 runs the 16-bit softmax's x - max and its MUL by
@@ -729,8 +727,7 @@ void Lowerer::Softmax(int32_t i) {
       const FmRef& prev = lw_.ops.back().ofm;
       for (const FmRef* f : {&a, &b}) {
         if (f->id < 0 || f->id != prev.id || (f == &b && !has_b)) continue;
-        e.no_chain |=
-            prev.shape.h != f->shape.h || prev.shape.w != f->shape.w || prev.shape.c != f->shape.c;
+        e.no_chain |= prev.shape != f->shape;
       }
     }
     Emit(e);
@@ -1217,9 +1214,8 @@ void Lowerer::LowerBinaryElementwise(int32_t i) {
   // [1, 16, 1] x [64]), Vela first broadcasts the feature map by an ADD of a full-shape
   // constant read from the constants' memory ("..._broadcasted" in its tables: on U55-256
   // 0.75 cycles per element and the constant's bytes from flash).
-  const auto same = [](Shape3 a, Shape3 b) { return a.h == b.h && a.w == b.w && a.c == b.c; };
   if (arch_.family != EthosUFamily::kU85 && op.has_ifm2 && !op.ifm2.scalar &&
-      !same(op.ifm.shape, op.ofm.shape) && !same(op.ifm2.shape, op.ofm.shape)) {
+      op.ifm.shape != op.ofm.shape && op.ifm2.shape != op.ofm.shape) {
     if (op.ifm.id < 0 && op.ifm2.id >= 0) std::swap(op.ifm, op.ifm2);
     NpuOp b = Base(i, absl::StrCat(std::string(o.name()), "/Add"), HwOp::kElementwise);
     b.ew = EwKind::kAdd;
@@ -1776,7 +1772,7 @@ void Lowerer::LowerDataMovement(int32_t i) {
       // 16-deep bricks (W x C regrouped), no micro-block is partly empty.
       if (o.kind == OpKind::kQuantize && x.id >= 0 &&
           std::find(sg_.inputs.begin(), sg_.inputs.end(), o.inputs[0]) != sg_.inputs.end() &&
-          x.shape.h == y.shape.h && x.shape.w == y.shape.w && x.shape.c == y.shape.c &&
+          x.shape == y.shape &&
           int64_t{x.shape.w} * x.shape.c <= (1 << 20)) {
         const int32_t row = x.shape.w * x.shape.c;
         x.shape = y.shape =

@@ -30,6 +30,8 @@ struct Shape3 {
     if (approx <= -9.2e18) return std::numeric_limits<int64_t>::min();
     return hw * c;
   }
+  bool operator==(const Shape3& o) const { return h == o.h && w == o.w && c == o.c; }
+  bool operator!=(const Shape3& o) const { return !(*this == o); }
 };
 
 // Accelerator constants of one configuration (doc section 2).
