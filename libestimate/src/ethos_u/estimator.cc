@@ -553,8 +553,8 @@ class CacheFit {
 
 // Vela's element access of one NPU op (its architecture's MeasureElementAccess), the measure
 // its fast-storage allocation ranks feature maps by: elements read from each IFM (a
-// convolution, pooling or reduction fetches its IFM block again for every OFM block and 8 x 8
-// sub-kernel) and written to the OFM, each map's depth rounded up to 16 in NHCWB16.
+// convolution, pooling or reduction: IfmBlockReads) and written to the OFM, each map's depth
+// rounded up to 16 in NHCWB16.
 struct ElementAccess {
   double ifm = 0, ifm2 = 0, ofm = 0;
 };
@@ -568,10 +568,6 @@ ElementAccess MeasureElementAccess(const Arch& arch, const Lowered& lw, const Np
   auto stored = [](Shape3 s, Format f) {
     return double(s.h) * double(s.w) * double(f == Format::kNhcwb16 ? (s.c + 15) / 16 * 16 : s.c);
   };
-  auto clip = [](Shape3 b, Shape3 s) {
-    return Shape3{std::clamp(b.h, 1, std::max(s.h, 1)), std::clamp(b.w, 1, std::max(s.w, 1)),
-                  std::clamp(b.c, 1, std::max(s.c, 1))};
-  };
   const bool u85 = arch.family == EthosUFamily::kU85;
   const Format fi = format(op.ifm.id), fo = format(op.ofm.id);
   ElementAccess a;
@@ -580,18 +576,9 @@ ElementAccess MeasureElementAccess(const Arch& arch, const Lowered& lw, const Np
     case HwOp::kDepthwise:
     case HwOp::kVectorProduct:
     case HwOp::kPooling:
-    case HwOp::kReduceSum: {
-      const Shape3 ib = clip(bc.ifm_block, op.ifm.shape), ob = clip(bc.ofm_block, op.ofm.shape);
-      const bool per_channel = op.hw == HwOp::kDepthwise || op.hw == HwOp::kPooling;
-      const double blocks = double((op.ofm.shape.h + ob.h - 1) / ob.h) *
-                            double((op.ofm.shape.w + ob.w - 1) / ob.w) *
-                            (per_channel ? 1.0 : double((op.ofm.shape.c + ob.c - 1) / ob.c));
-      const double subkernels = double((std::max(op.kw, 1) + 7) / 8) * ((std::max(op.kh, 1) + 7) / 8);
-      const double fetch = double(ib.h) * ib.w *
-                           (fi == Format::kNhcwb16 ? (op.ifm.shape.c + 15) / 16 * 16 : op.ifm.shape.c);
-      a.ifm = fetch * subkernels * blocks;
+    case HwOp::kReduceSum:
+      a.ifm = IfmBlockReads(op, fi, bc);
       break;
-    }
     case HwOp::kElementwise:
       if (u85) {
         // Every IFM that is not the one scalar encoded in the command stream.

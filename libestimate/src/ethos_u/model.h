@@ -198,6 +198,12 @@ struct BlockConfig {
 };
 BlockConfig FindBlockConfig(const Arch& arch, const NpuOp& op);
 BlockConfig FindBlockConfigU85(const Arch& arch, const NpuOp& op);
+// IFM elements a block-walking op (convolution, depthwise, vector product, pooling, reduce
+// sum) reads under block configuration `bc` (doc 5.1, Vela's element access): its IFM block,
+// as deep as the IFM (rounded up to 16 in NHCWB16), once per OFM block (depthwise and pooling:
+// per block position) and 8 x 8 sub-kernel. Both the cost model and the fast-storage ranking
+// count with it.
+double IfmBlockReads(const NpuOp& op, Format ifm_format, const BlockConfig& bc);
 
 // Cycle/traffic result for one NPU op before the network-level combination.
 struct OpCost {

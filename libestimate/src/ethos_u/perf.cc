@@ -214,6 +214,19 @@ BlockConfig FindBlockU55(const Arch& a, const NpuOp& op) {
 
 }  // namespace
 
+double IfmBlockReads(const NpuOp& op, Format ifm_format, const BlockConfig& bc) {
+  const Shape3 ofm_s = op.ofm.shape, ifm_s = op.ifm.shape;
+  const Shape3 ob = Clip(bc.ofm_block, ofm_s), ib = Clip(bc.ifm_block, ifm_s);
+  const bool dw_pool = op.hw == HwOp::kDepthwise || op.hw == HwOp::kPooling;
+  const int64_t bh = CeilDiv(ofm_s.h, ob.h), bw = CeilDiv(ofm_s.w, ob.w);
+  const int64_t bcn = dw_pool ? 1 : CeilDiv(ofm_s.c, ob.c);
+  const int32_t subk =
+      op.hw == HwOp::kVectorProduct ? 1 : CeilDiv(op.kw, 8) * CeilDiv(op.kh, 8);
+  const int32_t depth = ifm_format == Format::kNhcwb16 ? RoundUp(ifm_s.c, 16) : ifm_s.c;
+  const double ifm_fetch = double(ib.h) * ib.w * depth;
+  return ifm_fetch * subk * double(bh * bw * bcn);
+}
+
 BlockConfig FindBlockConfig(const Arch& a, const NpuOp& op) {
   if (IsU85Resize(a, op)) {
     // Vela 5.2's U85 resize works on one OFM row of 16 channels at a time, the same block
@@ -764,7 +777,7 @@ double BlockedCycles(const OpContext& x, bool buffered, double prev_slack, Traff
                      double* refetch, int part) {
   const NpuOp& op = x.op;
   const BlockConfig& bc = x.bc;
-  const Shape3 ofm_s = x.ofm_s, ob = x.ob, ib = x.ib;
+  const Shape3 ofm_s = x.ofm_s, ob = x.ob;
   const int64_t tot_ub = int64_t{CeilDiv(ofm_s.h, bc.ublock.h)} * CeilDiv(ofm_s.w, bc.ublock.w) *
                          CeilDiv(ofm_s.c, bc.ublock.c);
   const int64_t blk_ub = int64_t{CeilDiv(ob.h, bc.ublock.h)} * CeilDiv(ob.w, bc.ublock.w) *
@@ -792,15 +805,9 @@ double BlockedCycles(const OpContext& x, bool buffered, double prev_slack, Traff
     if (part & kRunFirst) op_cycles += x.ifm_blk_cycles;
   }
   // Element access (doc 5.1).
-  const bool dw_pool = op.hw == HwOp::kDepthwise || op.hw == HwOp::kPooling;
   const int64_t bh = CeilDiv(ofm_s.h, ob.h), bw_ = CeilDiv(ofm_s.w, ob.w);
-  const int64_t bcn = dw_pool ? 1 : CeilDiv(ofm_s.c, ob.c);
-  const bool vp = op.hw == HwOp::kVectorProduct;
-  const int32_t subk = vp ? 1 : CeilDiv(op.kw, 8) * CeilDiv(op.kh, 8);
-  const double ifm_fetch = double(ib.h) * ib.w * OpContext::Round16(x.ifm_fmt, x.ifm_s).c;
-  const double ifm_el = ifm_fetch * subk * double(bh * bw_ * bcn);
   t->Add(x.ifm_area, 4, Transfer(x.ms, x.ifm_area, x.ifm_fmt, false, x.ifm_s, bc.ifm_block,
-                                 x.ibits, x.a.cores, x.u85, ifm_el));
+                                 x.ibits, x.a.cores, x.u85, IfmBlockReads(op, x.ifm_fmt, bc)));
 if (!(x.u85 && op.chain_head)) {  // see ElementwiseCycles
       t->Add(x.ofm_area, 6, Transfer(x.ms, x.ofm_area, x.ofm_fmt, true, ofm_s, bc.ofm_block, x.obits,
                                    x.a.cores, x.u85, x.ofm_store_el));
