@@ -69,6 +69,18 @@ int64_t StoredBytes(const FeatureMap& fm) {
   return Align16(fm.rolling_bytes > 0 ? fm.rolling_bytes : fm.bytes);
 }
 
+// The op writing each tensor (-1: none, or an index out of range); the first writer where a
+// malformed graph has two.
+std::vector<int32_t> TensorProducers(const Subgraph& sg) {
+  std::vector<int32_t> producer(sg.tensors.size(), -1);
+  for (int32_t i = 0; i < static_cast<int32_t>(sg.ops.size()); ++i) {
+    for (int32_t t : sg.ops[i].outputs) {
+      if (t >= 0 && static_cast<size_t>(t) < producer.size() && producer[t] < 0) producer[t] = i;
+    }
+  }
+  return producer;
+}
+
 // Bytes of the lookup tables the NPU ops load (Vela's LUT constants). A table is a constant
 // like any other, stored once however many ops use it: ops applying the same function between
 // the same quantizations share it (an LSTM's time steps). Sizes: an 8-bit activation table
@@ -79,12 +91,7 @@ int64_t StoredBytes(const FeatureMap& fm) {
 // function alone, whatever the quantization (Vela 5.2's ConvertTanhSigmoidToLUT16); another
 // 16-bit function takes a 2 KiB table.
 int64_t LutBytes(const Subgraph& sg, const Lowered& lw, bool u85) {
-  std::vector<int32_t> producer(sg.tensors.size(), -1);
-  for (int32_t i = 0; i < static_cast<int32_t>(sg.ops.size()); ++i) {
-    for (int32_t t : sg.ops[i].outputs) {
-      if (t >= 0 && t < static_cast<int32_t>(producer.size())) producer[t] = i;
-    }
-  }
+  const std::vector<int32_t> producer = TensorProducers(sg);
   auto quant_key = [&](int32_t t) {
     std::string k;
     if (t < 0 || t >= static_cast<int32_t>(sg.tensors.size())) return k;
@@ -187,12 +194,7 @@ WeightTotals EncodeWeights(const Subgraph& sg, const Arch& arch, Lowered* lw) {
 std::vector<int32_t> RunOrder(const Subgraph& sg, const Lowered& lw) {
   const int32_t n = static_cast<int32_t>(sg.ops.size());
   const int32_t nt = static_cast<int32_t>(sg.tensors.size());
-  std::vector<int32_t> producer(nt, -1);
-  for (int32_t i = 0; i < n; ++i) {
-    for (int32_t t : sg.ops[i].outputs) {
-      if (t >= 0 && t < nt && producer[t] < 0) producer[t] = i;
-    }
-  }
+  const std::vector<int32_t> producer = TensorProducers(sg);
   // Each op waits for the producers of its inputs (once per input).
   std::vector<int32_t> waiting(n, 0);
   std::vector<std::vector<int32_t>> users(n);
@@ -288,12 +290,7 @@ Schedule ScheduleSteps(const Subgraph& sg, const Lowered& lw) {
   // CPU op (before the next one, so the output is live across it: unet_resize_any's two CPU
   // resizes), a copy of an NPU op's output where the concatenation is (a U-Net's skip
   // connection is copied just before the decoder convolution reads it).
-  std::vector<int32_t> producer(sg.tensors.size(), -1);
-  for (int32_t i = 0; i < static_cast<int32_t>(sg.ops.size()); ++i) {
-    for (int32_t t : sg.ops[i].outputs) {
-      if (t >= 0 && static_cast<size_t>(t) < producer.size()) producer[t] = i;
-    }
-  }
+  const std::vector<int32_t> producer = TensorProducers(sg);
   std::vector<std::vector<int32_t>> copies_after(sg.ops.size());
   std::vector<bool> moved(nops, false);
   for (int32_t k = 0; k < nops; ++k) {
