@@ -558,6 +558,15 @@ struct OpContext {
   static Shape3 Round16(Format f, Shape3 s) {
     return f == Format::kNhcwb16 ? Shape3{s.h, s.w, (s.c + 15) / 16 * 16} : s;
   }
+  // Adds the OFM write of `count` elements, unless Vela does not count it: U85 counts an op
+  // group's OFM only when the group's first op's OFM is stored, so a chain's head (whose OFM
+  // streams through the chaining buffer) writes its result for free in Vela 5.2's tables (a
+  // U-Net's softmax into a DRAM output: no DRAM access).
+  void WriteOfm(Traffic* t, double count) const {
+    if (u85 && op.chain_head) return;
+    t->Add(ofm_area, 6,
+           Transfer(ms, ofm_area, ofm_fmt, true, ofm_s, bc.ofm_block, obits, a.cores, u85, count));
+  }
 
   const Arch& a;
   const MemSystem& ms;
@@ -615,6 +624,8 @@ double ElementwiseCycles(const OpContext& x, Traffic* t) {
            Transfer(x.ms, x.ifm2_area, x.ifm2_fmt, false, op.ifm2.shape, x.bc.ifm_block,
                     std::max(op.ifm2.bits, 8), x.a.cores, x.u85, count));
   };
+  // One storage unit of the first operand's format (a 16-deep brick in NHCWB16).
+  const double unit = x.ifm_fmt == Format::kNhcwb16 ? 16.0 : 1.0;
   if (!x.u85) {
     // U55/U65 (Vela 5.2's element accesses): a one-element first operand wider than 8 bits is
     // read (as one storage unit of the IFM's format) and the second operand not at all; an
@@ -622,7 +633,6 @@ double ElementwiseCycles(const OpContext& x, Traffic* t) {
     // read whole and the second whole, or as one storage unit of the first operand's format
     // when it is a scalar wider than 8 bits (a 32-bit constant beside a 16-deep brick map: 16
     // elements, a full burst from DRAM).
-    const double unit = x.ifm_fmt == Format::kNhcwb16 ? 16.0 : 1.0;
     if (op.ifm.shape.elements() == 1) {
       if (op.ifm.bits > 8) {
         read1(unit);
@@ -647,7 +657,6 @@ double ElementwiseCycles(const OpContext& x, Traffic* t) {
     // DRAM on U85-128…2048: the op's DRAM cycles are the two operands' bytes over that one
     // channel's bandwidth; an SE block's 1x1xC MUL operand costs its own bytes, not the
     // OFM's).
-    const double unit = x.ifm_fmt == Format::kNhcwb16 ? 16.0 : 1.0;
     const bool one1 = op.ifm.shape.elements() == 1;
     auto operand_el = [&](Format f, Shape3 s) {
       return s.elements() < x.ofm_s.elements() ? double(OpContext::Round16(f, s).elements())
@@ -660,14 +669,7 @@ double ElementwiseCycles(const OpContext& x, Traffic* t) {
       read2(unit);
     }
   }
-  // U85: Vela 5.2 counts the OFM written by an op group only when the group's first op's
-  // OFM is stored, so a chain (whose head's OFM streams through the chaining buffer) writes
-  // its result for free in its tables (a U-Net's softmax into a DRAM output: no DRAM
-  // access).
-  if (!(x.u85 && op.chain_head)) {
-    t->Add(x.ofm_area, 6, Transfer(x.ms, x.ofm_area, x.ofm_fmt, true, x.ofm_s, x.bc.ofm_block,
-                                   x.obits, x.a.cores, x.u85, n));
-  }
+  x.WriteOfm(t, n);
   return op_cycles;
 }
 
@@ -808,10 +810,7 @@ double BlockedCycles(const OpContext& x, bool buffered, double prev_slack, Traff
   const int64_t bh = CeilDiv(ofm_s.h, ob.h), bw_ = CeilDiv(ofm_s.w, ob.w);
   t->Add(x.ifm_area, 4, Transfer(x.ms, x.ifm_area, x.ifm_fmt, false, x.ifm_s, bc.ifm_block,
                                  x.ibits, x.a.cores, x.u85, IfmBlockReads(op, x.ifm_fmt, bc)));
-if (!(x.u85 && op.chain_head)) {  // see ElementwiseCycles
-      t->Add(x.ofm_area, 6, Transfer(x.ms, x.ofm_area, x.ofm_fmt, true, ofm_s, bc.ofm_block, x.obits,
-                                   x.a.cores, x.u85, x.ofm_store_el));
-  }
+  x.WriteOfm(t, x.ofm_store_el);
   if (x.has_weights) {
     *refetch = double(bh) * bw_;
     const double enc = double(op.encoded_weight_bytes);
