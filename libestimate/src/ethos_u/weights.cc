@@ -23,8 +23,12 @@ namespace estimate {
 namespace ethosu {
 namespace {
 
-// Weights without a stream: about 7.9 bits per int8 weight.
+// Encoded bytes of `n` weights whose stream is not built (no usable data, or a stream past
+// the size bound): dense int8 at the typical coded rate, about 7.9 bits per weight.
 constexpr double kCodingLossBits = 0.4;  // Golomb-Rice vs entropy, per coded value
+int64_t DenseRateBytes(int64_t n) {
+  return static_cast<int64_t>(std::ceil(double(n) * (7.5 + kCodingLossBits) / 8));
+}
 
 int32_t RoundUp(int32_t v, int32_t m) { return m <= 0 ? v : (v + m - 1) / m * m; }
 int32_t CeilDivBy(int32_t v, int32_t m) { return m <= 0 ? v : (v + m - 1) / m; }
@@ -617,7 +621,7 @@ WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const 
   }
   if (!have_data || int64_t{o} * kh * kw * ci != n) {
     // No usable data: assume dense int8 at the typical coded rate.
-    r.encoded_bytes = static_cast<int64_t>(std::ceil(double(n) * (7.5 + kCodingLossBits) / 8));
+    r.encoded_bytes = DenseRateBytes(n);
     return r;
   }
   // A kernel the lowering spread for a dilation above 2 (op.kh/kw > the tensor's, with zeros
@@ -770,7 +774,7 @@ WeightEncoding EncodeWeightsEstimate(const Subgraph& sg, const NpuOp& op, const 
         int64_t{RoundUp(o, std::max<int32_t>(bc.ublock.c, 4 * static_cast<int32_t>(streams)))} *
         (dw ? 1 : RoundUp(ci, std::max(bc.ifm_block.c, 128))) * (2 * int64_t{kh} * kw + 16 * sub);
     if (bound > (int64_t{1} << 26)) {
-      r.encoded_bytes = static_cast<int64_t>(std::ceil(double(n) * (7.5 + kCodingLossBits) / 8));
+      r.encoded_bytes = DenseRateBytes(n);
       return r;
     }
   }
