@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ethos_u_net.h"
@@ -52,6 +53,21 @@ Net WindowNet(OpKind kind, int32_t stride, int32_t dilation) {
   return n;
 }
 
+// `n` estimated on the built-in profile `name`, which must accept it.
+Estimate EstimateOn(const Net& n, const char* name) {
+  absl::StatusOr<TargetProfile> p = FindTargetProfile(name);
+  REQUIRE(p.ok());
+  absl::StatusOr<Estimate> e = EstimateModel(n.graph(), *p);
+  REQUIRE(e.ok());
+  return *std::move(e);
+}
+
+// Whether the estimate's first operator carries a caveat naming `text`.
+bool FirstOpCaveat(const Estimate& e, const char* text) {
+  return !e.ops.empty() && !e.ops[0].notes.empty() &&
+         e.ops[0].notes[0].find(text) != std::string::npos;
+}
+
 TEST_CASE("hostile: huge stride and dilation reach every estimator and the runtime safely") {
   const std::vector<int32_t> huge = {8, int32_t{1} << 20, int32_t{1} << 30, kInt32Max};
   for (OpKind kind : {OpKind::kConv2D, OpKind::kDepthwiseConv2D, OpKind::kMaxPool2D,
@@ -95,16 +111,11 @@ TEST_CASE("hostile: a stride-4 convolution over a huge map is not split into mil
     a.stride_h = a.stride_w = 4;
     const Net n = WeightedOpNet(OpKind::kConv2D, a, {1, side, side, 1}, {4, 4, 4, 1},
                                 {1, side / 4, side / 4, 4}, 3);
-    absl::StatusOr<TargetProfile> p = FindTargetProfile("ethos-u55-256");
-    REQUIRE(p.ok());
-    absl::StatusOr<Estimate> e = EstimateModel(n.graph(), *p);
     CAPTURE(side);
-    REQUIRE(e.ok());
-    REQUIRE(e->ops.size() == 1);
-    CHECK(e->total_cycles > 0);
-    const bool caveat = !e->ops[0].notes.empty() &&
-                        e->ops[0].notes[0].find("stride above 3") != std::string::npos;
-    CHECK(caveat == (side > 512));
+    const Estimate e = EstimateOn(n, "ethos-u55-256");
+    REQUIRE(e.ops.size() == 1);
+    CHECK(e.total_cycles > 0);
+    CHECK(FirstOpCaveat(e, "stride above 3") == (side > 512));
   }
 }
 
@@ -114,17 +125,12 @@ TEST_CASE("hostile: an LSTM over millions of time steps is not lowered step by s
   // once, on the NPU, with a caveat; it was 1.4 million operations and minutes.
   for (int32_t steps : {8, 65535}) {
     const Net n = LstmNet(steps);
-    absl::StatusOr<TargetProfile> p = FindTargetProfile("ethos-u85-256");
-    REQUIRE(p.ok());
-    absl::StatusOr<Estimate> e = EstimateModel(n.graph(), *p);
     CAPTURE(steps);
-    REQUIRE(e.ok());
-    REQUIRE(e->ops.size() == 1);
-    CHECK(e->total_cycles > 0);
-    const bool caveat = !e->ops[0].notes.empty() &&
-                        e->ops[0].notes[0].find("time steps") != std::string::npos;
-    CHECK(caveat == (steps > 128));
-    CHECK(e->ops[0].placement == Placement::kNpu);
+    const Estimate e = EstimateOn(n, "ethos-u85-256");
+    REQUIRE(e.ops.size() == 1);
+    CHECK(e.total_cycles > 0);
+    CHECK(FirstOpCaveat(e, "time steps") == (steps > 128));
+    CHECK(e.ops[0].placement == Placement::kNpu);
   }
 }
 
@@ -134,12 +140,8 @@ TEST_CASE("hostile: a grouped convolution of 16,384 groups estimates at once") {
   const Net n = WeightedOpNet(OpKind::kConv2D, Conv2DAttrs{}, {1, 4, 4, 2 * groups},
                               {2 * groups, 1, 1, 2}, {1, 4, 4, 2 * groups}, 3);
   for (const char* profile : {"ethos-u55-256", "ethos-u85-256"}) {
-    absl::StatusOr<TargetProfile> p = FindTargetProfile(profile);
-    REQUIRE(p.ok());
-    absl::StatusOr<Estimate> e = EstimateModel(n.graph(), *p);
     CAPTURE(profile);
-    REQUIRE(e.ok());
-    CHECK(e->total_cycles > 0);
+    CHECK(EstimateOn(n, profile).total_cycles > 0);
   }
 }
 
